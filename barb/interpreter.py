@@ -370,13 +370,16 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
     warnings += run_past_period_caveat(plan, ctx, scope, frame, first)
     warnings += holiday_run_caveat(plan, ctx, scope.in_period, frame, first)
     warnings += open_run_caveat(plan, frame, scope.in_period, first, output)
+    percent_ranks: dict[str, float] = {}
     running = running_total_caveat(plan, first, output)
     warnings += running
     if not levels and not running:  # one word per result that its points blend prices
         # The period's first and last trading dates bound the closes it can compare.
         dates = frame["trading_date"].to_numpy()
         bars = Bars(frame, keep, scope.in_period, _covered(dates, dates, scope.in_period))
-        warnings += comparison_caveat(plan, ctx, bars, first, output)
+        level = comparison_caveat(plan, ctx, bars, first, output)
+        warnings += level.warnings
+        percent_ranks = level.percent_ranks
 
     if output.summary.type == "grouped" and plan.timeframe.intraday:  # the short last bar
         window, by = bar_window(plan), output.summary.by or []
@@ -434,6 +437,7 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
         even_groups=output.even_columns or None,
         apart_groups=list(output.apart_columns) or None,
         near_groups=output.near_groups or None,
+        percent_ranks=percent_ranks or None,
         part_counted=parts.counted,
         cut_runs=[run for said, run in ctx.cut_runs.items() if said in warnings],
         baselines=output.baselines,

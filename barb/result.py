@@ -233,6 +233,10 @@ class Metadata(BaseModel):
     # "most often" (p43b Q17: 1,607 'high only' beside 1,568 'low only', p = 0.5) or "least
     # often" (p43f M2: Wed 137 beside Thu 141 and Tue 142). For the chart only.
     near_groups: dict[str, list[list[dict[str, str]]]] | None = Field(default=None, exclude=True)
+    # Of a rank of a distance listed on one row over blended price levels, the row's rank in
+    # percent of the price by column (atr_rank 66.93 in points is 1.95 in percent): the card
+    # gives it under the rank, as the warning does. For the chart only.
+    percent_ranks: dict[str, float] | None = Field(default=None, exclude=True)
     # A second stage's values by group that count a part week (month, year) of the first
     # stage among their rows: "high first 463 weeks" with 2026-01-05's 3 days (462 without).
     # A chart says so under its bars, as the warning does. For the chart only.

@@ -476,7 +476,7 @@ def _answer(
             groups=every_group,
             even_columns=even.columns + counted.columns,
             apart_columns=even.apart,
-            near_groups=counted.near,
+            near_groups={**even.near, **counted.near},
             few_groups=even.few,
             begun_groups=_begun_keys(begun, answers),
         )

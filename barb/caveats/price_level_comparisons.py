@@ -188,9 +188,19 @@ class _Scale:
         return ast.Binary("*", fraction, ast.Number(100))
 
 
+@dataclasses.dataclass(frozen=True)
+class LevelCaveat:
+    """The warning (none, or one sentence), and of a rank column listed on one row, that
+    row's rank in percent of the price by column ({"atr_rank": 1.95}), for the chart's card
+    to give beside the rank in points (66.93): the chart is what the person keeps."""
+
+    warnings: list[str] = dataclasses.field(default_factory=list)
+    percent_ranks: dict[str, float] = dataclasses.field(default_factory=dict)
+
+
 def comparison_caveat(
     plan: Plan, ctx: EvalContext, bars: Bars, first: StageOutput, last: StageOutput
-) -> list[str]:
+) -> LevelCaveat:
     """The warning for a rank of a distance, or a count or share of rows by a comparison of
     one with a number or with one value of all the rows, over rows whose price level changed
     ``LEVEL_RATIO`` times or more (``first``: the first stage's output, ``last``: the
@@ -199,7 +209,7 @@ def comparison_caveat(
     # A rank is said from closes WINDOW_RATIO apart, a count from LEVEL_RATIO's.
     ratio = WINDOW_RATIO if plan.first.calls & _RANKS else LEVEL_RATIO
     if not closes_may_blend(plan, *bars.dates, ratio):  # no level changed enough
-        return []
+        return LevelCaveat()
     over = dataclasses.replace(
         ctx,
         frame=bars.frame,
@@ -209,12 +219,16 @@ def comparison_caveat(
         rows_are_weeks=False,
         history_beyond=[],
     )
+    stage: _Stage = (
+        _FirstStage(plan, over, bars, first)
+        if plan.then is None
+        else _SecondStage(plan, over, first, last)
+    )
     try:
-        if plan.then is None:
-            return _FirstStage(plan, over, bars, first).caveat()
-        return _SecondStage(plan, over, first, last).caveat()
+        said = stage.caveat()
     except BarbError:  # a percent form the stage cannot evaluate: no warning, not no answer
-        return []
+        return LevelCaveat()
+    return LevelCaveat(said, stage.percent_ranks if said else {})
 
 
 class _Stage:
@@ -223,6 +237,11 @@ class _Stage:
     plan: Plan
     stage: StagePlan
     maps: dict[str, ast.Expr]
+    # Of a rank column listed on one row, its rank in percent (``LevelCaveat``).
+    percent_ranks: dict[str, float]
+
+    def caveat(self) -> list[str]:
+        raise NotImplementedError
 
     def _unit(self, expr: ast.Expr) -> str | None:
         raise NotImplementedError
@@ -294,6 +313,7 @@ class _FirstStage(_Stage):
     def __init__(self, plan: Plan, ctx: EvalContext, bars: Bars, output: StageOutput) -> None:
         self.plan, self.ctx, self.bars, self.output = plan, ctx, bars, output
         self.stage = plan.first
+        self.percent_ranks = {}
         self.maps = dict(plan.first.map_exprs + plan.first.hoisted)
         self.query = plan.query.to_json()
 
@@ -390,7 +410,10 @@ class _FirstStage(_Stage):
         if listed is None:
             return _use(replaced.to_text())
         at, labels, old = listed
-        return _ranks_text(replaced, labels, _floats(evaluate(replaced, self.ctx))[at], old)
+        new = _floats(evaluate(replaced, self.ctx))[at]
+        if len(labels) == 1:
+            self.percent_ranks[column] = float(new[0])
+        return _ranks_text(replaced, labels, new, old)
 
     def _listed(
         self, column: str, found: _Found
@@ -431,6 +454,8 @@ class _FirstStage(_Stage):
         if not (np.abs(new - old) >= RANK_GAP).any():
             return []
         if place == "column":
+            if len(labels) == 1:
+                self.percent_ranks[what] = float(new[0])
             answer = _ranks_text(replaced, labels, new, old)
             return self._text(found, moved, what, "", answer)
         item = _replace(_unhoisted(what.expr, self.maps), found.node, replaced, self.maps)
@@ -509,6 +534,7 @@ class _SecondStage(_Stage):
         assert plan.then is not None
         self.plan, self.ctx, self.first, self.last = plan, ctx, first, last
         self.stage = plan.then
+        self.percent_ranks = {}
         self.maps = dict(plan.then.map_exprs + plan.then.hoisted)
         self.first_maps = dict(plan.first.map_exprs + plan.first.hoisted)
         self.query = plan.query.to_json()

@@ -76,7 +76,21 @@ def unit(column: str, result: Result) -> str | None:
     found = column_unit(column, timeframe(result), result.query, point_values(result))
     if found == ROWS:
         return _then_rows_unit(result)
+    if found is None and _count_named_for_its_unit(column, result):
+        return column  # "count() as days" counts days: "09:30 71 days", not "09:30 71"
     return price_unit(result) if found == POINTS else found
+
+
+def _count_named_for_its_unit(column: str, result: Result) -> bool:
+    """Whether ``column`` is a count() the query named for what it counts (``count() as
+    days``, ``count() as weeks``): its name is then that unit's word, which the chart writes
+    after the count and in the chart's language («дни», where "days:" headed a Russian
+    chart, p47d D5)."""
+    if column not in _COUNTED_UNITS:
+        return False
+    found = Lineage(result.query).definition(column)
+    expr = found[0] if found is not None else None
+    return isinstance(expr, ast.Call) and expr.name.lower() == "count"
 
 
 def price_unit(result: Result) -> str:
@@ -158,6 +172,8 @@ def column_name(column: str, result: Result, words: Words = ENGLISH) -> str:
     The words are the plan's (``barb.column_words``)."""
     found = Lineage(result.query).definition(column)
     expr = found[0] if found is not None else ast.Column(column)
+    if _count_named_for_its_unit(column, result):
+        return str(words.unit(column, axis=True))  # "days" is «дни», as the axis says it
     if ast.default_name(expr) != column:
         return column
     return plain_words(expr, words.language, counted_unit(column, result) or "bars") or column

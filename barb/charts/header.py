@@ -97,7 +97,7 @@ def _stage_parts(stage: dict[str, Any], words: Words, *, events: bool = True) ->
     elif group_by:
         parts.append("count()")
     if group_by:
-        parts.append(words("sub.by", groups=", ".join(group_by)))
+        parts.append(words("sub.by", groups=", ".join(_key_text(k, words) for k in group_by)))
     if stage.get("where"):
         parts.append(words("sub.where", condition=stage["where"]))
     if events:
@@ -112,6 +112,17 @@ def _stage_parts(stage: dict[str, Any], words: Words, *, events: bool = True) ->
     if stage.get("limit"):
         parts.append(words("sub.first", count=stage["limit"]))
     return parts
+
+
+def _key_text(key: object, words: Words) -> str:
+    """A group key as the subtitle names it: a calendar call in words (``month()`` → "month",
+    «месяцу»), anything else as the query wrote it."""
+    text = str(key)
+    if text.endswith("()"):
+        found = words.by_key(text[:-2].strip().lower())
+        if found is not None:
+            return found
+    return text
 
 
 #: A sort key's direction, by whether it is descending.
@@ -169,7 +180,7 @@ def wrap(
         width -= 2
 
 
-def _bars_words(timeframe: str, words: Words) -> str:
+def bars_words(timeframe: str, words: Words) -> str:
     """``daily bars``, ``минутные бары``: the bars of the timeframe in the chart's language."""
     found = TIMEFRAMES.get(timeframe)
     return timeframe_words(found, words.language) if found else timeframe
@@ -256,7 +267,7 @@ def decorate(
     if periods is not None and meta.timeframe != "daily":
         footer = words("footer.periods", matched=matched, scanned=scanned, rows=periods)
     else:
-        bars = _bars_words(meta.timeframe, words)
+        bars = bars_words(meta.timeframe, words)
         footer = words("footer", matched=matched, scanned=scanned, bars=bars)
     if meta.then_rows is not None:  # the rows drawn are those the then stage's where kept
         kept, given = meta.then_rows

@@ -21,6 +21,7 @@ from barb.charts.answers import (
 )
 from barb.charts.calendar_values import calendar_headline
 from barb.charts.columns import (
+    PERIOD_KEYS,
     bar_labels,
     column_name,
     dated_by_label,
@@ -28,6 +29,7 @@ from barb.charts.columns import (
     floats,
     is_number,
     latest_known,
+    row_kind,
     time_column,
     timeframe,
     unit,
@@ -44,6 +46,7 @@ from barb.charts.grouped import (
     value_texts,
     with_parts,
 )
+from barb.charts.header import bars_words
 from barb.charts.kinds import (
     Latest,
     calendar_labels,
@@ -59,17 +62,21 @@ from barb.charts.many_groups import MAX_TIED_NAMED, tied, too_many_to_draw
 from barb.charts.one_row import card_values, value_text
 from barb.charts.rows import calendar_names, headline_columns, plain_candles
 from barb.charts.side_by_side import series_extremes
-from barb.charts.tick_values import unit_number, unit_text
+from barb.charts.tick_values import column_decimals, unit_text
 from barb.charts.time_of_day import part_text, time_kind
 from barb.charts.value_text import date_text, format_value, number_text, with_unit
 from barb.charts.words import Words, words_for
 from barb.column_units import PRICE, price_ratio
 from barb.i18n import N_
+from barb.lineage import called_key_names
 from barb.result import Result
 
 MAX_ANSWERS = 3
+# Groups within noise of an extreme named beside it; more are counted, their values spanned.
+MAX_NEAR_NAMED = 2
 _ARG_OF = {"max": "arg_max", "min": "arg_min"}  # an extreme, and the call finding its row
 _YEAR = re.compile(r"^(19|20)\d\d$")
+_NAME = re.compile(r"^\w+$")  # a key the query named, not a condition
 _NUMBER = re.compile(r"^-?[\d.,\u00a0 ]+$")
 _DOT = "\u00a0· "  # the marks' "·" ending a line of the title, not starting the next
 
@@ -99,10 +106,40 @@ def headline_forms(result: Result, words: Words) -> list[str]:
     return _rows(result, words)
 
 
+def _nothing_matched(result: Result, words: Words) -> str | None:
+    """What a result no row matched says: ``nothing matched (0 of 23 days, 2025-07)``, what
+    was searched and found empty; None when nothing was scanned. "average range = n/a
+    points" and "0 rows" read as an answer, in the engine's words."""
+    meta = result.metadata
+    if meta is None or meta.rows_matched or not meta.rows_scanned:
+        return None
+    scanned = meta.rows_scanned
+    rows = words.of_rows(meta.timeframe, scanned) or bars_words(meta.timeframe, words)
+    period = meta.period_requested
+    if not period or period == "all":
+        first, last = meta.period_start, meta.period_end
+        period = f"{first} — {last}" if first and last and first != last else str(first or "")
+    return words(
+        "nothing_matched",
+        scanned=number_text(scanned, 0, words),
+        rows=rows,
+        period=period,
+    )
+
+
+def _no_value(value: object) -> bool:
+    """Whether an answer's value is missing (a mean of no rows)."""
+    return value is None or (isinstance(value, float) and value != value)
+
+
 def _answers(result: Result, words: Words) -> str:
     now = latest(result)
     parts = []
     aggs = read_aggregates(result)
+    if aggs and all(_no_value(a.value) for a in aggs):
+        nothing = _nothing_matched(result, words)
+        if nothing is not None:
+            return nothing
     times = _times_of(aggs, result)
     paired = {id(t) for t in times.values()}
     answers = [a for a in aggs if id(a) not in paired]
@@ -183,18 +220,17 @@ def _groups(result: Result, words: Words) -> list[str]:
         if placed is not None:
             return [placed]
         count = len(result.table) if result.table is not None else 0
+        nothing = _nothing_matched(result, words) if not count else None
+        if nothing is not None:
+            return [nothing]
         return [words("rows_shown", count=format_value(count, words=words))]
     column = ranked_column(groups, result) if groups.ranked else answer_column(groups, result)
     values = floats(groups.table[column])
     kind = time_kind(column, result.query, values)
     value_unit = unit(column, result)
-    # As the model's text gives them, not at the bars' one precision: "max=23.95" beside a
-    # title's "24.0%" read as two numbers.
-    numbers = (
-        value_texts(values, value_unit, kind, words, result)
-        if kind is not None
-        else [unit_number(v, value_unit, result, words) for v in values]
-    )
+    # At the bars' one precision (``shared_decimals``), which keeps a percent's two
+    # decimals: "Jul 2.092%" over a bar's "2.09%" read as two numbers (p47d D8).
+    numbers = value_texts(values, value_unit, kind, words, result)
     texts = numbers
     if kind is None:
         texts = [with_unit(t, value_unit, words, v) for t, v in zip(numbers, values, strict=True)]
@@ -215,19 +251,141 @@ def _groups(result: Result, words: Words) -> list[str]:
             words("ranked_first_short", label=first, value=value),
         ]
     count = is_count(column, result)
+    paired = _yes_no_series_form(groups, (column, name), values, result, words)
+    if paired is not None:
+        return [paired]
     if groups.layout is not None and not groups.one_clock:
         forms = _series_forms(groups, name, (texts, bare), values, words, count=count, below=below)
         if forms:
             return forms
     high, low = groups.extremes(values, numbers)
+    two = _yes_no_forms(groups, (column, name), (texts, bare), result, words)
+    if two:
+        return two
     if not high:  # a whole group's value first: a part week is no week's answer
         named = np.flatnonzero(groups.compared(values))
         finite = np.flatnonzero(np.isfinite(values))
         at = int(named[0]) if len(named) else int(finite[0]) if len(finite) else 0
         return [words("answer", name=f"{name} ({groups.named(at, words)})", value=texts[at])]
+    if column in groups.even:
+        return _even_forms(groups, name, (high, low), (texts, bare), words)
     return _extreme_forms(
         groups, (column, name), (high, low), (texts, bare), words, count=count, below=below
     )
+
+
+def _yes_no_forms(
+    groups: Groups,
+    named: tuple[str, str],
+    texts: tuple[list[str], list[str]],
+    result: Result,
+    words: Words,
+) -> list[str]:
+    """Two groups by a yes/no key compared, not ranked: ``average range: fomc days 90.03
+    vs other days 74.35 points`` («в дни fomc 90,03 против 74,35 пункта в остальные дни»);
+    of rows that are no days, ``fomc: yes 90.03 vs fomc: no 74.35 points``; with "(within
+    noise)" when the test across them says so. "highest fomc: yes …, lowest fomc: no" read
+    as a ranking of two, and «больше всего fomc: да» as no Russian. Empty for any other
+    groups."""
+    column, name = named
+    full, bare = texts
+    table = groups.table
+    if len(groups.by) != 1 or len(table) != 2 or groups.layout is not None or groups.ranked:
+        return []
+    keys = table[groups.by[0]].tolist()
+    if not all(isinstance(k, (bool, np.bool_)) for k in keys) or keys[0] == keys[1]:
+        return []
+    yes, no = (0, 1) if keys[0] else (1, 0)
+    if groups.part_rows() or not np.isfinite(floats(table[column])).all():
+        return []
+    key = groups.labels[yes].split(":")[0]  # "fomc: yes" names the key as the query did
+    forms = []
+    for last in (full, bare):  # and shorter, the unit left to the axis
+        # "fomc days", never "fh > 0 days": a condition is named with its yes and no
+        if row_kind(result) == ("daily", False) and _NAME.match(key):
+            forms.append(words("compared_days", name=name, event=key, yes=bare[yes], no=last[no]))
+        else:
+            yes_text, no_text = (f"{groups.labels[at]} {bare[at]}" for at in (yes, no))
+            no_text += last[no][len(bare[no]) :]
+            forms.append(words("compared_two", name=name, yes=yes_text, no=no_text))
+    # Shortest: yes and no alone, the key named by the subtitle's "by".
+    flags = (words("flag.yes"), words("flag.no"))
+    yes_text, no_text = (f"{flag} {bare[at]}" for flag, at in zip(flags, (yes, no), strict=True))
+    forms.append(words("compared_two", name=name, yes=yes_text, no=no_text))
+    if column in groups.even:
+        forms = [words("compared_within_noise", compared=form) for form in forms]
+    return list(dict.fromkeys(forms))
+
+
+def _yes_no_series_form(
+    groups: Groups,
+    named: tuple[str, str],
+    values: np.ndarray,
+    result: Result,
+    words: Words,
+) -> str | None:
+    """Periods by a yes/no key of days, side by side, as the comparison asked: ``average
+    range: nfp days higher in 9 of 18 years`` («в дни nfp выше в 9 из 18 лет»), the
+    periods whole and holding both. CL's range by year and NFP day was headlined with each
+    series' extreme years ("nfp: no — highest 2008 3.50 …; nfp: yes — highest 2008 4.34
+    …"), which nobody asked; None for any other groups."""
+    column, name = named
+    by, table = groups.by, groups.table
+    if groups.layout is None or len(by) != 2:
+        return None
+    keys = table[by[1]]
+    if not all(isinstance(k, (bool, np.bool_)) for k in keys) or keys.nunique() != 2:
+        return None
+    event = str(by[1])
+    kind = PERIOD_KEYS.get(by[0]) if by[0] in called_key_names(result.query) else None
+    if row_kind(result) != ("daily", False) or not _NAME.match(event) or kind is None:
+        return None
+    whole = np.ones(len(table), dtype=bool)
+    whole[list(groups.part_rows())] = False
+    frame = pd.DataFrame({"period": table[by[0]], "yes": keys.astype(bool), "v": values})
+    frame = frame[whole & np.isfinite(values)]
+    pairs = frame.pivot_table(index="period", columns="yes", values="v", aggfunc="first")
+    if True not in pairs.columns or False not in pairs.columns:
+        return None
+    pairs = pairs.dropna()
+    if len(pairs) < 2:
+        return None
+    higher, total = int((pairs[True] > pairs[False]).sum()), len(pairs)
+    rows = words.of_rows(kind, total) or ""
+    said = words(
+        "compared_days_periods",
+        name=name,
+        event=event,
+        higher=number_text(higher, 0, words),
+        total=number_text(total, 0, words),
+        rows=rows,
+    )
+    return words("compared_within_noise", compared=said) if column in groups.even else said
+
+
+def _even_forms(
+    groups: Groups,
+    name: str,
+    extremes: tuple[list[int], list[int]],
+    texts: tuple[list[str], list[str]],
+    words: Words,
+) -> list[str]:
+    """Groups that differ by no more than noise (``Metadata.even_groups``) as the span of
+    their values, no winner: ``average range: Mon 309.44 to Fri 326.47 points (differences
+    within noise)``. "highest Fri 326.47, lowest Mon 309.44" over a test's p = 0.9 was read
+    as "Friday is the widest day"."""
+    high, low = extremes
+    full, bare = texts
+    forms = []
+    # The unit once, after the second value: "Mon 309.44 to Fri 326.47 points".
+    keys = (N_("even_groups"), N_("even_groups"), N_("even_groups_short"))
+    for key, last in zip(keys, (full, bare, bare), strict=True):
+        ends = {
+            side: _extreme_text(groups, at, (values, full), words, len(at))
+            for side, at, values in (("low", low, bare), ("high", high, last))
+        }
+        forms.append(words(key, name=name, **ends))
+    return list(dict.fromkeys(forms))
 
 
 def _extreme_forms(
@@ -254,22 +412,35 @@ def _extreme_forms(
     full, bare = texts
     ties = groups.tie_counts(column, high, low)  # of every group, when only some are drawn
 
-    def pair(values: list[str], *, count_ties: bool = False) -> dict[str, str]:
+    def pair(
+        values: list[str], *, count_ties: bool = False, count_near: bool = False
+    ) -> dict[str, str]:
         found = {}
         for side, at, many in (("high", high, ties[0]), ("low", low, ties[1])):
             found[side] = _extreme_text(
                 groups, at, (values, full), words, many, count_ties=count_ties
             )
             near = groups.within_noise(column, at)
-            if near:  # "high only 1,607 or low only 1,568 (within noise)", not a winner
-                others = ", ".join(
-                    _extreme_text(groups, [i], (values, full), words, 1) for i in near
+            if near and count_near:  # "20:00 4,810 or 7 more (within noise)"
+                found[side] = words("within_noise_count", first=found[side], count=len(near))
+            elif len(near) > MAX_NEAR_NAMED:  # "00:00 5,147.68 or 7 more (5,162.25–5,217.22,
+                # within noise)": eight hours named ran the caption to 300 characters
+                spread = sorted(near, key=lambda i: groups.table[column].iloc[i])
+                span = f"{bare[spread[0]]}–{bare[spread[-1]]}"
+                found[side] = words(
+                    "within_noise_many", first=found[side], count=len(near), others=span
+                )
+            elif near:  # "high only 1,607 or low only 1,568 (within noise)", not a winner
+                others = ", ".join(  # the unit once, with the end's value
+                    _extreme_text(groups, [i], (bare, full), words, 1) for i in near
                 )
                 found[side] = words("within_noise", first=found[side], others=others)
         return found
 
-    def form(kind: str, values: list[str], *, count_ties: bool = False) -> str:
-        found = pair(values, count_ties=count_ties)
+    def form(
+        kind: str, values: list[str], *, count_ties: bool = False, count_near: bool = False
+    ) -> str:
+        found = pair(values, count_ties=count_ties, count_near=count_near)
         return words.extremes(kind, count=count, below_zero=below, name=name, **found)
 
     forms = [
@@ -280,6 +451,7 @@ def _extreme_forms(
         form("marks", full),
         form("marks", bare),
         form("marks", bare, count_ties=True),
+        form("marks", bare, count_ties=True, count_near=True),
     ]
     return list(dict.fromkeys(forms))
 
@@ -416,7 +588,7 @@ def _rows(result: Result, words: Words) -> list[str]:
     table = result.table
     assert table is not None
     if table.empty:
-        return [words("rows_shown", count="0")]
+        return [_nothing_matched(result, words) or words("rows_shown", count="0")]
     events = read_events(result, words)
     if events is not None:  # how many days were picked, not the last one's close
         return [events_headline(result, events, words)]
@@ -512,7 +684,8 @@ def _row_extremes(result: Result, table: pd.DataFrame, drawn: list[str], words: 
     )
     value_unit = unit(column, result)
     shown = [high[0], low[0]]  # written out, of 50,000 rows, are the two extremes only
-    written = [unit_number(v, value_unit, result, words) for v in values[shown]]
+    decimals = column_decimals(values, value_unit, result)  # as the bars write them
+    written = [format_value(v, value_unit, decimals=decimals, words=words) for v in values[shown]]
     bare = dict(zip(shown, written, strict=True))
     full = {at: with_unit(t, value_unit, words, values[at]) for at, t in bare.items()}
 

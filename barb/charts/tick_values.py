@@ -15,14 +15,16 @@ from collections.abc import Sequence
 import numpy as np
 
 from barb.charts.value_text import (
+    chart_decimals,
     format_all,
     format_value,
     is_finite_number,
+    shared_decimals,
     summary_decimals,
     with_unit,
 )
 from barb.charts.words import Words
-from barb.column_units import DOLLARS, POINTS, PRICE
+from barb.column_units import DOLLARS, POINTS, PRICE, SHARE
 from barb.result import Result, result_instrument
 
 # Units of values in the instrument's prices: a price (close, cummax(close)) and a
@@ -59,6 +61,20 @@ def unit_numbers(
     if decimals is None:
         return format_all(array, value_unit, words, distinct=distinct)
     return [format_value(v, value_unit, decimals=decimals, words=words) for v in array]
+
+
+def column_decimals(
+    values: Sequence[float] | np.ndarray, value_unit: str | None, result: Result
+) -> int:
+    """The one precision ``unit_numbers`` writes a column's values with, for writing a few
+    of them (a listing's highest and lowest of 50,000 rows) as its bars do."""
+    decimals = unit_decimals(value_unit, result)
+    if decimals is not None:
+        return decimals
+    array = np.asarray(values, dtype="float64")
+    if value_unit == SHARE:  # written as a percent of its fraction (``format_all``)
+        return chart_decimals(array * 100)
+    return shared_decimals(array, value_unit)
 
 
 def unit_number(value: object, value_unit: str | None, result: Result, words: Words) -> str:

@@ -24,6 +24,7 @@ MILLIONS = 1_000_000
 SIGNIFICANT = 3
 # Past this a value is noise at any trader's scale; the cap keeps a label finite.
 MAX_DECIMALS = 10
+PERCENT_DECIMALS = 2  # a percent's decimals under 1,000 (``shared_decimals``)
 # Digits a chart's labels take beyond its one precision so that different values read
 # differently; values the same that far apart are the same to a reader.
 EXTRA_DIGITS = 2
@@ -78,6 +79,18 @@ def chart_decimals(values: np.ndarray) -> int:
     return min(MAX_DECIMALS, SIGNIFICANT - 1 - math.floor(math.log10(top)))
 
 
+def shared_decimals(values: np.ndarray, unit: str | None) -> int:
+    """One precision for a column's values wherever a chart writes them, bars and headline
+    alike (``chart_decimals``); a percent under 1,000 keeps two decimals, as the model's
+    text has them: "Jul 2.092%" over a bar's "2.09%" read as two numbers, and so did a
+    headline's "24.0%" beside the text's 23.95 (p47d D8). Not a share of rows, written as a
+    percent of its fraction: the text gives 0.4545, and "45.5%" is its reading."""
+    decimals = chart_decimals(values)
+    if unit == "%" and 0 < decimals < PERCENT_DECIMALS:  # a share: as a percent first
+        return PERCENT_DECIMALS
+    return decimals
+
+
 def summary_decimals(value: float, unit: str | None = None) -> int | None:
     """The decimals the model's summary writes ``value`` with (``summary_text.value_text``:
     four significant digits, two decimals from 100 up, no trailing zeros), in ``unit``'s
@@ -116,10 +129,11 @@ def format_all(
     """Values of one column at one precision, the chart's (``chart_decimals``); with the
     digits that tell different values apart when ``distinct`` (a ranked list, whose equal
     labels read as a tie)."""
-    if unit == SHARE:  # one precision for the percents written, not for the fractions
+    share = unit == SHARE
+    if share:  # one precision for the percents written, not for the fractions
         values, unit = np.asarray(values, dtype="float64") * 100, "%"
     array = np.asarray(values, dtype="float64")
-    decimals = chart_decimals(array)
+    decimals = chart_decimals(array) if share else shared_decimals(array, unit)
     if distinct:
         decimals = distinct_decimals(array, decimals)
     return [format_value(v, unit, decimals=decimals, words=words) for v in values]
@@ -163,8 +177,8 @@ def with_unit(text: str, unit: str | None, words: Words = ENGLISH, value: object
     """Words after the number ``value`` written as ``text`` ("points", "1 day", "2 дня");
     "%" is already glued to it. The word agrees with the number as written: 58 400.72
     shown as "58 401" is "58 401 контракт", not the "контракта" of a fraction."""
-    if unit in (None, "%", SHARE, "price"):
-        return text
+    if unit in (None, "%", SHARE, "price") or text == words("no_value"):
+        return text  # "n/a", never "n/a points"
     number: float | Decimal | None = shown_number(text, words.language)
     if number is None and is_finite_number(value):
         number = float(value)  # type: ignore[arg-type]

@@ -72,6 +72,19 @@ _KEYS = {
     "hour": N_("key.hour"),
     "time": N_("key.time"),
 }
+#: The same after "by" in the subtitle ("по месяцу", where "по month()" was the query's
+#: code amid Russian words, p47d D5).
+_BY_KEYS = {
+    "year": N_("by_key.year"),
+    "quarter": N_("by_key.quarter"),
+    "month": N_("by_key.month"),
+    "week": N_("by_key.week"),
+    "weekday": N_("by_key.weekday"),
+    "dayname": N_("by_key.dayname"),
+    "date": N_("by_key.date"),
+    "hour": N_("by_key.hour"),
+    "time": N_("by_key.time"),
+}
 #: A unit word after a number ("245 points") and naming an axis ("range (points)").
 _UNITS = {
     "points": (N_("unit.points"), N_("axis_unit.points")),
@@ -90,6 +103,8 @@ _UNITS = {
 #: Units whose number is an ordinal, with the number: "100th percentile" («100-й
 #: перцентиль»), where "100 percentile" read as a count and «100 перцентилей» as a hundred.
 _ORDINALS = {"percentile": N_("ordinal.percentile")}
+#: The same of a number with a fraction, which has no ordinal: "percentile rank 66.93".
+_FRACTIONS = {"percentile": N_("fraction.percentile")}
 
 #: The groups a headline names for their largest and smallest value, by the headline's form
 #: (with the column's name, per series, with marks for the words) and whether the
@@ -158,6 +173,12 @@ class Words:
         if value is None:
             return f"{name}: {self('no_value')}"
         return f"{name}: {self('flag.yes') if value else self('flag.no')}"
+
+    def by_key(self, name: str) -> str | None:
+        """A group key the engine named after its call as the subtitle's "by" takes it
+        ("month", «месяцу»); None for any other."""
+        found = _BY_KEYS.get(name)
+        return None if found is None else self(found)
 
     def key(self, name: str) -> str:
         """A group key the engine named after its call (``year``, ``hour``), in the
@@ -233,6 +254,9 @@ class Words:
         """The number written ``number`` (of ``value``) and its unit's word in the form the
         number takes ("245 points", "2 дня"), or as its ordinal ("100th percentile")."""
         ordinal = _ORDINALS.get(unit)
+        if ordinal is not None and value is not None and not float(value).is_integer():
+            # "66.93th percentile", «66,93-й перцентиль»: no ordinal of a fraction
+            return self(_FRACTIONS[unit], value=number)
         if ordinal is not None:
             return text("barb", ordinal, self.language, ordinal_of=value, value=number)
         return f"{number} {self.unit(unit, value=value)}"

@@ -61,6 +61,9 @@ class ClockReading:
     stamp: Stamp
     note: str  # one sentence for the validation report
     closed_bars: int  # bars that still fall in closed hours under this reading
+    # Whether the bars bear the zone out: an hour off, they would fill closed hours, or so
+    # read their days start and end on the session's times.
+    confirmed: bool = False
 
 
 def in_closed_hours(wall: np.ndarray, instrument: Instrument, weekend: bool = True) -> np.ndarray:
@@ -131,9 +134,11 @@ def read_clock(
     declared_zone: str | None,
     declared_stamp: Stamp | None,
     words: ImportWords = ENGLISH,
+    home_zone: str | None = None,
 ) -> ClockReading:
     """The zone and stamp under which the file's bars respect the exchange's closed hours,
-    with the report's note on it in ``words``' language.
+    with the report's note on it in ``words``' language; naive times are taken to be in
+    ``home_zone`` (default: the instrument's) unless the bars say otherwise.
 
     A declared zone that the file contradicts is refused (``BadFile``) with what was found.
     """
@@ -142,7 +147,8 @@ def read_clock(
     if len(raw) == 0:
         raise BadFile((N_("import.refuse.no_bars"), {}))
     walls = _Walls(raw, instrument.timezone)
-    zones = ["UTC"] if raw.utc else list(dict.fromkeys([instrument.timezone, *CANDIDATE_ZONES]))
+    home_zone = home_zone or instrument.timezone
+    zones = ["UTC"] if raw.utc else list(dict.fromkeys([home_zone, *CANDIDATE_ZONES]))
     if declared_zone and declared_zone not in zones:
         zones.insert(0, declared_zone)
     default_stamp = declared_stamp or raw.layout.stamp
@@ -164,7 +170,7 @@ def read_clock(
         return min(keys, key=lambda k: (scores[k], order[k]))
 
     overall = best(list(scores))
-    home = "UTC" if raw.utc else (declared_zone or instrument.timezone)
+    home = "UTC" if raw.utc else (declared_zone or home_zone)
     if declared_zone:
         mine = best([k for k in scores if k[0] == declared_zone])
         if scores[mine] - scores[overall] >= margin and overall[0] != declared_zone:
@@ -178,6 +184,7 @@ def read_clock(
         choice = default
     # Would the file break the closed hours if it were an hour off? If not (a file of
     # day-session bars only), nothing in it confirms the zone.
+    evidence_zone = choice[0]
     chosen = walls.wall(choice[0]) - (step if choice[1] == "close" else 0)
     evidence = any(
         int(in_closed_hours(chosen + shift, instrument).sum()) - scores[choice] >= margin
@@ -206,9 +213,12 @@ def read_clock(
                 choice = reading
                 if on_bounds:
                     note = _shape_note(choice, days_run, words)
-                    return ClockReading(choice[0], choice[1], note, scores[choice])
+                    return ClockReading(choice[0], choice[1], note, scores[choice], True)
     note = _note(raw, instrument, choice, evidence, declared_zone, words)
-    return ClockReading(choice[0], choice[1], note, scores[choice])
+    confirmed = (evidence and choice[0] == evidence_zone) or _on_bounds(
+        walls, instrument, step, choice
+    )
+    return ClockReading(choice[0], choice[1], note, scores[choice], confirmed)
 
 
 #: Layouts whose vendor documents the stamp (NinjaTrader's bar close, Databento's and
@@ -282,6 +292,18 @@ def _read_shape(
         return None
     best = lead([k for k in candidates if k[0] == choice[0]])
     return None if best is None else (best, run[best], both[best] * 2 >= days)
+
+
+def _on_bounds(
+    walls: _Walls, instrument: Instrument, step: int, reading: tuple[str, Stamp]
+) -> bool:
+    """Whether, so read, at least half the file's days start and end on session times (a
+    cash-session file in UTC read as UTC, though London's winter clock reads it alike)."""
+    starts, ends = _session_bounds(instrument)
+    opens = walls.wall(reading[0]) - (step if reading[1] == "close" else 0)
+    start, end = _day_bounds(opens, step)
+    both = np.isin(start, list(starts)) & np.isin(end, list(ends))
+    return int(both.sum()) * 2 >= len(start)
 
 
 def _shape_note(

@@ -89,6 +89,12 @@ class RawBars:
     series: np.ndarray | None = None  # Databento symbol or instrument_id: a code per bar
     series_names: tuple[str, ...] = ()  # the name of each code
     notes: list[Note] = field(default_factory=list)  # what the reader assumed
+    # The zone the file names when it cannot be taken as it stands, its times then naive:
+    # IB's abbreviation ("EST": IANA's fixed UTC-5, IB's New York time), read only in the
+    # zone --timezone names; "UTC" for Databento's ts_event without a zone, read as UTC only
+    # when the bars fit the exchange's hours so read (a frame may lose its zone after a
+    # conversion to New York time).
+    claimed_zone: str | None = None
     # The file's data row of each bar once the bars are no longer in the file's order
     # (sorted by time, repeats dropped); None while they are.
     rows: np.ndarray | None = None
@@ -484,18 +490,22 @@ def from_table(table: pa.Table, layout: Layout, date_order: DateOrder | None = N
     if table.num_rows == 0:
         raise BadFile((N_("import.refuse.no_bars"), {}))
     notes: list[Note] = []
+    claimed: str | None = None
+    if layout.time == "ib" and _ISO_DATE.match(str(table.column("timestamp")[0].as_py())):
+        # ib_insync's util.df(bars).to_csv(): IB's columns, ISO times with their offset.
+        layout = LAYOUTS["ib_insync"]
     if layout.time == "timestamp":
         key = "time" if "time" in table.column_names else "timestamp"
-        instants, utc = parse_timestamps(table.column(key), notes, date_order)
+        instants, utc, claimed = parse_timestamps(table.column(key), notes, date_order)
     elif layout.time == "split":
         dates, times = table.column("date"), table.column("time")
-        instants, utc = parse_split(dates, times, date_order), False
+        instants, utc = parse_split(dates, times, date_order, layout), False
     elif layout.time == "compact":
         instants, utc = parse_compact(table.column("timestamp")), False
     elif layout.time == "ib":
-        instants, utc = parse_ib(table.column("timestamp"), notes)
+        instants, utc, claimed = parse_ib(table.column("timestamp"), notes)
     else:
-        instants, utc = parse_ts_event(table.column("ts_event"), notes), True
+        instants, utc, claimed = parse_ts_event(table.column("ts_event"))
     prices = {name: _floats(table.column(name)) for name in PRICES}
     if "volume" in table.column_names:
         prices["volume"] = _floats(table.column("volume"))
@@ -516,7 +526,16 @@ def from_table(table: pa.Table, layout: Layout, date_order: DateOrder | None = N
                 series = encoded.indices.to_numpy(zero_copy_only=False)
                 names = tuple(str(x) for x in encoded.dictionary.to_pylist())
                 break
-    return RawBars(layout, instants, utc, series=series, series_names=names, notes=notes, **prices)
+    return RawBars(
+        layout,
+        instants,
+        utc,
+        series=series,
+        series_names=names,
+        notes=notes,
+        claimed_zone=claimed,
+        **prices,
+    )
 
 
 def _floats(column: pa.ChunkedArray) -> np.ndarray:
@@ -546,24 +565,27 @@ def epoch_to_ns(values: np.ndarray, notes: list[Note]) -> np.ndarray:
 
 def parse_timestamps(
     column: pa.ChunkedArray, notes: list[Note], date_order: DateOrder | None = None
-) -> tuple[np.ndarray, bool]:
-    """ISO timestamps or Unix times -> (int64 ns, utc). ISO ones are all naive, or all
-    carry an offset."""
+) -> tuple[np.ndarray, bool, str | None]:
+    """ISO timestamps or Unix times -> (int64 ns, utc, the zone they claim: see
+    ``RawBars.claimed_zone``). ISO ones are all naive, or all carry an offset."""
     if pa.types.is_timestamp(column.type):
         utc = column.type.tz is not None
-        return column.cast(pa.timestamp("ns", tz=column.type.tz)).to_numpy().view(np.int64), utc
+        ns = column.cast(pa.timestamp("ns", tz=column.type.tz)).to_numpy().view(np.int64)
+        return ns, utc, None
     if pa.types.is_integer(column.type) or pa.types.is_floating(column.type):
-        return epoch_to_ns(column.to_numpy(zero_copy_only=False), notes), True
+        return epoch_to_ns(column.to_numpy(zero_copy_only=False), notes), True, None
     if not pa.types.is_string(column.type) and not pa.types.is_large_string(column.type):
         raise BadFile((N_("import.refuse.not_times"), {"type": column.type}))
     digits = pc.fill_null(pc.match_substring_regex(column, r"^\s*\d+\s*$"), False)
     if bool(digits.to_numpy(zero_copy_only=False).all()):
-        return epoch_to_ns(
-            pc.cast(pc.utf8_trim_whitespace(column), pa.int64()).to_numpy(), notes
-        ), True
+        return (
+            epoch_to_ns(pc.cast(pc.utf8_trim_whitespace(column), pa.int64()).to_numpy(), notes),
+            True,
+            None,
+        )
     first = (column[0].as_py() or "").strip()
     if _DAY_MONTH_TIME.match(first):  # Excel's "1/2/2024 9:30", "02.01.2024 09:30"
-        return parse_date_time(column, date_order), False
+        return parse_date_time(column, date_order), False, None
     if _IB_TIME.match(first):
         return parse_ib(column, notes)
     zoned = pc.fill_null(pc.match_substring_regex(column, _ZONE.pattern), False)
@@ -575,7 +597,7 @@ def parse_timestamps(
         raise BadRow(row, (key, {"time": repr(column[row].as_py())}))
     target = pa.timestamp("ns", tz="UTC" if utc else None)
     try:
-        return pc.cast(column, target).to_numpy().view(np.int64), utc
+        return pc.cast(column, target).to_numpy().view(np.int64), utc, None
     except pa.ArrowInvalid:
         pass
     # Find the row Arrow choked on. pandas' ISO 8601 reader is as strict (a guessing parser
@@ -584,24 +606,25 @@ def parse_timestamps(
     parsed = pd.to_datetime(values, format="ISO8601", errors="coerce", utc=utc)
     bad = np.flatnonzero(parsed.isna().to_numpy())
     if bad.size:
-        raise BadRow(
-            int(bad[0]), (N_("import.refuse.timestamp"), {"time": repr(values.iloc[bad[0]])})
-        )
-    return parsed.to_numpy(dtype="datetime64[ns]").view(np.int64), utc
+        time = {"time": repr(values.iloc[bad[0]])}
+        raise BadRow(int(bad[0]), (N_("import.refuse.timestamp"), time))
+    return parsed.to_numpy(dtype="datetime64[ns]").view(np.int64), utc, None
 
 
 MONTH_FIRST = ("%m/%d/%Y", "01/31/2024, month first")
 # Dates with the day and the month in either order: 01/02/2024 (US), 02.01.2024 or 2/1/2024
-# (Europe).
-_DAY_MONTH = r"^(?P<a>\d{1,2})(?P<sep>[/.])(?P<b>\d{1,2})[/.]\d{4}$"
+# (Europe), 02-01-2024 (the Netherlands), and Excel's two-digit years (1/2/24).
+_DAY_MONTH = r"^(?P<a>\d{1,2})(?P<sep>[/.\-])(?P<b>\d{1,2})[/.\-](?P<year>\d{4}|\d{2})$"
 # One column holding such a date and a time (Excel's CSV: "1/2/2024 9:30:00 AM").
 _DAY_MONTH_TIME = re.compile(
-    r"^\s*(?P<date>\d{1,2}[/.]\d{1,2}[/.]\d{4})[ T]+(?P<time>\d{1,2}:\d\d\S*(?:\s*[AaPp][Mm])?)\s*$"
+    r"^\s*(?P<date>\d{1,2}/\d{1,2}/(?:\d{4}|\d{2})|\d{1,2}\.\d{1,2}\.\d{4}|\d{1,2}-\d{1,2}-\d{4})"
+    r"[ T]+"
+    r"(?P<time>\d{1,2}:\d\d\S*(?:\s*[AaPp][Mm])?)\s*$"
 )
 # A time of day: 9:30, 09:30:00, 18:00:00.000, 9:30:00 AM.
 _CLOCK = r"^(?P<clock>\d{1,2}:\d\d(?::\d\d)?)(?:\.\d+)?\s*(?P<half>[AaPp][Mm])?$"
-# A bar follows the one before within this (a long weekend with a holiday); a misread
-# order jumps by months.
+# A bar follows the one before within this (a long weekend with a holiday): a longer pause
+# is a hole worth naming.
 LONGEST_PAUSE_NS = 5 * 86_400 * 10**9
 
 
@@ -619,24 +642,28 @@ def _date_format(first: str) -> tuple[str, str] | None:
     return None
 
 
-def _day_month_order(dates: pa.ChunkedArray, declared: DateOrder | None) -> tuple[str, str]:
-    """Whether ``dd/dd/yyyy`` (or ``dd.dd.yyyy``) dates are month first (US) or day first
-    (Europe): ``declared`` (``--date-order``) unless the dates say otherwise, else what the
-    dates say, else ``BadFile`` asking for ``--date-order``.
+def _day_month_order(
+    dates: pa.ChunkedArray, declared: DateOrder | None, layout: Layout | None = None
+) -> tuple[str, str]:
+    """Whether ``dd/dd/yyyy`` (``dd.dd.yyyy``, ``dd-dd-yyyy``, ``d/d/yy``) dates are month
+    first (US) or day first (Europe): what the dates themselves say, else ``declared``
+    (``--date-order``), else the order the form is written in by convention (dotted dates
+    are day first; Kibot's are month first), else ``BadFile`` asking for ``--date-order``.
 
-    A first field over 12 says day first, a second over 12 month first; when every field
-    is 12 or less, the order under which the bars run on day by day, without jumping
-    months, wins. A file of one day's bars cannot tell: it was read month first with a note
-    (03/04/2024 may be 4 March or 3 April), and is now refused unless the order is given.
+    Only a field over 12 tells: 01/13/2024 is month first, 13/01/2024 day first. How the
+    bars run from date to date does not: a file of first Fridays (01/06, 02/03, 03/03/2023)
+    runs on by months under either order, and was read day first, its 6 January bars
+    stored on 1 June. A declared order is refused only when a field over 12 contradicts it.
     """
     parts = pc.extract_regex(dates, _DAY_MONTH)
     valid = np.flatnonzero(parts.is_valid().to_numpy(zero_copy_only=False))
     if valid.size == 0:
         return MONTH_FIRST  # not such dates: refused by the reading, naming the first
     sep = pc.struct_field(parts, [1])[int(valid[0])].as_py()
+    year = "%Y" if len(pc.struct_field(parts, [3])[int(valid[0])].as_py()) == 4 else "%y"
     formats: dict[DateOrder, tuple[str, str]] = {
-        "month-first": (f"%m{sep}%d{sep}%Y", f"01{sep}31{sep}2024, month first"),
-        "day-first": (f"%d{sep}%m{sep}%Y", f"31{sep}01{sep}2024, day first"),
+        "month-first": (f"%m{sep}%d{sep}{year}", f"01{sep}31{sep}2024, month first"),
+        "day-first": (f"%d{sep}%m{sep}{year}", f"31{sep}01{sep}2024, day first"),
     }
     first, second = (
         pc.cast(pc.struct_field(parts, [k]), pa.float64()).to_numpy(zero_copy_only=False)
@@ -647,42 +674,37 @@ def _day_month_order(dates: pa.ChunkedArray, declared: DateOrder | None) -> tupl
         a = dates[int(np.flatnonzero(first > 12)[0])].as_py()
         b = dates[int(np.flatnonzero(second > 12)[0])].as_py()
         raise BadFile((N_("import.refuse.date_orders"), {"a": repr(a), "b": repr(b)}))
-    found: DateOrder | None = None
     if days_first or months_first:
-        found = "day-first" if days_first else "month-first"
-        shown = dates[int(np.flatnonzero((first > 12) | (second > 12))[0])].as_py()
-    elif bool((first[valid] == second[valid]).all()):
-        return formats[declared or "month-first"]  # 01/01, 02/02: either order reads alike
-    else:
-        bad = {order: _misordered_steps(dates, fmt) for order, (fmt, _) in formats.items()}
-        if bad["month-first"] != bad["day-first"]:
-            found = min(bad, key=lambda order: bad[order])
-        shown = dates[0].as_py()
-    if found is None and declared is None:
-        raise BadFile((N_("import.refuse.date_order"), {"date": repr(shown)}))
-    if declared is not None and found is not None and declared != found:
-        values = {"declared": declared, "date": repr(shown), "found": found}
-        raise BadFile((N_("import.refuse.date_order_contradicts"), values))
-    return formats[declared or found or "month-first"]
-
-
-def _misordered_steps(dates: pa.ChunkedArray, fmt: str) -> int:
-    """How many steps between bars jump by more than a long weekend, read with ``fmt``
-    (either way: a file newest first, or two exports pasted together, steps back too)."""
-    parsed = pc.strptime(dates, format=fmt, unit="ns", error_is_null=True)
-    days = parsed.to_numpy(zero_copy_only=False).astype("datetime64[ns]").view(np.int64)
-    step = np.abs(np.diff(days))
-    return int((step > LONGEST_PAUSE_NS).sum())
+        found: DateOrder = "day-first" if days_first else "month-first"
+        if declared is not None and declared != found:
+            shown = dates[int(np.flatnonzero((first > 12) | (second > 12))[0])].as_py()
+            values = {"declared": declared, "date": repr(shown), "found": found}
+            raise BadFile((N_("import.refuse.date_order_contradicts"), values))
+        return formats[found]
+    if declared is not None:
+        return formats[declared]
+    if bool((first[valid] == second[valid]).all()):
+        return formats["month-first"]  # 01/01, 02/02: either order reads alike
+    convention = "day-first" if sep == "." else (layout.date_order if layout else None)
+    if convention is not None:
+        return formats[convention]
+    days = len(np.unique(dates.to_numpy(zero_copy_only=False)[valid]))
+    key = N_("import.refuse.date_order") if days > 1 else N_("import.refuse.date_order_day")
+    raise BadFile((key, {"date": repr(dates[int(valid[0])].as_py())}))
 
 
 def parse_split(
-    dates: pa.ChunkedArray, times: pa.ChunkedArray, date_order: DateOrder | None = None
+    dates: pa.ChunkedArray,
+    times: pa.ChunkedArray,
+    date_order: DateOrder | None = None,
+    layout: Layout | None = None,
 ) -> np.ndarray:
-    """Date and Time columns -> naive int64 ns (``date_order``: see ``_day_month_order``)."""
+    """Date and Time columns -> naive int64 ns (``date_order``, ``layout``: see
+    ``_day_month_order``)."""
     dates = pc.utf8_trim_whitespace(dates.cast(pa.string()))
     times = pc.utf8_trim_whitespace(times.cast(pa.string()))
     first = dates[0].as_py() or ""
-    date_format, example = _date_format(first) or _day_month_order(dates, date_order)
+    date_format, example = _date_format(first) or _day_month_order(dates, date_order, layout)
     # Whole minutes are all Barb keeps: drop fractions ("18:00:00.000"), then write "9:30"
     # and "09:30" as "09:30:00" so that one format reads every form; Excel's US times
     # ("9:30:00 AM") keep their half of the day.
@@ -733,23 +755,40 @@ def parse_date_time(column: pa.ChunkedArray, date_order: DateOrder | None = None
     return parse_split(pc.struct_field(parts, [0]), pc.struct_field(parts, [1]), date_order)
 
 
-# Interactive Brokers: "20240318 09:30:00 US/Eastern", "20240318  09:30:00", "20240318".
+# An ISO date at the start of a time: "2024-03-03 17:00:00-06:00" (ib_insync's).
+_ISO_DATE = re.compile(r"^\s*\d{4}-\d\d-\d\d")
+# Interactive Brokers: "20240318 09:30:00 US/Eastern", "20240318  09:30:00", "20240318",
+# and the API's UTC form "20240318-13:30:00".
 _IB_TIME = re.compile(
-    r"^\s*(?P<date>\d{8})(?:\s+(?P<time>\d{1,2}:\d\d(?::\d\d)?))?(?:\s+(?P<zone>[A-Za-z][\w/+\-]*))?\s*$"
+    r"^\s*(?P<date>\d{8})(?:(?P<sep>\s+|-)(?P<time>\d{1,2}:\d\d(?::\d\d)?))?"
+    r"(?:\s+(?P<zone>[A-Za-z][\w/+\-]*))?\s*$"
 )
+# A zone's abbreviation as older TWS versions name it ("EST", "CST", "MET"): either not a
+# zone at all, or one of IANA's old fixed-offset or European entries. IB's "EST" holds New
+# York's summer times too, which IANA's EST (UTC-5 all year) would store an hour late.
+_ABBREVIATION = re.compile(r"^[A-Z]{2,5}$")
+_UTC_NAMES = frozenset({"UTC", "GMT", "UCT", "Z"})
 
 
-def parse_ib(column: pa.ChunkedArray, notes: list[Note]) -> tuple[np.ndarray, bool]:
-    """Interactive Brokers' times -> (int64 ns, utc): UTC when they name their zone (any
-    IANA name, the same on every bar), naive otherwise (the zone is then found, or
-    declared, as for any naive file). A daily file (bare dates) is refused as daily."""
+def parse_ib(column: pa.ChunkedArray, notes: list[Note]) -> tuple[np.ndarray, bool, str | None]:
+    """Interactive Brokers' times -> (int64 ns, utc, the abbreviation they name, if any):
+    UTC when they name their zone (any IANA name, the same on every bar), or are written
+    in the API's UTC forms ("20240318-13:30:00", Unix seconds with ``formatDate=2``);
+    naive otherwise (the zone is then found, or declared, as for any naive file). Times
+    naming an abbreviation ("EST") are naive too: the importer reads them only in the
+    zone ``--timezone`` names. A daily file (bare dates) is refused as daily."""
     text = column.cast(pa.string())
+    # Unix seconds have ten digits; a daily file's 20240318 (eight) is a date.
+    if bool(pc.all(pc.match_substring_regex(text, r"^\s*\d{9,}\s*$")).as_py()):
+        seconds = pc.cast(pc.utf8_trim_whitespace(text), pa.int64())
+        return epoch_to_ns(seconds.to_numpy(), notes), True, None
     parts = pc.extract_regex(text, _IB_TIME.pattern)
     bad = np.flatnonzero(parts.is_null().to_numpy(zero_copy_only=False))
     if bad.size:
         row = int(bad[0])
         raise BadRow(row, (N_("import.refuse.ib_time"), {"time": repr(text[row].as_py())}))
-    dates, times, zones = (pc.struct_field(parts, [k]) for k in range(3))
+    dates, seps, times, zones = (pc.struct_field(parts, [k]) for k in range(4))
+    zones = pc.if_else(pc.equal(seps, "-"), "UTC", zones)  # the API's UTC form
     zone = zones[0].as_py()
     other = np.flatnonzero(pc.not_equal(zones, zone).to_numpy(zero_copy_only=False))
     if other.size:
@@ -767,7 +806,12 @@ def parse_ib(column: pa.ChunkedArray, notes: list[Note]) -> tuple[np.ndarray, bo
         raise BadRow(row, (N_("import.refuse.ib_time"), {"time": repr(text[row].as_py())}))
     naive = parsed.to_numpy().view(np.int64)
     if not zone:
-        return naive, False
+        return naive, False, None
+    if zone in _UTC_NAMES:
+        notes.append((N_("import.note.named_zone"), {"zone": zone}))
+        return naive.copy(), True, None
+    if _ABBREVIATION.match(zone):
+        return naive, False, zone
     try:
         tz = zoneinfo.ZoneInfo(zone)
     except (zoneinfo.ZoneInfoNotFoundError, ValueError, OSError):
@@ -781,7 +825,7 @@ def parse_ib(column: pa.ChunkedArray, notes: list[Note]) -> tuple[np.ndarray, bo
         time = str(pd.Timestamp(int(naive[row])))
         raise BadRow(row, (N_("import.refuse.clock_change"), {"time": time, "zone": zone}))
     notes.append((N_("import.note.named_zone"), {"zone": zone}))
-    return local.tz_convert("UTC").asi8.copy(), True
+    return local.tz_convert("UTC").asi8.copy(), True, None
 
 
 def parse_compact(column: pa.ChunkedArray) -> np.ndarray:
@@ -795,26 +839,25 @@ def parse_compact(column: pa.ChunkedArray) -> np.ndarray:
     return parsed.to_numpy().view(np.int64)
 
 
-def parse_ts_event(column: pa.ChunkedArray, notes: list[Note]) -> np.ndarray:
-    """Databento ``ts_event``: UTC nanoseconds as integers, ISO strings or timestamps. A
-    timestamp column without a zone (a Parquet file written from a frame whose zone was
-    dropped) is read as UTC, which ``ts_event`` is by Databento's definition, and the report
-    says so: it was refused, and ``--timezone UTC`` did not help."""
+def parse_ts_event(column: pa.ChunkedArray) -> tuple[np.ndarray, bool, str | None]:
+    """Databento ``ts_event`` -> (int64 ns, utc, claimed zone): UTC nanoseconds as
+    integers, ISO strings or timestamps. Times without a zone (a Parquet file written from
+    a frame whose zone was dropped, an ISO string without an offset) come back naive,
+    claiming UTC: the importer reads them as UTC only when the bars fit the exchange's
+    hours so read (``importer._read_claimed_utc``), for a frame loses its zone as often
+    after a conversion to New York time, which read as UTC stored every bar 5 hours early."""
     if pa.types.is_timestamp(column.type):
         if column.type.tz is None:
-            notes.append((N_("import.note.ts_event_utc"), {}))
-            column = column.cast(pa.timestamp("ns"))
-        return column.cast(pa.timestamp("ns", tz="UTC")).to_numpy().view(np.int64)
+            return column.cast(pa.timestamp("ns")).to_numpy().view(np.int64), False, "UTC"
+        return column.cast(pa.timestamp("ns", tz="UTC")).to_numpy().view(np.int64), True, None
     if pa.types.is_integer(column.type):
-        return column.cast(pa.int64()).to_numpy().copy()
+        return column.cast(pa.int64()).to_numpy().copy(), True, None
     digits = pc.fill_null(pc.match_substring_regex(column, r"^\d+$"), False)
     digits = digits.to_numpy(zero_copy_only=False)
     if bool(digits.all()):
-        return pc.cast(column, pa.int64()).to_numpy().copy()
-    instants, utc = parse_timestamps(column, [])
-    if not utc:
-        raise BadRow(0, (N_("import.refuse.ts_event_zone"), {"time": repr(column[0].as_py())}))
-    return instants
+        return pc.cast(column, pa.int64()).to_numpy().copy(), True, None
+    instants, utc, _ = parse_timestamps(column, [])
+    return instants, utc, None if utc else "UTC"
 
 
 def check_rtype(table: pa.Table) -> None:

@@ -27,7 +27,16 @@ import numpy as np
 import pandas as pd
 
 from barb.data import formats
-from barb.data.clock import closed_reason, in_closed_hours, read_clock
+from barb.data.clock import (
+    DAY_NS,
+    HOUR_NS,
+    ClockReading,
+    closed_reason,
+    in_closed_hours,
+    read_clock,
+    zone_message,
+    zone_words,
+)
 from barb.data.formats import BadFile, BadRow, CsvShape, RawBars
 from barb.data.layouts import (
     DATE_ORDERS,
@@ -69,7 +78,7 @@ from barb.data.validation import (
     session_shares,
     show,
 )
-from barb.data.words import ENGLISH, Advice, ImportWords, Message
+from barb.data.words import ENGLISH, Advice, ImportWords, Message, Note
 from barb.errors import BarbError, DataError
 from barb.i18n import N_, decimal
 from barb.instruments import Instrument, load_instrument
@@ -401,8 +410,9 @@ def _check_raw(
     words: ImportWords,
 ) -> CheckedFile:
     _check_series(raw)
+    _check_half_days(raw)
     rows = len(raw)  # the file's: the report names its last line by it
-    raw = _in_time_order(raw)
+    raw, sorted_note = _in_time_order(raw)
     report = ImportReport(
         file=name,
         layout=words(TITLE_WORDS[raw.layout.name]),
@@ -414,6 +424,8 @@ def _check_raw(
     )
     report.errors = collect(raw, row_checks(raw, words))
     if report.errors:
+        if report.count("duplicates") and not raw.utc:
+            _check_clock_change_repeats(raw, timezone or instrument.timezone)
         return CheckedFile(report, None, instrument, name)
     cents = hundredfold_prices(raw, instrument.tick_size)
     if cents is not None:
@@ -437,7 +449,7 @@ def _check_raw(
         )
     report.interval_minutes = interval
 
-    clock = read_clock(raw, instrument, interval, timezone, declared_stamp, words)
+    clock = _read_clock(raw, instrument, interval, timezone, declared_stamp, report)
     report.timezone, report.stamp, report.clock_note = clock.zone, clock.stamp, clock.note
     instants = raw.instants - interval * MINUTE_NS if clock.stamp == "close" else raw.instants
     try:
@@ -469,6 +481,8 @@ def _check_raw(
             ],
         )
         return CheckedFile(report, None, instrument, name)
+    if sorted_note is not None:  # said once nothing else is wrong: only then is it safe
+        report.notes.append(words.note(sorted_note))
     now = pd.Timestamp.now(tz=instrument.timezone).tz_localize(None).value
     report.warnings = collect(
         raw,
@@ -491,20 +505,133 @@ def _check_raw(
     return CheckedFile(report, frame, instrument, name)
 
 
-def _in_time_order(raw: RawBars) -> RawBars:
+#: Where an abbreviation's times are most likely read, for the refusal's example.
+ABBREVIATED_ZONES = {
+    **dict.fromkeys(("EST", "EDT", "ET"), "America/New_York"),
+    **dict.fromkeys(("CST", "CDT", "CT"), "America/Chicago"),
+    **dict.fromkeys(("MST", "MDT"), "America/Denver"),
+    **dict.fromkeys(("PST", "PDT"), "America/Los_Angeles"),
+    **dict.fromkeys(("MET", "CET", "CEST", "MEST"), "Europe/Berlin"),
+    **dict.fromkeys(("BST", "WET"), "Europe/London"),
+    "JST": "Asia/Tokyo",
+    "HKT": "Asia/Hong_Kong",
+    **dict.fromkeys(("AEST", "AEDT"), "Australia/Sydney"),
+}
+
+
+def _read_clock(
+    raw: RawBars,
+    instrument: Instrument,
+    interval: int,
+    timezone: str | None,
+    stamp: Stamp | None,
+    report: ImportReport,
+) -> ClockReading:
+    """``read_clock``, for a file that names a zone Barb cannot take as it stands
+    (``RawBars.claimed_zone``) too.
+
+    IB's "EST" was read as IANA's EST, UTC-5 all year: summer bars stored an hour late.
+    An abbreviation is read only in the zone ``--timezone`` names ("EST" as
+    America/New_York), and refused without it. Databento's ts_event without a zone was read
+    as UTC: a frame converted to New York time and stripped of its zone was stored 5 hours
+    early. It is read in the zone ``--timezone`` names; without it, as UTC when the bars so
+    read fit the exchange's hours (its daily break, or its session's bounds), and refused
+    otherwise, naming the zone they fit when one does.
+    """
+    words, claimed = report.words, raw.claimed_zone
+    if claimed is None:
+        return read_clock(raw, instrument, interval, timezone, stamp, words)
+    if timezone is not None:
+        clock = read_clock(raw, instrument, interval, timezone, stamp, words)
+        key = (
+            N_("import.note.ts_event_declared")
+            if raw.layout.time == "ts_event"
+            else N_("import.note.abbreviation_declared")
+        )
+        report.notes.append(words(key, claimed=claimed, zone=zone_words(timezone, words)))
+        return clock
+    if raw.layout.time != "ts_event":
+        example = ABBREVIATED_ZONES.get(claimed, "America/New_York")
+        named = {"zone": claimed, "example": example}
+        raise BadFile((N_("import.refuse.zone_abbreviation"), named))
+    try:
+        clock = read_clock(raw, instrument, interval, None, stamp, words, home_zone="UTC")
+    except BadFile:
+        clock = None
+    if clock is not None and clock.zone == "UTC" and clock.confirmed:
+        report.notes.append(words("import.note.ts_event_utc", symbol=instrument.symbol))
+        return clock
+    fits: Message = ""
+    if clock is not None and clock.confirmed:
+        fits = (N_("import.refuse.ts_event_fits"), {"zone": zone_message(clock.zone)})
+    raise BadFile((N_("import.refuse.ts_event_zone"), {"symbol": instrument.symbol, "fits": fits}))
+
+
+SHOWN_JUMPS = 20  # jumps back looked at: one without a repeat is enough
+
+
+def _check_half_days(raw: RawBars) -> None:
+    """``BadRow`` when the file's times look like 12-hour times without AM or PM.
+
+    Excel shows "1:30" for 13:30 under a custom format without AM/PM: a cash-session
+    file's afternoon was stored at 01:00-03:59 (sorted as "safe"), a 24-hour file refused
+    as thousands of "pasted" repeats. Told by hours that never pass 12 and a day whose
+    times go back from 12:xx to a 1:xx that is not a repeat of an earlier bar.
+    """
+    t = raw.instants
+    if raw.utc or len(t) < 2:
+        return
+    hour = (t // HOUR_NS) % 24
+    if int(hour.max()) > 12:
+        return
+    day = t // DAY_NS
+    back = np.flatnonzero(
+        (np.diff(t) < 0) & (day[1:] == day[:-1]) & (hour[:-1] == 12) & (hour[1:] == 1)
+    )
+    columns = (raw.open, raw.high, raw.low, raw.close, raw.volume)
+    for i in back[:SHOWN_JUMPS] + 1:
+        earlier = np.flatnonzero(t[:i] == t[i])
+        if any(all(c[j] == c[i] for c in columns) for j in earlier):
+            continue  # a bar repeated by two exports pasted together
+        time = {"time": show(t[i], False), "before": show(t[i - 1], False)}
+        raise BadRow(int(i), (N_("import.refuse.no_am_pm"), time))
+
+
+def _check_clock_change_repeats(raw: RawBars, zone: str) -> None:
+    """``BadRow`` naming the first repeated time that a clock change in ``zone`` makes
+    occur twice: its two bars are the hour lived twice, not two exports pasted together
+    (which the "duplicates" check would say)."""
+    t = raw.instants
+    repeats = np.flatnonzero(np.diff(t) == 0) + 1
+    if not repeats.size:
+        return
+    local = pd.DatetimeIndex(t[repeats].view("datetime64[ns]")).tz_localize(
+        zone, ambiguous="NaT", nonexistent="NaT"
+    )
+    twice = np.flatnonzero(local.isna())
+    if twice.size:
+        i = int(repeats[twice[0]])
+        time = {"time": str(pd.Timestamp(int(t[i]))), "zone": zone}
+        raise BadRow(raw.file_row(i), (N_("import.refuse.clock_change"), time))
+
+
+def _in_time_order(raw: RawBars) -> tuple[RawBars, Note | None]:
     """The bars sorted by time, each bar repeated with the same prices and volume kept
-    once, with notes saying so; ``raw`` itself when its times already rise bar by bar.
+    once (with a note saying so), and the note saying they were sorted (for the report
+    once the file passes every other check: only then was the sort safe); ``raw`` itself
+    when its times already rise bar by bar.
 
     Two exports pasted together repeat the bars where they overlap, and may be out of
     order: 1,380 identical repeats were refused one by one ("duplicate bar: … again"),
     and a file out of order was sent to "sort the file by time". Sorting is safe when no
-    time holds two different bars: each bar then has one place, whatever the file's order.
-    When one does, the bars are still sorted (so that the repeats meet), but nothing is
-    said here: the "duplicates" check refuses the file, naming each repeat's line.
+    time holds two different bars and the times are read right: each bar then has one
+    place, whatever the file's order. When a time holds two, the bars are still sorted
+    (so that the repeats meet), but nothing is said here: the "duplicates" check refuses
+    the file, naming each repeat's line.
     """
     t = raw.instants
     if len(t) < 2 or bool((np.diff(t) > 0).all()):
-        return raw
+        return raw, None
     order = np.argsort(t, kind="stable")  # a repeat stays after the line it repeats
     s = t[order]
     columns = ("open", "high", "low", "close", "volume")
@@ -514,16 +641,17 @@ def _in_time_order(raw: RawBars) -> RawBars:
         same[1:] &= (v[1:] == v[:-1]) | (np.isnan(v[1:]) & np.isnan(v[:-1]))
     keep = ~same
     notes = list(raw.notes)
+    sorted_note: Note | None = None
     if bool((np.diff(s[keep]) > 0).all()):
         back = np.flatnonzero(np.diff(t) < 0)
         if back.size:
             i = int(back[0]) + 1
             when = {"time": show(t[i], raw.utc), "before": show(t[i - 1], raw.utc)}
-            notes.append((N_("import.note.sorted"), when))
+            sorted_note = (N_("import.note.sorted"), when)
         if same.any():
             first = show(s[int(np.flatnonzero(same)[0])], raw.utc)
             notes.append((N_("import.note.repeats"), {"count": int(same.sum()), "time": first}))
-    return dataclasses.replace(
+    sorted_raw = dataclasses.replace(
         raw,
         instants=s[keep],
         series=None if raw.series is None else raw.series[order][keep],
@@ -531,6 +659,7 @@ def _in_time_order(raw: RawBars) -> RawBars:
         rows=order[keep],
         **{c: v[keep] for c, v in values.items()},
     )
+    return sorted_raw, sorted_note
 
 
 def _schedule_dates(instrument: Instrument, report: ImportReport) -> np.ndarray | None:

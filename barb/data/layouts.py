@@ -18,7 +18,7 @@ from barb.i18n import N_
 TimeKind = Literal["timestamp", "split", "ts_event", "compact", "ib"]
 Stamp = Literal["open", "close"]
 #: Which comes first in a date such as 03/04/2024 (``--date-order``): told by the file
-#: itself when a day is over 12 or its bars run over several days.
+#: itself only when a day is over 12 (03/13/2024).
 DateOrder = Literal["month-first", "day-first"]
 DATE_ORDERS: tuple[DateOrder, ...] = ("month-first", "day-first")
 
@@ -45,6 +45,9 @@ class Layout:
     # which tell its layout from another's with the same bar columns: IB's ``date`` column
     # is its timestamp only beside ``average`` and ``barCount``.
     marks: tuple[str, ...] = ()
+    # The order of day and month in its dates when no day over 12 tells (Kibot documents
+    # MM/DD/YYYY); None: the dates must tell, or --date-order.
+    date_order: DateOrder | None = None
 
     def needed(self) -> tuple[str, ...]:
         return tuple(c for c in self.columns if c not in self.optional)
@@ -61,6 +64,7 @@ TITLE_WORDS = {
     "ninjatrader": N_("import.layout.ninjatrader"),
     "kibot": N_("import.layout.kibot"),
     "ib": N_("import.layout.ib"),
+    "ib_insync": N_("import.layout.ib_insync"),
     "custom": N_("import.layout.custom"),
 }
 
@@ -127,6 +131,17 @@ LAYOUTS: dict[str, Layout] = {
             example="date,open,high,low,close,volume,average,barCount",
         ),
         Layout(
+            # ib_insync's util.df(bars).to_csv(): IB's columns (and pandas' index), the
+            # times ISO with their offset ("2024-03-03 17:00:00-06:00"). The same header as
+            # TWS's: taken for it by the reader when the first time is ISO.
+            "ib_insync",
+            "ib_insync (Interactive Brokers API) CSV",
+            {"timestamp": ("date",), **_same(*PRICES, "volume")},
+            "timestamp",
+            marks=("average", "barcount"),
+            example=",date,open,high,low,close,volume,average,barCount",
+        ),
+        Layout(
             "ninjatrader",
             "NinjaTrader 8 text export",
             _same("timestamp", *PRICES, "volume"),
@@ -145,6 +160,7 @@ LAYOUTS: dict[str, Layout] = {
             header=False,
             first_line=re.compile(r"^\d{1,2}/\d{1,2}/\d{4},\d{1,2}:\d\d(:\d\d)?,"),
             delimiter=",",
+            date_order="month-first",
             example="01/05/2024,09:30,16850.25,16852,16849.5,16851.75,412",
         ),
     )

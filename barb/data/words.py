@@ -38,9 +38,12 @@ CAPTION_ADVICE = {
     "import.refuse.append_shifted": N_("import.caption.append_shifted"),
     "import.refuse.date_order": N_("import.caption.date_order"),
     "import.refuse.date_order_contradicts": N_("import.caption.date_order_contradicts"),
+    "import.refuse.date_order_day": N_("import.caption.date_order_day"),
     "import.refuse.own_zone": N_("import.caption.own_zone"),
     "import.refuse.stamp_unknown": N_("import.caption.stamp_unknown"),
+    "import.refuse.ts_event_zone": N_("import.caption.ts_event_zone"),
     "import.refuse.unrecognised": N_("import.caption.unrecognised"),
+    "import.refuse.zone_abbreviation": N_("import.caption.zone_abbreviation"),
     "import.refuse.zone_break": N_("import.caption.zone_break"),
     "import.refuse.zone_closed": N_("import.caption.zone_closed"),
 }

@@ -149,6 +149,12 @@ class _QueryRequest(Request):
             self.on_success((False, None, 0.0))
             return
         super().on_failure(exc_info, send_failed_event, return_ok)
+        if not self.handed_back:
+            # Its process died mid-run (the OOM killer's SIGKILL, ``WorkerLostError``),
+            # recorded as failed just above, as a kill at the hard limit is (``on_timeout``):
+            # a copy on its way must not run again, for nobody, the query that was just
+            # killed for its memory. Only the run holding the claim finishes it.
+            finish_claim(self.task.backend, self.id, self.claim, RESULT_EXPIRES_S)
 
 
 class _QueryTask(Task):

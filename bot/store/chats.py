@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from typing import Any
 
 from sqlalchemy import delete, func, select, update
@@ -74,16 +75,17 @@ class ChatRepository(Repository):
     async def migrate(self, old_id: int, new_id: int) -> bool:
         """A group Telegram upgraded to a supergroup, which has a new id: the group's
         instrument, settings and language, its conversation, plans, outbox and work in
-        flight move to ``new_id``, in one transaction. True if anything moved.
+        flight, and what its anonymous admins had remembered (their preferences, under
+        the group's id), move to ``new_id``, in one transaction. True if anything moved.
 
         Telegram says so twice (a service message in each chat), and a send to the old id
         is refused with the new one (``ChatMigrated``), so it may be called several times:
         only rows still under the old id move, and the new chat takes the group's settings
         only while it has none of its own (stored with the defaults, never changed). The
-        old chat's row stays (empty): work still under way for it stores its reply there,
-        and that reply moves when Telegram refuses it. Example: plan #2 waiting in group
-        -555 when it becomes -100777: Run pressed in -100777 runs it there, and its answer
-        goes there.
+        old chat's row stays (empty), naming the new one (``moves_into``): work still under
+        way for it stores its reply there, and that reply moves when Telegram refuses it.
+        Example: plan #2 waiting in group -555 when it becomes -100777: Run pressed in
+        -100777 runs it there, and its answer goes there.
         """
         if old_id == new_id:
             return False
@@ -91,6 +93,7 @@ class ChatRepository(Repository):
             old = await session.get(ChatRow, old_id, with_for_update=True)
             if old is None:
                 return False
+            old.moved_to = new_id
             now = self._now()
             new = await session.get(ChatRow, new_id, with_for_update=True)
             if new is None:
@@ -118,6 +121,22 @@ class ChatRepository(Repository):
                 .values(user_id=new_id),
                 execution_options={"synchronize_session": False},
             )
+            # What they had Barb remember (``tools._remember``, as the group): the
+            # supergroup's prompts read it under its id. Of a single-valued kind it may hold
+            # one already (a later call: work begun in the group stored one meanwhile): the
+            # one stated last stays, as ``PreferenceRepository.add`` would keep it.
+            result = await session.execute(
+                update(PreferenceRow).where(PreferenceRow.user_id == old_id).values(user_id=new_id),
+                execution_options={"synchronize_session": False},
+            )
+            moved += rowcount(result)
+            for kind in sorted(SINGLE_VALUED_PREFERENCES):
+                of_kind = (PreferenceRow.user_id == new_id, PreferenceRow.kind == kind)
+                last = select(func.max(PreferenceRow.id)).where(*of_kind).scalar_subquery()
+                await session.execute(
+                    delete(PreferenceRow).where(*of_kind, PreferenceRow.id != last),
+                    execution_options={"synchronize_session": False},
+                )
             # Plans and questions in flight name their asker's chat (where they are
             # answered) in their payload too.
             for table in (PendingActionRow, InFlightRow):
@@ -129,6 +148,16 @@ class ChatRepository(Repository):
                     row.payload = _moved(row.payload, old_id, new_id)
                     moved += 1
             return moved > 0
+
+    async def moves_into(self, chat_ids: Collection[int]) -> list[tuple[int, int]]:
+        """The groups that became these chats (``migrate``, by any replica): (old id, new
+        id) pairs. Example: ``[(-555, -100777)]`` for ``[-100777]`` once either replica
+        handled the upgrade's service message."""
+        if not chat_ids:
+            return []
+        query = select(ChatRow.id, ChatRow.moved_to).where(ChatRow.moved_to.in_(chat_ids))
+        async with self._read() as session:
+            return [(old, new) for old, new in await session.execute(query) if new is not None]
 
     async def set_instrument(self, chat_id: int, instrument: str) -> Chat:
         return await self._change(chat_id, instrument=instrument)

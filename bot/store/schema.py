@@ -131,6 +131,9 @@ class ChatRow(Base):
     language: Mapped[str | None] = mapped_column(String(8))
     created_at: Mapped[datetime]
     updated_at: Mapped[datetime]
+    #: The supergroup this group became (``ChatRepository.migrate``): a replica that did
+    #: not see Telegram say so learns it here (``ChatRepository.moves_into``).
+    moved_to: Mapped[int | None]
 
 
 class PreferenceRow(Base):

@@ -109,6 +109,8 @@ async def send_queued(application: Application, older_than: timedelta | None = N
     svc: BotServices = application.bot_data[SERVICES_KEY]
     sender = svc.sender(application.bot)
     chats = sorted({m.chat_id for m in await svc.store.outbox.unsent(older_than=older_than)})
+    # A supergroup whose move another replica recorded waits for its group's answers.
+    await svc.learn_moves(chats)
     sent = 0
     for chat_id in chats:
         async with svc.chat_lock(chat_id):

@@ -340,6 +340,7 @@ class Sender:
         store: Store,
         patience: Patience | None = None,
         moves: ChatMoves | None = None,
+        sending: set[int] | None = None,
     ):
         self.bot = bot
         self.store = store
@@ -347,6 +348,9 @@ class Sender:
         #: The groups this process knows became supergroups (``BotServices.moves``): what
         #: is queued or sent to one goes to the supergroup, with no refused call first.
         self.moves = moves or ChatMoves()
+        #: The outbox messages this process's tasks are sending (``BotServices.sending``,
+        #: shared by all its senders): one task at a time sends a message (``deliver``).
+        self.sending = sending if sending is not None else set()
 
     async def text(
         self,
@@ -566,23 +570,42 @@ class Sender:
     async def deliver(self, queued: OutgoingReply) -> int:
         """Send a stored message and mark it sent; its Telegram message id. Raises
         ``NotDelivered`` without sending it when another replica has claimed it meanwhile
-        (this one's lease expired during the messages before it): theirs to send."""
+        (this one's lease expired during the messages before it): theirs to send; and when
+        another task of this process is sending it (``sending``).
+
+        Leases keep two replicas from sending one message, not two tasks of one replica:
+        both hold its lease. Example (r47a): a group's answer going out under the group's
+        lock, its chat moved to the supergroup by another replica; this replica's sending
+        pass over the supergroup, which does not know the move, claims the answer's chart
+        and words. It finds the chart in the answer's hands and leaves the chat for later,
+        instead of sending chart and words a second time.
+        """
         moved_to = self.moves.current(queued.chat_id)
         if moved_to != queued.chat_id:  # moved there since it was read (``_send``)
             queued = queued.model_copy(update={"chat_id": moved_to})
-        longest = self.patience.longest_send
-        if not await self.store.outbox.hold_to_send(queued, for_at_least=longest):
-            raise NotDelivered(f"reply {queued.id} to chat {queued.chat_id}: another replica's")
+        if queued.id in self.sending:
+            raise NotDelivered(f"reply {queued.id} to chat {queued.chat_id}: being sent here")
+        # Taken before the first await, given back once it is marked sent or left queued.
+        self.sending.add(queued.id)
         try:
-            message = await self._send(queued)
-        except NotDelivered:
-            raise
-        except Exception as exc:
-            if await self._caption_without_chart(queued):
-                raise ChartRefused(f"reply {queued.id}: {exc}") from exc
-            raise
-        await self._record_sent([queued], {queued.id: message})
-        return message.message_id
+            longest = self.patience.longest_send
+            if not await self.store.outbox.hold_to_send(queued, for_at_least=longest):
+                raise NotDelivered(f"reply {queued.id} to chat {queued.chat_id}: another replica's")
+            try:
+                message = await self._send(queued)
+            except NotDelivered:
+                raise
+            except Exception as exc:
+                refusal: Exception = exc
+            else:
+                await self._record_sent([queued], {queued.id: message})
+                return message.message_id
+        finally:
+            self.sending.discard(queued.id)
+        # Refused for good: its stand-in (the same outbox row) is delivered in its turn.
+        if await self._caption_without_chart(queued):
+            raise ChartRefused(f"reply {queued.id}: {refusal}") from refusal
+        raise refusal
 
     async def _send(self, queued: OutgoingReply) -> Message:
         """Send a stored message, retried through flood control and network trouble; marked

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from contextlib import asynccontextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
@@ -252,6 +252,9 @@ class BotServices:
     #: Groups that became supergroups: the turns, runs and locks kept in memory under the
     #: group's id are found under the supergroup's (``chat_moved``).
     moves: ChatMoves = field(default_factory=ChatMoves)
+    #: The outbox ids this process's tasks are sending (``Sender.deliver``): a message in
+    #: one task's hands is not sent by another, whatever chat lock each holds.
+    sending: set[int] = field(default_factory=set)
 
     def __post_init__(self) -> None:
         if self.query_limiter is None:
@@ -270,8 +273,16 @@ class BotServices:
         self.moves.moved(old_id, new_id)
         return moved
 
+    async def learn_moves(self, chat_ids: Collection[int]) -> None:
+        """Learn the moves into these chats that another replica recorded (it got Telegram's
+        service message; ``ChatRepository.moves_into``), before taking their locks: a
+        supergroup's lock is then also its group's (``ChatLocks.hold``). Example: the
+        sending pass over -100777 waits for the answer going out under -555's lock."""
+        for old_id, new_id in await self.store.chats.moves_into(chat_ids):
+            self.moves.moved(old_id, new_id)
+
     def sender(self, bot: Bot) -> Sender:
-        return Sender(bot, self.store, self.patience, self.moves)
+        return Sender(bot, self.store, self.patience, self.moves, self.sending)
 
     def showing(
         self, bot: Bot, chat_id: int, action: str = ChatAction.TYPING, *, after_s: float = 0.0

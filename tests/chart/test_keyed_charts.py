@@ -130,8 +130,8 @@ def test_best_month_numbers_are_not_drawn_or_headlined_as_values(sample_settings
     best = by_year.max()
     month = by_year.idxmax().map(lambda day: day.strftime("%b"))  # the month, named by it
     head = chart_headline(result)
-    high = f"{best.idxmax()} {month[best.idxmax()]} {as_read(best.max())}%"
-    low = f"{best.idxmin()} {month[best.idxmin()]} {as_read(best.min())}%"
+    high = f"{best.idxmax()} {month[best.idxmax()]} {best.max():.2f}%"  # as its bar (D8)
+    low = f"{best.idxmin()} {month[best.idxmin()]} {best.min():.2f}%"
     assert head == f"best: highest {high}, lowest {low}"
 
 

@@ -230,14 +230,17 @@ def test_a_rank_reads_as_a_percentile_not_points(sample_settings, days):
     headline = chart_headline(result)
     assert headline is not None
     spread_text = re.escape(tick_points(spread.iloc[-1]))
-    pattern = rf"range = {spread_text} · range_rank = ([\d.]+)(?:st|nd|rd|th) percentile \({day}\)"
+    # A whole rank as an ordinal ("67th percentile"), a fraction as "66.93 of 100".
+    ends = r"(?:(?:st|nd|rd|th) percentile| of 100)"
+    pattern = rf"range = {spread_text} · range_rank = ([\d.]+){ends} \({day}\)"
     found = re.fullmatch(pattern, headline)
     assert found is not None, headline
     assert float(found.group(1)) == pytest.approx(rank, abs=0.05)
     ru = chart_headline(result, "ru")
-    assert ru is not None and "перцентил" in ru
+    assert ru is not None and ("перцентил" in ru or "из 100" in ru)
     card = [t.get_text() for ax in figure(result, "ru").axes for t in ax.texts]
-    assert any(t.endswith("-й перцентиль") for t in card)  # the card's value, an ordinal
+    # the card's value: an ordinal of a whole rank, "из 100" of a fraction
+    assert any(t.endswith(("-й перцентиль", " из 100")) for t in card)
 
 
 @pytest.mark.parametrize("language", ["en", "ru"])

@@ -365,10 +365,14 @@ def test_groups_that_read_the_same_are_tied(sample_settings, days, language, tie
         "group_by": "dayname()",
         "select": "mean(gapup)",
     }
-    fig = figure(run(query, sample_settings), language)
+    result = run(query, sample_settings)
+    fig = figure(result, language)
     (ax,) = fig.axes
     np.testing.assert_allclose(bar_heights(ax), shares.to_numpy(), rtol=1e-12)
     assert tie in texts(fig)  # the headline, over its two lines
     (bars,) = [c for c in ax.collections if isinstance(c, PolyCollection)]
     faces = [tuple(f) for f in bars.get_facecolors()]
-    assert faces[alike[0]] == faces[alike[1]] != faces[shares.idxmax()]
+    assert faces[alike[0]] == faces[alike[1]]
+    # Weekdays within noise of each other single out no bar: the highest is grey too.
+    even = "mean_gapup" in (result.metadata.even_groups or [])
+    assert (faces[alike[0]] == faces[shares.idxmax()]) == even

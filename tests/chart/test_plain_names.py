@@ -16,7 +16,6 @@ import chart_factories as make
 import numpy as np
 import pandas as pd
 import pytest
-from engine_results import as_read
 from matplotlib.figure import Figure
 from matplotlib.text import Text
 
@@ -65,10 +64,10 @@ WEEKDAY_QUERY = {
 @pytest.mark.parametrize(
     ("language", "name", "form", "unit", "axis", "key"),
     [
-        ("en", "average range", "{name}: highest {high} {top} points, lowest {low} {bottom} "
-         "points", "points", "average range (points)", "weekday"),
-        ("ru", "средний диапазон", "{name}: больше всего {high} {top} пункта, меньше всего "
-         "{low} {bottom} пункта", "пункты", "средний диапазон (пункты)", "день недели"),
+        ("en", "average range", "{name}: {low} {bottom} to {high} {top} points (differences "
+         "within noise)", "points", "average range (points)", "weekday"),
+        ("ru", "средний диапазон", "{name}: от {low} {bottom} до {high} {top} пункта (разница "
+         "в пределах шума)", "пункты", "средний диапазон (пункты)", "день недели"),
     ],
 )  # fmt: skip
 @pytest.mark.parametrize("alias", [None, "mean_range"])
@@ -155,7 +154,8 @@ def test_a_percentile_rank_list_ends_at_100_with_labels_that_differ(
 
 
 def test_ordinals_take_their_suffix() -> None:
-    """1st, 2nd, 3rd, 11th, 22nd, 99.9th: CLDR's ordinal forms, through Babel."""
+    """1st, 2nd, 3rd, 11th, 22nd: CLDR's ordinal forms, through Babel; a fraction has no
+    ordinal ("99.9th percentile", «99,9-й перцентиль»): "99.9 of 100"."""
     from barb.charts.value_text import with_unit
     from barb.charts.words import words_for
 
@@ -167,9 +167,10 @@ def test_ordinals_take_their_suffix() -> None:
         "3rd percentile",
         "11th percentile",
         "22nd percentile",
-        "99.9th percentile",
+        "99.9 of 100",
     ]
-    assert with_unit("99,9", "percentile", ru) == "99,9-й перцентиль"
+    assert with_unit("99,9", "percentile", ru) == "99,9 из 100"
+    assert with_unit("100", "percentile", ru) == "100-й перцентиль"
 
 
 def top25_with_percent() -> tuple[Result, pd.DataFrame]:
@@ -236,11 +237,10 @@ def test_a_headline_leads_with_a_value_apart_not_one_within_noise() -> None:
         focus_columns=["fomc", *values],
     )
     share = stats["both_broken"] * 100
-    high, low = share.idxmax(), share.idxmin()
-    flag = {True: "fomc: yes", False: "fomc: no"}
+    # Two groups by a yes/no key compared, FOMC days first (p47d D7), at the bars' one
+    # precision (D8).
     assert chart_headline(result, "en") == (
-        f"both_broken: highest {flag[high]} {as_read(share[high] / 100, share=True)}%, "
-        f"lowest {flag[low]} {as_read(share[low] / 100, share=True)}%"
+        f"both_broken: fomc days {share[True]:.1f}% vs other days {share[False]:.1f}%"
     )
     # Without the noise check's word the first value leads, as before.
     plain = meta.model_copy(update={"even_groups": None, "apart_groups": None})

@@ -74,7 +74,11 @@ def test_scope_and_subtitle() -> None:
     joined = {"join": [{"instrument": "ES"}, {"source": "fomc"}], "select": "count()"}
     assert subtitle_text(joined, en) == "count() · with ES, fomc"
     then = {"group_by": "year()", "select": "max(close) as top", "then": {"select": "mean(top)"}}
-    assert subtitle_text(then, en) == "max(close) as top · by year() · then: mean(top)"
+    assert subtitle_text(then, en) == "max(close) as top · by year · then: mean(top)"
+    # A calendar key in words, in the case "по" takes: «по month()» was code (p47d D5).
+    assert subtitle_text(then, ru) == "max(close) as top · по году · затем: mean(top)"
+    hours = {"group_by": ["month()", "hour()", "fomc"], "select": "mean(range)"}
+    assert subtitle_text(hours, ru) == "mean(range) · по месяцу, часу, fomc"
 
 
 @pytest.mark.parametrize(

@@ -13,7 +13,7 @@ import duckdb
 import numpy as np
 import pandas as pd
 import pytest
-from engine_results import RTH, as_read, bar_heights, figure, run
+from engine_results import RTH, bar_heights, figure, run
 from matplotlib.collections import PolyCollection
 from matplotlib.colors import to_hex
 from matplotlib.figure import Figure
@@ -150,8 +150,8 @@ def test_drawdowns_side_by_side_lead_each_year_with_its_deepest_month(
         months = expected[year]
         low, high = (EN_MONTHS[int(months.idxmin()) - 1], EN_MONTHS[int(months.idxmax()) - 1])
         parts.append(
-            f"{year} — lowest {low} {as_read(months.min())}%, "
-            f"highest {high} {as_read(months.max())}%"
+            f"{year} — lowest {low} {months.min():.2f}%, "  # as the bars write them (D8)
+            f"highest {high} {months.max():.2f}%"
         )
     assert chart_headline(result) == "max_dd: " + "; ".join(parts).replace("-", "\u2212")
     assert "ниже всего" in (chart_headline(result, "ru") or "")
@@ -173,7 +173,7 @@ def test_a_yearly_drawdown_of_cl_names_its_deepest_year_first(cl_settings, cl_da
     result = execute(query, "CL", settings=cl_settings)
     fig = figure(result)
     np.testing.assert_allclose(bar_heights(fig.axes[0]), expected.to_numpy())
-    low, high = f"{as_read(expected[deep])}%", f"{as_read(expected[shallow])}%"
+    low, high = f"{expected[deep]:.2f}%", f"{expected[shallow]:.2f}%"
     assert drawn_headline(fig) == (
         f"max_dd_pct: lowest {deep} {low}, highest {shallow} {high}".replace("-", "\u2212")
     )

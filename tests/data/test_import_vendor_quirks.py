@@ -38,7 +38,7 @@ def assert_stored(settings: EngineSettings, bars: pd.DataFrame, volume: bool = T
 @pytest.mark.parametrize(
     "first_sunday",
     [
-        dt.date(2024, 3, 3),  # 4-8 March: every field 12 or less, told by the bars' order
+        dt.date(2024, 3, 3),  # 4-8 March: every field 12 or less, told by --date-order
         dt.date(2024, 3, 10),  # 10-15 March: a day over 12 says day first
     ],
 )
@@ -47,7 +47,8 @@ def test_day_first_slash_dates_are_read_day_first(
 ) -> None:
     bars = bf.week_of_bars(first_sunday)
     path = bf.european_csv(tmp_path / "eu.csv", bars, date_format="%d/%m/%Y")
-    result = import_file(path, "NQ", settings)
+    order = "day-first" if first_sunday.day < 10 else None
+    result = import_file(path, "NQ", settings, date_order=order)
     assert_stored(settings, bars)
     assert result.report.first_date == first_sunday + dt.timedelta(days=1)
     assert result.report.trading_dates == 5
@@ -56,7 +57,9 @@ def test_day_first_slash_dates_are_read_day_first(
 def test_month_first_slash_dates_stay_month_first(tmp_path: Path, settings: EngineSettings) -> None:
     bars = bf.week_of_bars(dt.date(2024, 3, 3))
     path = bf.european_csv(tmp_path / "us.csv", bars, date_format="%m/%d/%Y")
-    import_file(path, "NQ", settings)
+    with pytest.raises(DataError, match="nothing in the file tells which"):
+        import_file(path, "NQ", settings)  # 03/04-03/08: no day over 12
+    import_file(path, "NQ", settings, date_order="month-first")
     assert_stored(settings, bars)
 
 

@@ -10,6 +10,7 @@ import datetime as dt
 from pathlib import Path
 
 import bar_files as bf
+import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -147,28 +148,39 @@ def excel_csv(path: Path, bars: pd.DataFrame, time_format: str) -> Path:
 
 
 @pytest.mark.parametrize(
-    ("time_format", "read_as"),
+    ("time_format", "read_as", "order"),
     [
-        ("%m/%d/%Y %H:%M", "%m/%d/%Y %H:%M"),
-        ("#", "%m/%d/%Y %H:%M"),
-        ("%m/%d/%Y %I:%M:%S %p", "%m/%d/%Y %I:%M:%S %p"),
-        ("%d.%m.%Y %H:%M", "%d.%m.%Y %H:%M"),
-        ("%d/%m/%Y %H:%M", "%d/%m/%Y %H:%M"),
+        ("%m/%d/%Y %H:%M", "%m/%d/%Y %H:%M", "month-first"),
+        ("#", "%m/%d/%Y %H:%M", "month-first"),
+        ("%m/%d/%Y %I:%M:%S %p", "%m/%d/%Y %I:%M:%S %p", "month-first"),
+        ("%d.%m.%Y %H:%M", "%d.%m.%Y %H:%M", None),  # dotted dates are day first
+        ("%d/%m/%Y %H:%M", "%d/%m/%Y %H:%M", "day-first"),
+        ("%m/%d/%y %H:%M", "%m/%d/%y %H:%M", "month-first"),  # Excel's 3/13/24
+        ("%d-%m-%Y %H:%M", "%d-%m-%Y %H:%M", "day-first"),  # Dutch 13-03-2024
     ],
 )
 @pytest.mark.parametrize(
     "first_sunday",
     [
-        dt.date(2024, 3, 3),  # 4-8 March: no day over 12, told by the bars' running on
+        dt.date(2024, 3, 3),  # 4-8 March: no day over 12, so only --date-order tells
         dt.date(2024, 3, 10),  # 11-15 March: a day over 12 tells
     ],
 )
 def test_one_excel_date_time_column_is_read_in_its_own_day_order(
-    time_format: str, read_as: str, first_sunday: dt.date, tmp_path: Path, settings: EngineSettings
+    time_format: str,
+    read_as: str,
+    order: str | None,
+    first_sunday: dt.date,
+    tmp_path: Path,
+    settings: EngineSettings,
 ) -> None:
     bars = bf.week_of_bars(first_sunday)
     path = excel_csv(tmp_path / "nq_excel.csv", bars, time_format)
-    import_file(path, "NQ", settings)
+    told = first_sunday.day == 10 or order is None
+    if not told:
+        with pytest.raises(DataError, match=r"\(no day in it is over 12\); pass --date-order"):
+            import_file(path, "NQ", settings)
+    import_file(path, "NQ", settings, date_order=None if told else order)
     frame = pd.read_csv(path, encoding="utf-8-sig")
     expected = frame.rename(columns=str.lower).assign(
         timestamp=pd.to_datetime(frame["Date Time"], format=read_as)
@@ -287,7 +299,313 @@ def test_databento_parquet_without_a_zone_is_read_as_utc(
     frame = pd.read_parquet(path)
     wall = frame["ts_event"].dt.tz_localize("UTC").dt.tz_convert(NY).dt.tz_localize(None)
     assert_stored(settings, frame.assign(timestamp=wall))
-    assert (
-        "ts_event has no timezone in the file: read as UTC, which Databento's ts_event always is."
-        in result.report.text()
+    said = (
+        "ts_event has no zone in the file: read as UTC, Databento's zone for it, under which "
+        "the bars fit NQ's session times."
+        if timezone is None
+        else "ts_event has no zone in the file: its times are read as UTC, as --timezone says."
     )
+    assert said in result.report.text()
+
+
+# --- r47b: what 022412d stored wrong without a word ----------------------------------------
+
+
+def cash_session_bars(days: list[dt.date], seed: int = 3) -> pd.DataFrame:
+    """09:30-15:59 New York bars (tz-aware ``timestamp`` and OHLCV) on each of ``days``."""
+    wall = pd.DatetimeIndex([])
+    for day in days:
+        start = pd.Timestamp(day) + pd.Timedelta(hours=9, minutes=30)
+        wall = wall.append(pd.date_range(start, periods=390, freq="1min"))
+    rng = np.random.default_rng(seed)
+    close = 16000 + np.cumsum(rng.integers(-8, 9, len(wall))) * 0.25
+    open_ = np.r_[close[0], close[:-1]]
+    return pd.DataFrame(
+        {
+            "timestamp": wall.tz_localize(NY),
+            "open": open_,
+            "high": np.maximum(open_, close) + 0.25,
+            "low": np.minimum(open_, close) - 0.25,
+            "close": close,
+            "volume": rng.integers(1, 500, len(wall)),
+        }
+    )
+
+
+# Payrolls Fridays: every date's fields are 12 or less, and a month apart under either order.
+FIRST_FRIDAYS = [dt.date(2023, 1, 6), dt.date(2023, 2, 3), dt.date(2023, 3, 3)]
+
+
+def split_csv(path: Path, bars: pd.DataFrame, date_format: str, sep: str = ",") -> Path:
+    wall = bf.in_zone(bars, NY)
+    out = pd.DataFrame(
+        {"Date": wall.dt.strftime(date_format), "Time": wall.dt.strftime("%H:%M")}
+        | {c.title(): bars[c] for c in PRICES}
+    )
+    out.to_csv(path, index=False, sep=sep)
+    return path
+
+
+def read_split(path: Path, date_format: str, sep: str = ",") -> pd.DataFrame:
+    frame = pd.read_csv(path, sep=sep, dtype={"Date": str}).rename(columns=str.lower)
+    stamp = pd.to_datetime(frame["date"] + " " + frame["time"], format=f"{date_format} %H:%M")
+    return frame.assign(timestamp=stamp)
+
+
+@pytest.mark.parametrize("layout", ["excel", "split"])
+def test_first_fridays_ask_for_the_day_order_and_take_the_one_given(
+    layout: str, tmp_path: Path, settings: EngineSettings, stored: None
+) -> None:
+    # 022412d guessed day first from the steps between dates: 6 January stored on 1 June,
+    # 3 February on 2 March, sorted as "safe". Only a day over 12 may tell.
+    bars = cash_session_bars(FIRST_FRIDAYS)
+    if layout == "excel":
+        path = excel_csv(tmp_path / "nfp.csv", bars, "#")
+        frame = pd.read_csv(path, encoding="utf-8-sig").rename(columns=str.lower)
+        stamp = pd.to_datetime(frame["date time"], format="%m/%d/%Y %H:%M")
+        expected = frame.assign(timestamp=stamp)
+    else:
+        path = split_csv(tmp_path / "nfp.csv", bars, "%m/%d/%Y")
+        expected = read_split(path, "%m/%d/%Y")
+    refused_unchanged(
+        settings,
+        path,
+        r"dates such as '0?1/0?6/2023' may be month first or day first, and nothing in the file "
+        r"tells which \(no day in it is over 12\); pass --date-order month-first \(US\) or "
+        r"--date-order day-first\.$",
+    )
+    # The order the person gives is taken: nothing in the file contradicts it.
+    import_file(path, "NQ", settings, mode="replace", date_order="month-first")
+    assert_stored(settings, expected)
+    assert sorted(expected["timestamp"].dt.date.unique()) == FIRST_FRIDAYS
+
+
+def test_the_caption_asks_for_the_day_order_of_first_fridays(
+    tmp_path: Path, settings: EngineSettings
+) -> None:
+    path = excel_csv(tmp_path / "nfp.csv", cash_session_bars(FIRST_FRIDAYS), "#")
+    with pytest.raises(DataError) as refused:
+        check_file(path, "NQ", settings, advice="caption")
+    assert str(refused.value).endswith(
+        "send the file again with `--date-order month-first` (US) or `--date-order day-first` "
+        "in the caption."
+    )
+
+
+def test_dotted_and_kibot_dates_keep_their_own_order(
+    tmp_path: Path, settings: EngineSettings
+) -> None:
+    bars = cash_session_bars(FIRST_FRIDAYS)
+    # 06.01.2023 is 6 January: dotted dates are day first (022412d read them month first).
+    dotted = split_csv(tmp_path / "eu.csv", bars, "%d.%m.%Y", sep=";")
+    import_file(dotted, "NQ", settings)
+    assert_stored(settings, read_split(dotted, "%d.%m.%Y", sep=";"))
+    import_file(dotted, "NQ", settings, mode="replace", date_order="day-first")
+    assert_stored(settings, read_split(dotted, "%d.%m.%Y", sep=";"))
+    # Kibot writes MM/DD/YYYY: 022412d stored 6 January on 1 June.
+    kibot = bf.kibot_txt(tmp_path / "kibot.txt", bars)
+    import_file(kibot, "NQ", settings, mode="replace")
+    names = ["date", "time", *PRICES]
+    frame = pd.read_csv(kibot, header=None, names=names, dtype={"date": str})
+    stamp = pd.to_datetime(frame["date"] + " " + frame["time"], format="%m/%d/%Y %H:%M")
+    assert_stored(settings, frame.assign(timestamp=stamp))
+
+
+def ib_abbreviated_csv(path: Path, bars: pd.DataFrame, zone: str, label: str) -> Path:
+    """A TWS export whose times are ``zone``'s wall clock, named by ``label`` ("EST")."""
+    ib_csv(path, bars, None, "%Y%m%d %H:%M:%S")
+    frame = pd.read_csv(path, dtype={"date": str})
+    frame["date"] = bf.in_zone(bars, zone).dt.strftime("%Y%m%d %H:%M:%S") + f" {label}"
+    frame.to_csv(path, index=False)
+    return path
+
+
+@pytest.mark.parametrize(
+    ("label", "zone", "cash_only"),
+    [("EST", NY, True), ("EST", NY, False), ("CST", "America/Chicago", False)],
+)
+def test_ib_zone_abbreviations_are_read_only_in_the_zone_named(
+    label: str,
+    zone: str,
+    cash_only: bool,
+    tmp_path: Path,
+    settings: EngineSettings,
+    stored: None,
+) -> None:
+    # July: New York on summer time. 022412d read "EST" as IANA's UTC-5 and stored the
+    # cash session at 10:30-16:59 as "the zone the file names"; "CST" was unknown, even
+    # with --timezone America/Chicago.
+    bars = bf.week_of_bars(dt.date(2024, 7, 7))
+    if cash_only:
+        minute = bars["timestamp"].dt.hour * 60 + bars["timestamp"].dt.minute
+        bars = bars[(minute >= 570) & (minute < 960)].reset_index(drop=True)
+    path = ib_abbreviated_csv(tmp_path / "NQ_ib.csv", bars, zone, label)
+    refused_unchanged(
+        settings,
+        path,
+        rf"the file's times name their zone only as '{label}', an abbreviation .*; pass "
+        rf"--timezone naming the zone to read them in, such as --timezone {zone}\.$",
+    )
+    result = import_file(path, "NQ", settings, mode="replace", timezone=zone)
+    frame = pd.read_csv(path, dtype={"date": str})
+    naive = pd.to_datetime(frame["date"].str[:17], format="%Y%m%d %H:%M:%S")
+    wall = naive.dt.tz_localize(zone).dt.tz_convert(NY).dt.tz_localize(None)
+    assert_stored(settings, frame.assign(timestamp=wall))
+    assert f"name their zone only as '{label}': they are read as" in result.report.text()
+
+
+def databento_naive(path: Path, bars: pd.DataFrame, zone: str, csv: bool = False) -> Path:
+    """Databento bars whose ts_event was converted to ``zone`` and lost its zone."""
+    local = bars["timestamp"].dt.tz_convert(zone).dt.tz_localize(None)
+    columns = {
+        "ts_event": pa.array(local.to_numpy(), pa.timestamp("ns")),
+        "rtype": pa.array([33] * len(bars), pa.uint8()),
+        **{c: pa.array(bars[c].to_numpy()) for c in PRICES},
+        "symbol": pa.array(["NQM4"] * len(bars)),
+    }
+    if csv:
+        frame = pa.table(columns).to_pandas()
+        frame["ts_event"] = frame["ts_event"].dt.strftime("%Y-%m-%dT%H:%M:%S.000000000")
+        frame.to_csv(path, index=False)
+    else:
+        pq.write_table(pa.table(columns), path)
+    return path
+
+
+@pytest.mark.parametrize(
+    ("zone", "cash_only", "csv"),
+    [
+        (NY, True, False),  # 022412d: stored 5 hours early, "read as UTC"
+        (NY, False, False),
+        ("America/Chicago", False, False),
+        (NY, False, True),
+    ],
+)
+def test_databento_ts_event_without_a_zone_that_is_not_utc_asks_for_it(
+    zone: str, cash_only: bool, csv: bool, tmp_path: Path, settings: EngineSettings, stored: None
+) -> None:
+    bars = bf.week_of_bars(dt.date(2024, 3, 10))
+    if cash_only:
+        bars = cash_session_bars([dt.date(2024, 3, 11) + dt.timedelta(days=k) for k in range(5)])
+    name = "glbx-mdp3.ohlcv-1m." + ("csv" if csv else "parquet")
+    path = databento_naive(tmp_path / name, bars, zone, csv)
+    city = zone.rsplit("/", 1)[-1].replace("_", " ")
+    refused_unchanged(
+        settings,
+        path,
+        r"ts_event has no zone in the file, and its times appear not to be UTC: read as UTC, "
+        rf"the bars do not fit NQ's session times, and read as {city} time \({zone}\) they do; "
+        r"pass --timezone naming the zone they are in\.$",
+    )
+    import_file(path, "NQ", settings, mode="replace", timezone=zone)
+    frame = pd.read_csv(path) if csv else pd.read_parquet(path)
+    naive = pd.to_datetime(frame["ts_event"])
+    wall = naive.dt.tz_localize(zone).dt.tz_convert(NY).dt.tz_localize(None)
+    assert_stored(settings, frame.assign(timestamp=wall))
+
+
+def test_databento_cash_session_in_utc_without_a_zone_is_read_as_utc(
+    tmp_path: Path, settings: EngineSettings
+) -> None:
+    bars = cash_session_bars([dt.date(2024, 3, 11) + dt.timedelta(days=k) for k in range(5)])
+    path = databento_naive(tmp_path / "glbx.parquet", bars, "UTC")
+    import_file(path, "NQ", settings)
+    frame = pd.read_parquet(path)
+    wall = frame["ts_event"].dt.tz_localize("UTC").dt.tz_convert(NY).dt.tz_localize(None)
+    assert_stored(settings, frame.assign(timestamp=wall))
+
+
+def twelve_hour_csv(path: Path, bars: pd.DataFrame) -> Path:
+    """Excel's custom format "m/d/yyyy h:mm" without AM/PM: 13:30 written as 1:30."""
+    wall = bf.in_zone(bars, NY)
+    text = wall.map(lambda t: f"{t.month}/{t.day}/{t.year} {(t.hour - 1) % 12 + 1}:{t.minute:02d}")
+    bf.plain_csv(path, bars)
+    frame = pd.read_csv(path)
+    frame.insert(0, "Date Time", text)
+    frame.drop(columns="timestamp").to_csv(path, index=False)
+    return path
+
+
+@pytest.mark.parametrize("cash_only", [True, False])
+@pytest.mark.parametrize("stamp", [None, "open"])
+def test_twelve_hour_times_without_am_pm_are_refused_as_such(
+    cash_only: bool, stamp: str | None, tmp_path: Path, settings: EngineSettings, stored: None
+) -> None:
+    # 11-15 March: a day over 12 settles the order. 022412d stored the cash session's
+    # afternoon at 01:00-03:59 ("sorted, which is safe") with --stamp open, and refused the
+    # 24-hour file as thousands of repeats "if two exports were pasted together".
+    bars = bf.week_of_bars(dt.date(2024, 3, 10))
+    if cash_only:
+        bars = cash_session_bars([dt.date(2024, 3, 11) + dt.timedelta(days=k) for k in range(5)])
+    path = twelve_hour_csv(tmp_path / "nq.csv", bars)
+    before = stored_bytes(settings)
+    with pytest.raises(DataError) as refused:
+        import_file(path, "NQ", settings, mode="replace", stamp=stamp)
+    message = str(refused.value)
+    assert "the times have no AM or PM: no hour in the file is over 12, and 2024-03-1" in message
+    assert "01:00:00 comes after 2024-03-1" in message
+    assert "pasted" not in message
+    assert stored_bytes(settings) == before
+
+
+def test_a_repeat_made_by_a_clock_change_is_not_called_pasted(
+    tmp_path: Path, settings: EngineSettings, stored: None
+) -> None:
+    # Tehran turned its clocks back at midnight on Tuesday 21 September 2021: the hour
+    # 23:00-23:59 happened twice, with other bars each time.
+    bars = bf.week_of_bars(dt.date(2021, 9, 19))
+    path = bf.plain_csv(tmp_path / "tehran.csv", bars, zone="Asia/Tehran")
+    refused_unchanged(
+        settings,
+        path,
+        r"line \d+: 2021-09-21 23:00:00 does not exist or occurs twice in Asia/Tehran \(a clock "
+        r"change\)",
+        timezone="Asia/Tehran",
+    )
+
+
+def test_the_sort_is_called_safe_only_for_a_file_that_passes(
+    tmp_path: Path, settings: EngineSettings
+) -> None:
+    bars = bf.week_of_bars(dt.date(2024, 3, 10))
+    path = pasted(tmp_path / "two.csv", bars, "later_first")
+    frame = pd.read_csv(path)
+    frame.loc[5000, "high"] = frame.loc[5000, "low"] - 1  # a bad bar on line 5002
+    frame.to_csv(path, index=False)
+    checked = check_file(path, "NQ", settings)
+    assert checked.frame is None
+    text = checked.report.text()
+    assert "line 5002: high" in text
+    assert "which is safe" not in text
+
+
+def test_ib_api_forms_and_ib_insync_files_are_read(
+    tmp_path: Path, settings: EngineSettings
+) -> None:
+    bars = bf.week_of_bars(dt.date(2024, 3, 10))
+    utc = bars["timestamp"].dt.tz_convert("UTC")
+    expected = bars.assign(timestamp=bf.in_zone(bars, NY))
+    # The API's UTC form "20240310-22:00:00", and Unix seconds (formatDate=2).
+    for name, times in (
+        ("dash", utc.dt.strftime("%Y%m%d-%H:%M:%S")),
+        ("epoch", (utc.astype("int64") // 10**9).astype(str)),
+    ):
+        path = ib_csv(tmp_path / f"ib_{name}.csv", bars, None, "%Y%m%d %H:%M:%S")
+        frame = pd.read_csv(path, dtype={"date": str}).assign(date=times)
+        frame.to_csv(path, index=False)
+        result = import_file(path, "NQ", settings, mode="replace")
+        assert result.report.layout == "Interactive Brokers TWS export"
+        assert_stored(settings, expected)
+    # ib_insync's util.df(bars).to_csv(): the index, and ISO times with their offset.
+    insync = pd.DataFrame(
+        {"date": bars["timestamp"].dt.tz_convert("America/Chicago").astype(str)}
+        | {c: bars[c] for c in PRICES}
+    )
+    insync["average"], insync["barCount"] = bars["close"], bars["volume"] // 3 + 1
+    path = tmp_path / "NQ_ib_insync.csv"
+    insync.to_csv(path)
+    result = import_file(path, "NQ", settings, mode="replace")
+    assert result.report.layout == "ib_insync (Interactive Brokers API) CSV"
+    frame = pd.read_csv(path)
+    wall = pd.to_datetime(frame["date"], utc=True).dt.tz_convert(NY).dt.tz_localize(None)
+    assert_stored(settings, frame.assign(timestamp=wall))

@@ -419,7 +419,7 @@ def test_a_points_mean_within_noise_over_blended_levels_says_its_percent_is_not(
     assert result.metadata.even_groups == ["mean_range"]
     # The chart's headline leads with the value whose groups differ (p38b Q13).
     assert result.metadata.apart_groups == ["pct"]
-    assert (chart_headline(result) or "").startswith("pct: highest fomc: yes ")
+    assert (chart_headline(result) or "").startswith("pct: fomc days ")  # compared, p47d D7
     [levels] = [w for w in result.metadata.warnings if "blends price levels" in w]
     assert levels.endswith(
         f"or a recent period. In percent the groups differ by more than their noise: pct "

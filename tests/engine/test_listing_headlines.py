@@ -11,6 +11,7 @@ over the hand-made minute bars.
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 import pytest
 from asking import as_read
@@ -39,8 +40,9 @@ def test_an_hour_by_minute_grid_is_headlined_by_its_busiest_and_quietest_bar(
     slots = bars.groupby([bars.index.hour, bars.index.minute]).mean()
     (hour, minute), (low_hour, low_minute) = slots.idxmax(), slots.idxmin()
     assert minute or low_minute  # the premise: a quarter-hour's bar, once named by its hour
-    high = f"{hour:02d}:{minute:02d} {_as_read(slots.max())} contracts"
-    low = f"{low_hour:02d}:{low_minute:02d} {_as_read(slots.min())} contracts"
+    # Whole contracts, as the bars write volumes in the thousands (p47d D8).
+    high = f"{hour:02d}:{minute:02d} {round(slots.max()):,} contracts"
+    low = f"{low_hour:02d}:{low_minute:02d} {round(slots.min()):,} contracts"
     result = _run(query, engine_settings)
     assert chart_headline(result) == f"vol: highest {high}, lowest {low}"
 
@@ -107,7 +109,8 @@ def test_a_listing_s_title_names_its_extremes_as_the_summary_does(
 ) -> None:
     """A title had said "ret: highest 2020-10 24.0%" where the summary the model quoted said
     max=23.95 (2020-10): one number, read two ways. Daily returns of the hand-made RTH days,
-    by pandas: the title and the summary write each extreme alike."""
+    by pandas: the title writes each extreme as the bars do (p47d D8: "2.092%" over a bar's
+    "2.09%"), a percent with two decimals at least, the summary's rounded."""
     from rth_bars import rth_daily
 
     from barb.summary_text import render_summary, value_text
@@ -121,6 +124,8 @@ def test_a_listing_s_title_names_its_extremes_as_the_summary_does(
     assert len(top.partition(".")[2]) > 1  # more digits than the bars' one precision
     assert f"max={top} ({high:%Y-%m-%d})" in render_summary(result)
     assert f"min={bottom} ({low:%Y-%m-%d})" in render_summary(result)
+    decimals = max(2, 2 - int(np.floor(np.log10(ret.abs().max()))))  # 3 significant digits
+    top, bottom = (f"{v:.{decimals}f}" for v in (ret.max(), ret.min()))
     minus = bottom.replace("-", "\u2212")
     assert chart_headline(result) == (
         f"ret: highest {high:%Y-%m-%d} {top}%, lowest {low:%Y-%m-%d} {minus}%"

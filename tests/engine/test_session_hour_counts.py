@@ -55,8 +55,12 @@ def test_every_session_hour_is_drawn_and_ranked(
     zeros = int((hour_counts == 0).sum())
     assert len(top) == 1 and zeros > 1
     headline = chart_headline(result)
-    assert f"most often {top.index[0]:02d}:00 {top.iloc[0]} bars" in headline
-    assert f"least often 0 bars ({zeros} groups tied)" in headline
+    # A few bars an hour are within noise of each other: their span, no winner (p47d D1).
+    assert result.metadata.even_groups == ["bars"]
+    assert headline == (
+        f"bars: 0 bars ({zeros} groups tied) to {top.index[0]:02d}:00 {top.iloc[0]} bars "
+        "(differences within noise)"
+    )
 
 
 def test_hours_a_where_on_the_hour_empties_are_no_never(
@@ -70,4 +74,5 @@ def test_hours_a_where_on_the_hour_empties_are_no_never(
     assert not {18, 19, 20, 21, 22, 23, 0, 1, 2, 3, 4} & set(hours)
     day = hour_counts.loc[[h for h in hour_counts.index if 5 <= h < 17]]
     low = day[day > 0].min()  # the hours it found; those it added between are not ranked
-    assert f"least often {low} bar" in chart_headline(result)
+    headline = chart_headline(result) or ""
+    assert headline.startswith(f"bars: {low} bar") and "within noise" in headline

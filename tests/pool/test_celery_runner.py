@@ -223,11 +223,16 @@ async def test_a_child_killed_mid_query_by_the_system_is_said_plainly(
 ) -> None:
     """The kernel's OOM killer SIGKILLs a ``barb worker`` child mid-query: the person read
     "The query could not be run (reference …)"; now the sentence says the system stopped
-    the worker, most likely for memory, and what to try, as from the bot's own pool."""
+    the worker, most likely for memory, and what to try, as from the bot's own pool.
+
+    The job's claim says it is done: it said "running" until its expiry (the hard limit),
+    and a copy of the job Redis handed out after that ran the query just killed for its
+    memory again, for nobody (r47a #4)."""
     env = worker_env(redis_url, data_env, timeout_s=20)
     workers.append(misbehaving_worker(env, tmp_path / "worker.log", "NQ"))
     runner = CeleryRunner(redis_url, timeout_s=20, queue_wait_s=60)
     started = tmp_path / "started"
+    client = redis.Redis.from_url(redis_url)
     try:
         job = quick({**COUNT, "sleep": 60, "started": str(started)})
         running = asyncio.create_task(runner.run(job))
@@ -243,8 +248,15 @@ async def test_a_child_killed_mid_query_by_the_system_is_said_plainly(
             f"because the machine ran out of memory (reference {outcome.error['reference']}); "
             "try a shorter period or a longer timeframe."
         )
+        [claim] = client.keys(claim_key("*"))
+        for _ in range(200):  # finished by the worker once it has recorded the failure
+            if client.get(claim) == b"done":
+                break
+            await asyncio.sleep(0.05)
+        assert client.get(claim) == b"done"
         assert count_of(await runner.run(quick(COUNT))) == DAYS
     finally:
+        client.close()
         await runner.close()
 
 

@@ -1,7 +1,8 @@
 """Revision 0002: the free-text preferences saved before become short notes, or are dropped.
+Revision 0013: those every group's anonymous admins shared (GroupAnonymousBot's) are deleted.
 
-Rows are written at revision 0001 with plain SQL, as that version of Barb wrote them, then
-the database is upgraded and read back through the store."""
+Rows are written at the revision before with plain SQL, as that version of Barb wrote them,
+then the database is upgraded and read back through the store."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from typing import Any
 
 from sqlalchemy import text
 from sqlalchemy.pool import NullPool
-from store_fixtures import ALICE, BOB
+from store_fixtures import ALICE, BOB, GROUP_CHAT
 
 from bot.store import StoreSettings, open_store
 from bot.store.db import make_engine
@@ -84,3 +85,46 @@ async def test_downgrade_keeps_the_kind_in_the_text(settings: StoreSettings) -> 
     await upgrade_schema(settings)  # and back: everything a note now
     rows = await _sql(settings, "SELECT kind, text FROM preferences ORDER BY id")
     assert [tuple(row) for row in rows] == [("note", "session: RTH"), ("note", "answer in points")]
+
+
+#: Telegram's account every anonymous group admin wrote as, before they asked as the group.
+GROUP_ANONYMOUS_BOT = 1087968824
+
+
+async def test_what_every_groups_anonymous_admins_shared_is_deleted(
+    blank_settings: StoreSettings,
+) -> None:
+    """What one anonymous admin had Barb remember went into every group's anonymous admins'
+    prompts, and nobody could see or forget it (r47a #6); the group's own, and people's,
+    stay, and a downgrade leaves them as they are."""
+    settings = blank_settings
+    await upgrade_schema(settings, "0012")
+    rows = [
+        (GROUP_ANONYMOUS_BOT, "session", "only RTH"),
+        (ALICE, "note", "answer in points"),
+        (GROUP_ANONYMOUS_BOT, "note", "always in Russian"),
+        (GROUP_CHAT, "session", "only ETH"),  # an anonymous admin since, as the group
+    ]
+    await _sql(
+        settings,
+        "INSERT INTO preferences (user_id, kind, text, created_at)"
+        " VALUES (:u, :k, :t, '2026-11-01')",
+        [{"u": user, "k": kind, "t": body} for user, kind, body in rows],
+    )
+    kept = [(ALICE, "answer in points"), (GROUP_CHAT, "only ETH")]
+
+    await upgrade_schema(settings)
+    store = await open_store(settings)
+    try:
+        assert await store.preferences.for_user(GROUP_ANONYMOUS_BOT) == []
+        assert [p.text for p in await store.preferences.for_user(ALICE)] == ["answer in points"]
+        assert [p.text for p in await store.preferences.for_user(GROUP_CHAT)] == ["only ETH"]
+    finally:
+        await store.close()
+
+    await downgrade_schema(settings, "0012")
+    remaining = await _sql(settings, "SELECT user_id, text FROM preferences ORDER BY id")
+    assert [tuple(row) for row in remaining] == kept
+    await upgrade_schema(settings)
+    remaining = await _sql(settings, "SELECT user_id, text FROM preferences ORDER BY id")
+    assert [tuple(row) for row in remaining] == kept

@@ -218,6 +218,49 @@ async def test_what_the_groups_anonymous_admins_asked_moves_as_the_supergroups(
     assert (moved_work.user_id, moved_work.payload) == (supergroup, {"asker": moved})
 
 
+async def test_what_the_groups_anonymous_admins_remembered_moves_as_the_supergroups(
+    store: Store,
+) -> None:
+    """Preferences an anonymous admin stated (saved under the group's id) were left behind:
+    after the upgrade the admins ask as the supergroup and found nothing remembered (r47a
+    #2). Alice's stay hers; a later call keeps the single-valued one stated last."""
+    supergroup = GROUP_CHAT - 1
+    await store.chats.ensure(GROUP_CHAT, "group")
+    await store.preferences.add(GROUP_CHAT, "only RTH", kind="session")
+    await store.preferences.add(GROUP_CHAT, "answer in points")
+    await store.preferences.add(ALICE, "only ETH", kind="session")
+
+    assert await store.chats.migrate(GROUP_CHAT, supergroup)
+
+    remembered = [(p.kind, p.text) for p in await store.preferences.for_user(supergroup)]
+    assert remembered == [("session", "only RTH"), ("note", "answer in points")]
+    assert await store.preferences.for_user(GROUP_CHAT) == []
+    assert [p.text for p in await store.preferences.for_user(ALICE)] == ["only ETH"]
+
+    # Work begun in the group, finishing after the move, stores one there: Telegram's
+    # second notice moves it, in place of the earlier one of its kind.
+    await store.preferences.add(GROUP_CHAT, "only ETH", kind="session")
+    await store.chats.migrate(GROUP_CHAT, supergroup)
+    remembered = [(p.kind, p.text) for p in await store.preferences.for_user(supergroup)]
+    assert remembered == [("note", "answer in points"), ("session", "only ETH")]
+
+
+async def test_a_move_is_read_by_every_replica(store: Store) -> None:
+    """A replica that did not get Telegram's service message learns the move from the
+    group's row (r47a #1: its sending pass over the supergroup did not wait for the
+    group's answer under way)."""
+    supergroup = GROUP_CHAT - 1
+    await store.chats.ensure(GROUP_CHAT, "group")
+    await store.chats.ensure(PRIVATE_CHAT, "private")
+    assert await store.chats.moves_into([supergroup]) == []
+
+    await store.chats.migrate(GROUP_CHAT, supergroup)
+
+    assert await store.chats.moves_into([PRIVATE_CHAT, supergroup]) == [(GROUP_CHAT, supergroup)]
+    assert await store.chats.moves_into([GROUP_CHAT, PRIVATE_CHAT]) == []
+    assert await store.chats.moves_into([]) == []
+
+
 async def test_a_supergroup_first_seen_before_its_move_takes_the_groups_settings(
     store: Store, clock: FakeClock
 ) -> None:

@@ -71,7 +71,7 @@ async def test_a_won_cancel_is_recorded_in_flight(chats: Store) -> None:
     assert (work.id, work.kind, work.payload) == (
         cancel.work_id,
         "cancel",
-        {"action_id": action.id},
+        {"action_id": action.id, "update_id": 10},  # ordered by update id across replicas
     )
     assert await chats.updates.unhandled() == []
 

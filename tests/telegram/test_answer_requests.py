@@ -94,11 +94,14 @@ async def test_an_answer_is_three_requests_with_the_commentary_as_caption(
         await press(fake, ALICE, ALICE, photo.result, csv_button)
         [document] = await fake.wait_for("sendDocument", chat_id=ALICE)
         rows = [
-            line.split(",") for line in document.files["document"].content.decode().splitlines()
+            line.split(",")
+            for line in document.files["document"].content.decode("utf-8-sig").splitlines()
         ]
         engine = execute(WEEKDAY_RANGE, "NQ")
         assert [r[0] for r in rows[1:]] == ["Mon", "Tue", "Wed", "Thu", "Fri"]
-        assert [float(r[1]) for r in rows[1:]] == pytest.approx(engine.table["mean_range"].tolist())
+        assert [float(r[1]) for r in rows[1:]] == pytest.approx(
+            engine.table["mean_range"].tolist(), rel=1e-5
+        )
         # Sent, its button goes and the Query button stays (p38c: it stayed, and a second
         # press was told the CSV was "already sent, or is no longer kept").
         [unmarked] = await fake.wait_for("editMessageReplyMarkup", chat_id=ALICE)

@@ -32,7 +32,8 @@ async def test_the_answer_photo_is_a_portrait_chart_captioned_with_the_answer(
         [photo] = await fake.wait_for("sendPhoto", chat_id=user)
 
     headline = chart_headline(execute(WEEKDAY_RANGE, "NQ"), language)
-    word = {"en": "highest", "ru": "больше всего"}[language]
+    # NQ's weekdays are within noise of each other: said, no winner named (p47d D1)
+    word = {"en": "within noise", "ru": "в пределах шума"}[language]
     assert headline is not None and word in headline  # the chart's title, in their language
     # The caption starts with the chart's headline in one line, then the commentary.
     first_line, blank, commentary = photo.result["caption"].split("\n", 2)

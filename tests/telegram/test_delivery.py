@@ -107,7 +107,7 @@ async def test_a_reply_outlives_an_outage_and_a_restart(
         # The CSV held with the answer survived the restart and comes when asked for.
         await press(fake, ALICE, ALICE, photo.result, csv_button)
         [document] = await fake.wait_for("sendDocument", chat_id=ALICE)
-        assert document.files["document"].content.decode().startswith("weekday,")
+        assert document.files["document"].content.decode("utf-8-sig").startswith("weekday,")
         assert await settled_outbox(svc) == []
         # Nobody was told about an error that the bot recovered from.
         assert not any("reference" in text for text in fake.sent_text(ALICE))
@@ -223,7 +223,7 @@ async def test_a_csv_held_by_flood_control_arrives_once(
         await asyncio.sleep(1.0)  # several sending passes: none sends it again
 
         assert document.status == 200
-        assert document.files["document"].content.decode().startswith("weekday,")
+        assert document.files["document"].content.decode("utf-8-sig").startswith("weekday,")
         assert [r.status for r in fake.calls("sendDocument", chat_id=ALICE)] == [429, 200]
 
 
@@ -250,7 +250,7 @@ async def test_a_csv_pressed_again_while_flood_control_holds_it_arrives_once(
 
         assert [r.status for r in fake.calls("sendDocument", chat_id=ALICE)] == [429, 200]
         assert document.answered_at - held.answered_at >= 2.0  # Telegram's retry_after
-        assert document.files["document"].content.decode().startswith("weekday,")
+        assert document.files["document"].content.decode("utf-8-sig").startswith("weekday,")
         assert [r.params.get("text") for r in pressed] == [None, None]
         assert not any("reference" in text for text in fake.sent_text(ALICE))
 

@@ -9,6 +9,7 @@ import asyncio
 import time
 from typing import Any
 
+import pytest
 from bot_harness import (
     ALICE,
     BOB,
@@ -324,6 +325,55 @@ async def test_an_answer_moved_on_its_way_is_sent_once_beside_the_supergroups_se
         # refused at the old id).
         shown = fake.message(NEW, plan["message_id"])
         assert shown["text"].endswith("⏵ Done.") and keyboard_data(shown) == []
+
+
+@pytest.mark.parametrize("learned", [True, False], ids=["move-read", "move-unknown"])
+async def test_an_answer_moved_by_another_replica_is_sent_once_beside_the_sending_pass(
+    fake_telegram: FakeBotAPI, db_url: str, learned: bool
+) -> None:
+    """As above, but another replica recorded the move (it got the supergroup's service
+    message) while the answer's chart was on its way to the group: this replica did not
+    know it, so its sending pass over the supergroup did not wait for the group's lock,
+    and sent the chart and both messages of words a second time (r47a #1). The pass reads
+    the move first (``learn_moves``) and waits for the answer; without it (a move recorded
+    between the two), it finds the chart in the answer's hands and leaves the chat to it."""
+    fake = fake_telegram
+    async with (
+        barb_bot(fake, db_url, provider=ScriptedProvider([long_answer] * 4)) as svc,
+        fake.make_bot() as bot,
+    ):
+        plan = await ask_and_get_plan(
+            fake, OLD, ALICE, mention(fake, "weekday ranges"), chat_type="group"
+        )
+        chart = fake.hold_next("sendPhoto", chat_id=OLD)
+        await press(fake, OLD, ALICE, fake.message(OLD, plan["message_id"]), keyboard_data(plan)[0])
+        await chart.arrived()  # the answer's chart on its way to the group
+        fake.upgrade_group(OLD, NEW, user_id=ALICE, announce=False)
+        # The other replica's ``on_migrated``: the database has the move, ``svc.moves`` not.
+        assert await svc.store.chats.migrate(OLD, NEW)
+
+        async def sending_pass() -> int:  # as ``app.send_queued`` flushes a chat
+            if learned:
+                await svc.learn_moves([NEW])
+            async with svc.chat_lock(NEW):
+                return await svc.sender(bot).flush(NEW)
+
+        flushing = asyncio.create_task(sending_pass())
+        await asyncio.wait([flushing], timeout=1.0)
+        assert flushing.done() != learned  # waiting for the answer's lock, if it knows
+        chart.release()
+        assert await flushing == 0
+        assert await settled_outbox(svc) == []
+
+        photos = [r for r in fake.calls("sendPhoto", chat_id=NEW) if r.status == 200]
+        words = [
+            r.result["text"] for r in fake.calls("sendMessage", chat_id=NEW) if r.status == 200
+        ]
+        assert len(photos) == 1
+        assert (
+            len(words) == 2 and words[0].startswith("Answer paragraph 0") and words[0] != words[1]
+        )
+        assert [r.status for r in fake.calls("sendPhoto", chat_id=OLD)] == [400]  # one refusal
 
 
 async def test_a_reply_refused_as_migrated_moves_the_chat_for_what_is_under_way(

@@ -46,10 +46,15 @@ async def test_a_question_is_answered_by_a_worker_over_redis(
         await press(fake, ALICE, ALICE, photo.result, keyboard_data(photo.result)[0])
         [document] = await fake.wait_for("sendDocument", chat_id=ALICE)
 
-    rows = [line.split(",") for line in document.files["document"].content.decode().splitlines()]
+    rows = [
+        line.split(",")
+        for line in document.files["document"].content.decode("utf-8-sig").splitlines()
+    ]
     engine = execute(WEEKDAY_RANGE, "NQ")
     assert [r[0] for r in rows[1:]] == ["Mon", "Tue", "Wed", "Thu", "Fri"]
-    assert [float(r[1]) for r in rows[1:]] == pytest.approx(engine.table["mean_range"].tolist())
+    assert [float(r[1]) for r in rows[1:]] == pytest.approx(
+        engine.table["mean_range"].tolist(), rel=1e-5
+    )
     assert "Task barb.query[" in nq_worker.log.read_text()  # the worker took it
 
 

@@ -1,0 +1,113 @@
+"""A chart of groups' means singles out no bar the noise test does not: when the groups
+differ by no more than noise, every bar is grey and the headline gives their span, not a
+winner; when they differ but the extreme lies within noise of other groups, it is named
+with them, as a count's is. NQ's RTH range by weekday of 2025 (p = 0.9) drew Friday orange
+and Monday blue under "highest Fri, lowest Mon"; its ETH volume by hour of 2024 painted
+00:00 "lowest" beside seven overnight hours within 70 contracts of it, each known to ±200.
+Which groups are within noise is found here with scipy's Welch t-test over DuckDB's bars."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from engine_results import figure, run
+from matplotlib.collections import PolyCollection
+from matplotlib.colors import to_rgb
+from scipy import stats
+
+from barb.charts import chart_headline
+from barb.charts.style import HIGH, LOW, NEUTRAL
+
+pytestmark = pytest.mark.slow
+
+WEEKDAYS = {
+    "session": "RTH",
+    "from": "daily",
+    "period": "2025",
+    "map": {"weekday": "dayname()"},
+    "group_by": "weekday",
+    "select": "mean(range)",
+}
+HOURS = {
+    "session": "ETH",
+    "from": "1h",
+    "period": "2024",
+    "group_by": "hour()",
+    "select": "mean(volume)",
+}
+
+
+def bar_colors(fig) -> list[tuple[float, float, float]]:
+    ax = fig.axes[0]
+    (bars,) = [c for c in ax.collections if isinstance(c, PolyCollection)]
+    return [tuple(float(x) for x in face[:3]) for face in bars.get_edgecolors()]
+
+
+@pytest.fixture(scope="module")
+def hourly(con) -> pd.DataFrame:
+    """NQ's 1-hour bars of 2024's trading dates: the hour of the day and the volume."""
+    return con.execute(
+        """
+        SELECT trading_date, hour(timestamp) AS hour, sum(volume) AS volume FROM nq
+        WHERE year(trading_date) = 2024 GROUP BY 1, 2
+        """
+    ).df()
+
+
+@pytest.mark.parametrize("language", ["en", "ru"])
+def test_weekdays_within_noise_name_no_winner(sample_settings, days, language) -> None:
+    year = days[pd.DatetimeIndex(days.index).year == 2025]
+    ranges = year["high"] - year["low"]
+    groups = [g.to_numpy() for _, g in ranges.groupby(pd.DatetimeIndex(year.index).dayofweek)]
+    assert stats.f_oneway(*groups).pvalue > 0.5  # no weekday stands apart
+    result = run(WEEKDAYS, sample_settings)
+    assert result.metadata.even_groups == ["mean_range"]
+    assert set(bar_colors(figure(result, language))) == {to_rgb(NEUTRAL)}
+    said = chart_headline(result, language)
+    assert said is not None
+    assert {"en": "highest", "ru": "больше всего"}[language] not in said
+    noise = {"en": "(differences within noise)", "ru": "(разница в пределах шума)"}[language]
+    low, high = ranges.groupby(pd.DatetimeIndex(year.index).dayofweek).mean().agg(["min", "max"])
+    number = {"en": "{:,.2f}", "ru": "{:.2f}"}[language]
+    shown = said.replace("\u00a0", "").replace(" ", "").replace(",", ".")
+    for value in (low, high):
+        assert number.format(value).replace(",", "") in shown
+    assert said.endswith(noise)
+
+
+@pytest.mark.parametrize("language", ["en", "ru"])
+def test_an_hour_lowest_among_alike_hours_is_named_with_them(
+    sample_settings, hourly, language
+) -> None:
+    volume = hourly.groupby("hour")["volume"]
+    means = volume.mean()
+    lowest = int(means.idxmin())
+    alike = sorted(
+        int(hour)
+        for hour, values in volume
+        if hour != lowest
+        and stats.ttest_ind(values, volume.get_group(lowest), equal_var=False).pvalue >= 0.05
+    )
+    assert len(alike) >= 3  # the overnight hours
+    result = run(HOURS, sample_settings)
+    table = result.table.set_index("hour")["mean_volume"]
+    np.testing.assert_allclose(table.sort_index(), means.sort_index(), rtol=1e-9)
+    near = result.metadata.near_groups["mean_volume"]
+    ends = {int(end[0]["hour"]): sorted(int(g["hour"]) for g in end[1:]) for end in near}
+    assert ends == {lowest: alike}
+    said = " ".join(result.metadata.warnings)
+    assert f"hour {lowest} has the lowest mean" in said
+    assert f"{len(alike)} other groups are within noise of it" in said
+    headline = chart_headline(result, language)
+    assert headline is not None
+    more = {"en": f"or {len(alike)} more (", "ru": f"или ещё {len(alike)} ("}[language]
+    assert more in headline
+    assert {"en": "within noise)", "ru": "в пределах шума)"}[language] in headline
+    # The lowest and those alike painted together; the highest, clear of the next, alone.
+    colors = bar_colors(figure(result, language))
+    hours = result.table["hour"].tolist()
+    painted = sorted(h for h, c in zip(hours, colors, strict=True) if c == to_rgb(LOW))
+    assert painted == sorted([lowest, *alike])
+    highest = int(means.idxmax())
+    assert [h for h, c in zip(hours, colors, strict=True) if c == to_rgb(HIGH)] == [highest]
