@@ -141,7 +141,7 @@ async def test_a_refused_chart_leaves_its_words_saying_it_is_missing(
         assert await settled_outbox(svc) == []
 
         headline, commentary, missing = messages[1].result["text"].split("\n\n")
-        assert headline.startswith("average range: highest ")
+        assert headline.startswith("average range: Mon 134.58 to Wed 140.78 points")
         assert commentary.startswith("Answer: Result: 5 groups by weekday")
         assert missing == (
             "Telegram refused the chart, so it is not shown here; its numbers are in the CSV."
@@ -177,7 +177,7 @@ async def test_a_refused_chart_under_a_long_answer_leaves_its_headline_and_csv(
         assert await settled_outbox(svc) == []
 
         in_its_place, words = messages[1].result, messages[2].result
-        assert in_its_place["text"].startswith("average range: highest ")
+        assert in_its_place["text"].startswith("average range: Mon 134.58 to Wed 140.78 points")
         assert in_its_place["text"].endswith(
             "Telegram refused the chart, so it is not shown here; its numbers are in the CSV."
         )
@@ -493,7 +493,7 @@ async def test_a_refused_charts_caption_held_back_keeps_its_place(
         statuses = [r.status for r in fake.calls("sendMessage", chat_id=ALICE)]
         assert statuses == [200, 429, 429, 429, 429, 200, 200], fake.describe()
         shown = [m.get("text", "") for m in fake.messages(ALICE)]
-        assert shown[1].startswith("average range: highest ")
+        assert shown[1].startswith("average range: Mon 134.58 to Wed 140.78 points")
         assert shown[1].endswith("its numbers are in the CSV.")
         assert shown[2].startswith("The weekdays differ little.")
         assert len(shown) == 3 and delivered(fake, ALICE) == ["sendMessage"] * 3
