@@ -92,7 +92,7 @@ from barb.errors import BarbError, DataError, ExecutionError, QueryError, out_of
 from barb.frames import take_rows
 from barb.lineage import nodes, through_map
 from barb.long_results import BuiltOnce, spread_rows
-from barb.period_rows import bars_in_scope, event_filtered, listed_open_bar
+from barb.period_rows import bars_in_scope, event_filtered, listed_open_bar, no_rows
 from barb.planning import Plan, plan_query, session_name
 from barb.process_memory import memory_ceiling
 from barb.result import (
@@ -174,17 +174,21 @@ def check(
     *,
     settings: EngineSettings | None = None,
 ) -> Result | None:
-    """What ``execute`` would refuse before it evaluates anything: the query parsed, its
-    names bound and planned (syntax, fields, functions, their arguments, columns, sessions,
-    periods), no bar read. The same ``Result.error`` as ``execute`` gives, or None if it can
-    run; a failure of the data or of Barb itself is left for the run to report.
+    """What ``execute`` would refuse whatever the data holds: the query parsed, its names
+    bound and planned (syntax, fields, functions, their arguments, columns, sessions,
+    periods), then its stages evaluated over no bar (``_dry_run``: hour() on daily bars,
+    mean(dayname()), session_high('NOPE')). Milliseconds once the instrument is loaded; no
+    bar of the period is built. The same ``Result.error`` as ``execute`` gives, or None if it
+    can run; a closed day, a failure of the data or of Barb itself is left for the run.
 
     >>> check({"session": "RTH", "map": {"r": "rsi(close, 14"}}).error.error_type
     'SyntaxError'
+    >>> check({"session": "RTH", "from": "daily", "group_by": "hour()"}).error.error_type
+    'ArgumentError'
     """
     try:
         parsed = parse_query(query).with_instrument(instrument)
-        plan_query(parsed, instrument, settings or default_settings())
+        _dry_run(plan_query(parsed, instrument, settings or default_settings()))
     except QueryError as exc:
         return Result(query=query, error=exc)
     except Exception:  # the run says what went wrong, in its own words
@@ -205,21 +209,7 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
             raise closed
     frame = scope.frame
     night = _night(plan)
-    ctx = EvalContext(
-        frame=frame,
-        timeframe=plan.timeframe.name,
-        session_bars=lambda name: dataset.session_daily(session_name(dataset, name)),
-        step="map",
-        calendar=dataset.instrument.calendar,
-        timezone=dataset.instrument.timezone,
-        trading_dates=dataset.trading_dates,
-        day_session=dataset.instrument.default_session,
-        night=None if _zoned_clocks_only(plan) else night,
-        session=plan.session,
-        period_unit=plan.period.calendar_unit,
-        # Read by daily(), weekly() and monthly() alone (what they say on a part of the day).
-        part_of_day=part_of_day(plan) if plan.first.calls & DAILY_ARGUMENTS.keys() else None,
-    )
+    ctx = _context(plan, frame, night)
     keep = event_filtered(plan, frame, scope.in_period)
     rows_scanned = int(np.count_nonzero(keep))
     # A weekly or longer bar begins at its timestamp (its first trading date) and ends at
@@ -469,6 +459,43 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
         focus_columns=output.focus,
         drawn_rows=drawn,
     )
+
+
+def _context(plan: Plan, frame: pd.DataFrame, night: NightSession | None) -> EvalContext:
+    """What the first stage's expressions are evaluated with, over ``frame``."""
+    dataset = plan.dataset
+    return EvalContext(
+        frame=frame,
+        timeframe=plan.timeframe.name,
+        session_bars=lambda name: dataset.session_daily(session_name(dataset, name)),
+        step="map",
+        calendar=dataset.instrument.calendar,
+        timezone=dataset.instrument.timezone,
+        trading_dates=dataset.trading_dates,
+        day_session=dataset.instrument.default_session,
+        night=None if _zoned_clocks_only(plan) else night,
+        session=plan.session,
+        period_unit=plan.period.calendar_unit,
+        # Read by daily(), weekly() and monthly() alone (what they say on a part of the day).
+        part_of_day=part_of_day(plan) if plan.first.calls & DAILY_ARGUMENTS.keys() else None,
+    )
+
+
+def _dry_run(plan: Plan) -> None:
+    """Both stages evaluated as ``run`` evaluates them, over no bar (``no_rows``): what
+    each function and operator refuses whatever the data holds (hour() on daily bars,
+    session_high('NOPE'), mean(dayname()), date() >= 'notadate', year() in a then stage)
+    is raised here by the same code, the bars left unread. A closed day is the run's to
+    say (``no_trading_error``), with the dates around it."""
+    frame = no_rows(plan)
+    night = _night(plan)
+    ctx = _context(plan, frame, night)
+    none = np.zeros(0, dtype=bool)
+    day_open = _day_open(night, plan)
+    hide = ("trading_date",) if plan.timeframe.name == "daily" else ()
+    output = run_stage(plan.first, frame, ctx, none, hide=hide, period=none, day_open=day_open)
+    if plan.then is not None and output.table is not None:
+        _second_stage(plan, output, ctx, day_open)
 
 
 def _second_stage(
