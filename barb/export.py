@@ -31,6 +31,7 @@ import pandas as pd
 from barb.bar_labels import as_labelled
 from barb.i18n import DEFAULT, N_, text
 from barb.instruments import Instrument, available_instruments
+from barb.planning import HIDDEN
 from barb.result import Result, result_instrument
 from barb.row_values import statistic_arguments
 from barb.time_keys import clock_kind, clock_text
@@ -47,7 +48,9 @@ EXACT_DIGITS = 10
 DEFAULT_DECIMALS = 2
 
 
-NOTE_COLUMN = "ranking_note"
+# The notes' keys, under a name no query's column can take (``HIDDEN``): a query's own
+# ``ranking_note`` had its values sent through the translation, and the CSV failed.
+NOTE_COLUMN = HIDDEN + "ranking_note"
 OPEN_NOTE = N_("csv.open_note")
 WHOLE_NOTE = N_("csv.whole_note")
 
@@ -198,9 +201,12 @@ def _times(values: pd.Series, instrument: Instrument | None) -> tuple[pd.Series,
         if instrument is None:
             return values.dt.strftime("%Y-%m-%d %H:%M:%S%z"), None
         values = values.dt.tz_convert(instrument.timezone).dt.tz_localize(None)
-    if (values.dt.normalize() == values).all():
+    # Read over the values there are: a missing one (NaT) is neither midnight nor :00
+    # seconds, and a column of dates with a gap had been written as times, named d_et.
+    known = values.dropna()
+    if (known.dt.normalize() == known).all():
         return values.dt.strftime("%Y-%m-%d"), None
-    seconds = (values.dt.second != 0).any()
+    seconds = (known.dt.second != 0).any()
     written = values.dt.strftime("%Y-%m-%d %H:%M:%S" if seconds else "%Y-%m-%d %H:%M")
     return written, short_name(instrument.timezone) if instrument is not None else None
 

@@ -240,6 +240,17 @@ class Dataset:
                     self._keep_window(session)
             return self._frames[key]
 
+    def no_bars(self, session: str, timeframe: str) -> pd.DataFrame:
+        """``frame(session, timeframe)``'s columns, with their dtypes, and no row: what a
+        query is checked on before it runs (``barb.interpreter.check``), built from no
+        minute bar rather than the whole history (a cold worker's ETH minutes)."""
+        cached = self._frames.get((session, timeframe))
+        if cached is not None:
+            return cached.iloc[:0]
+        if timeframe_spec(timeframe).calendar:
+            return resample_calendar(self.no_bars(session, "daily"), timeframe)
+        return self._build(session, timeframe, slice(0, 0))
+
     def day_index(self, session: str, timeframe: str) -> DayIndex:
         """The ``DayIndex`` of ``session`` at intraday ``timeframe`` (cached; small)."""
         key = (session, timeframe)

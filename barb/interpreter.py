@@ -42,9 +42,11 @@ from barb.caveats.early_close_bars import (
     early_close_row_caveat,
 )
 from barb.caveats.early_close_clocks import early_close_clock_caveat
+from barb.caveats.evening_extremes import evening_after_caveat, evening_extreme_caveat
 from barb.caveats.full_days import calendar_extreme_caveat, full_day_caveat
 from barb.caveats.gap_sizes import sizeless_gap_caveat
 from barb.caveats.holiday_closes import holiday_close_caveat, long_break_caveat
+from barb.caveats.lookahead import then_past_period_caveat
 from barb.caveats.lookback import lookback_caveat
 from barb.caveats.open_runs import began_run_caveat, open_run_caveat
 from barb.caveats.part_day_picks import picked_short_caveat
@@ -90,7 +92,7 @@ from barb.errors import BarbError, DataError, ExecutionError, QueryError, out_of
 from barb.frames import take_rows
 from barb.lineage import nodes, through_map
 from barb.long_results import BuiltOnce, spread_rows
-from barb.period_rows import bars_in_scope, event_filtered, listed_open_bar
+from barb.period_rows import bars_in_scope, event_filtered, listed_open_bar, no_rows
 from barb.planning import Plan, plan_query, session_name
 from barb.process_memory import memory_ceiling
 from barb.result import (
@@ -172,17 +174,21 @@ def check(
     *,
     settings: EngineSettings | None = None,
 ) -> Result | None:
-    """What ``execute`` would refuse before it evaluates anything: the query parsed, its
-    names bound and planned (syntax, fields, functions, their arguments, columns, sessions,
-    periods), no bar read. The same ``Result.error`` as ``execute`` gives, or None if it can
-    run; a failure of the data or of Barb itself is left for the run to report.
+    """What ``execute`` would refuse whatever the data holds: the query parsed, its names
+    bound and planned (syntax, fields, functions, their arguments, columns, sessions,
+    periods), then its stages evaluated over no bar (``_dry_run``: hour() on daily bars,
+    mean(dayname()), session_high('NOPE')). Milliseconds once the instrument is loaded; no
+    bar of the period is built. The same ``Result.error`` as ``execute`` gives, or None if it
+    can run; a closed day, a failure of the data or of Barb itself is left for the run.
 
     >>> check({"session": "RTH", "map": {"r": "rsi(close, 14"}}).error.error_type
     'SyntaxError'
+    >>> check({"session": "RTH", "from": "daily", "group_by": "hour()"}).error.error_type
+    'ArgumentError'
     """
     try:
         parsed = parse_query(query).with_instrument(instrument)
-        plan_query(parsed, instrument, settings or default_settings())
+        _dry_run(plan_query(parsed, instrument, settings or default_settings()))
     except QueryError as exc:
         return Result(query=query, error=exc)
     except Exception:  # the run says what went wrong, in its own words
@@ -203,21 +209,7 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
             raise closed
     frame = scope.frame
     night = _night(plan)
-    ctx = EvalContext(
-        frame=frame,
-        timeframe=plan.timeframe.name,
-        session_bars=lambda name: dataset.session_daily(session_name(dataset, name)),
-        step="map",
-        calendar=dataset.instrument.calendar,
-        timezone=dataset.instrument.timezone,
-        trading_dates=dataset.trading_dates,
-        day_session=dataset.instrument.default_session,
-        night=None if _zoned_clocks_only(plan) else night,
-        session=plan.session,
-        period_unit=plan.period.calendar_unit,
-        # Read by daily(), weekly() and monthly() alone (what they say on a part of the day).
-        part_of_day=part_of_day(plan) if plan.first.calls & DAILY_ARGUMENTS.keys() else None,
-    )
+    ctx = _context(plan, frame, night)
     keep = event_filtered(plan, frame, scope.in_period)
     rows_scanned = int(np.count_nonzero(keep))
     # A weekly or longer bar begins at its timestamp (its first trading date) and ends at
@@ -295,6 +287,8 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
     warnings += after_window_close_caveat(plan, ctx, output.kept)
     warnings += full_day_caveat(plan, output.kept)
     warnings += calendar_extreme_caveat(plan, output.kept)
+    warnings += evening_extreme_caveat(plan, output.kept)
+    warnings += evening_after_caveat(plan, output.kept)
     warnings += counted_dates_caveat(plan, output.kept)
     warnings += short_pick_caveat(plan, output.kept)
     warnings += missing_days_caveat(plan, scope, ctx, _listed_dates(plan, output))
@@ -339,11 +333,15 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
     if plan.then is not None:
         given = output.table
         output = _second_stage(plan, output, ctx, day_open)
+        record = first.record_rows  # the data's first year's highs, in rows then drops
+        if record is not None and _keeps_none(record[1], output.passed) and record[0] in warnings:
+            warnings.remove(record[0])
         warnings += output.warnings
         warnings += early_close_pick_caveat(plan, given, output.passed)
         warnings += short_sessions_caveat(plan, output.table)
         warnings += picked_short_caveat(plan, ctx, frame, keep, first, output)
         warnings += then_order_caveat(plan, first.order)
+        warnings += then_past_period_caveat(plan, output.table)
         if plan.then.where is not None and given is not None:
             then_rows = (output.rows_kept, len(given))
         # A ranking of the first stage's groups, or of groups made of them.
@@ -463,6 +461,43 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
     )
 
 
+def _context(plan: Plan, frame: pd.DataFrame, night: NightSession | None) -> EvalContext:
+    """What the first stage's expressions are evaluated with, over ``frame``."""
+    dataset = plan.dataset
+    return EvalContext(
+        frame=frame,
+        timeframe=plan.timeframe.name,
+        session_bars=lambda name: dataset.session_daily(session_name(dataset, name)),
+        step="map",
+        calendar=dataset.instrument.calendar,
+        timezone=dataset.instrument.timezone,
+        trading_dates=dataset.trading_dates,
+        day_session=dataset.instrument.default_session,
+        night=None if _zoned_clocks_only(plan) else night,
+        session=plan.session,
+        period_unit=plan.period.calendar_unit,
+        # Read by daily(), weekly() and monthly() alone (what they say on a part of the day).
+        part_of_day=part_of_day(plan) if plan.first.calls & DAILY_ARGUMENTS.keys() else None,
+    )
+
+
+def _dry_run(plan: Plan) -> None:
+    """Both stages evaluated as ``run`` evaluates them, over no bar (``no_rows``): what
+    each function and operator refuses whatever the data holds (hour() on daily bars,
+    session_high('NOPE'), mean(dayname()), date() >= 'notadate', year() in a then stage)
+    is raised here by the same code, the bars left unread. A closed day is the run's to
+    say (``no_trading_error``), with the dates around it."""
+    frame = no_rows(plan)
+    night = _night(plan)
+    ctx = _context(plan, frame, night)
+    none = np.zeros(0, dtype=bool)
+    day_open = _day_open(night, plan)
+    hide = ("trading_date",) if plan.timeframe.name == "daily" else ()
+    output = run_stage(plan.first, frame, ctx, none, hide=hide, period=none, day_open=day_open)
+    if plan.then is not None and output.table is not None:
+        _second_stage(plan, output, ctx, day_open)
+
+
 def _second_stage(
     plan: Plan, first: StageOutput, ctx: EvalContext, day_open: DayOpen | None
 ) -> StageOutput:
@@ -487,6 +522,13 @@ def _second_stage(
         # Rows listed keep the first stage's order, not time order.
         output.summary.order = sort_order(sort_keys(plan.first))
     return output
+
+
+def _keeps_none(rows: np.ndarray | None, passed: np.ndarray | None) -> bool:
+    """Whether the then stage's where (``passed``) keeps none of the first stage's ``rows``."""
+    if rows is None or passed is None or len(rows) != len(passed):
+        return False
+    return not np.any(rows & passed)
 
 
 def _bar_clock_columns(plan: Plan) -> frozenset[str]:

@@ -191,6 +191,23 @@ def bars_in_scope(plan: Plan) -> Scope:
     )
 
 
+def no_rows(plan: Plan) -> pd.DataFrame:
+    """The columns ``bars_in_scope`` gives the first stage, joins applied, with their dtypes
+    and no row: what a query's expressions are checked on before it runs (each function's
+    and operator's own rules refuse hour() on daily bars or mean(dayname()) on no data)."""
+    dataset, tf = plan.dataset, plan.timeframe
+    frame = dataset.no_bars(plan.session, tf.name)
+    if plan.reads_range and "range" not in frame.columns:
+        frame = with_range(frame.copy())
+    for join in plan.events:
+        assert join.source is not None
+        frame = join_events(frame, join.source, dataset.instrument, intraday=tf.intraday)
+    for joined in plan.instruments:
+        other = joined.dataset.no_bars(joined.session, tf.name)
+        frame, _, _ = join_instrument(frame, joined.join, joined.dataset, joined.session, tf, other)
+    return frame
+
+
 def event_filtered(plan: Plan, frame: pd.DataFrame, in_period: np.ndarray) -> np.ndarray:
     """The period's rows (``in_period``, over ``frame``) an event join's filter keeps: on
     FOMC days only ("filter": "only"), or all but them ("exclude")."""
@@ -789,7 +806,12 @@ def _search(values: np.ndarray, day: object, side: str) -> int:
 
 
 def join_instrument(
-    frame: pd.DataFrame, join: JoinSpec, other: Dataset, session: str, tf: Timeframe
+    frame: pd.DataFrame,
+    join: JoinSpec,
+    other: Dataset,
+    session: str,
+    tf: Timeframe,
+    bars: pd.DataFrame | None = None,
 ) -> tuple[pd.DataFrame, np.ndarray, pd.DataFrame]:
     """``frame``'s rows that the other instrument also has a bar for, with its bars as
     ``<symbol>_open`` … columns; the positions of those rows in ``frame``; and the other's
@@ -798,9 +820,11 @@ def join_instrument(
     Bars are matched on their time (intraday), trading date (daily) or the week, month,
     quarter or year they stand for (weekly and longer): two markets' months need not end on
     the same day (CL has no Good Friday session, ES a short one). Both sides are in time
-    order with one bar per key, so the match is one sorted intersection.
+    order with one bar per key, so the match is one sorted intersection. ``bars``: the
+    other's bars to match (None: those of ``frame``'s dates).
     """
-    bars = _other_bars(other, session, tf, frame["trading_date"].to_numpy())
+    if bars is None:
+        bars = _other_bars(other, session, tf, frame["trading_date"].to_numpy())
     ours, theirs = _join_key(frame, tf), _join_key(bars, tf)
     _, kept, matched = np.intersect1d(ours, theirs, assume_unique=True, return_indices=True)
     merged = frame.iloc[kept].copy(deep=False)

@@ -72,6 +72,9 @@ class StageOutput:
     near_groups: dict[str, list[list[dict[str, str]]]] = field(default_factory=dict)
     # The groups of too few rows to compare, and the warning naming them.
     few_groups: FewGroupsWarning | None = None
+    # The data's-first-year record warning and the table rows it is about (None: not
+    # known), so a then stage keeping none of them drops it (``barb.caveats.data_start``).
+    record_rows: tuple[str, np.ndarray | None] | None = None
     # Groups whose statistic the data's start leaves over at most half their rows, by their
     # keys as text, with that size and their rows: a chart draws them hollow, unranked.
     begun_groups: list[tuple[dict[str, str], int, int]] = field(default_factory=list)

@@ -23,7 +23,7 @@ from barb.caveats.data_start import (
     DataStart,
     listed_caveat,
     picked_caveat,
-    record_caveat,
+    record_rows,
     running_caveat,
     where_caveat,
 )
@@ -161,7 +161,7 @@ def run_stage(
         # time, not the first in the order a sort put the rows in; rows listed keep theirs.
         frame = _in_order(frame, order[keep])
     ctx.frame, ctx.period = frame, None
-    start, said = None, []
+    start, said, records = None, [], None
     # A part evaluated again over every row, as the stage evaluated it (a caveat's).
     again = partial(evaluate, ctx=_aside(ctx, every_row, period)) if period is not None else None
     before = None
@@ -177,7 +177,9 @@ def run_stage(
             said += open_run_end_caveat(
                 stage, every_row, condition, period, again, ctx.timeframe, rows
             )
-        said += running_caveat(start, period) + record_caveat(start, period)
+        said += running_caveat(start, period)
+        records = record_rows(start, period)
+        said += [records[0]] if records is not None else []
     setup: dict[str, SetupMean] = {}
     judged = period
     if again is not None and (condition is not None or picked) and stage.shape in SINGLE_ROW:
@@ -224,6 +226,11 @@ def run_stage(
         before=before,
     )
     output.warnings[:0] = said
+    if records is not None and output.table is not None:
+        output.record_rows = (
+            records[0],
+            _table_rows_of(stage, every_row, keep, records[1], output),
+        )
     output.warnings += setup_sentences(setup)
     # A chart names the baseline "all days": none when it is of the days the where judged.
     if judged is period:
@@ -813,3 +820,32 @@ def _evaluate(
 
 def _python(value: Any) -> Any:
     return value.item() if isinstance(value, np.generic) else value
+
+
+def _table_rows_of(
+    stage: StagePlan,
+    every_row: pd.DataFrame,
+    keep: np.ndarray,
+    bars: np.ndarray,
+    output: StageOutput,
+) -> np.ndarray | None:
+    """Which rows of a first stage's table hold the ``bars`` (a mask over ``every_row``): a
+    listing's rows are the bars kept, a grouping's the groups of them, both in time or key
+    order before the stage's sort (``output.order``). None: other shapes."""
+    table = output.table
+    assert table is not None
+    kept = every_row[keep]
+    if stage.shape == "grouped":
+        keys = [name for name, _ in stage.group_keys]
+        if any(name not in kept.columns for name in keys):
+            return None
+        places = kept.groupby(keys, sort=True, dropna=True).ngroup().to_numpy()
+    elif stage.shape == "table":
+        places = np.arange(len(kept))
+    else:
+        return None
+    held = np.unique(places[bars[keep]])
+    at = output.order if output.order is not None else np.arange(len(table))
+    if len(at) != len(table):
+        return None
+    return np.isin(at, held[held >= 0])

@@ -190,7 +190,7 @@ def holiday_caveat(
     reordered = f" {'; '.join(moved.ends)}." if moved is not None and moved.ends else ""
     short = short_days(plan.dataset, plan.session, closed)
     if not places and not plan.dataset.instrument.stock_index:
-        return _own_holidays(plan, closed, short)
+        return _own_holidays(plan, closed, short, reordered)
     traded = _hours_traded(plan, closed, short)
     are = "is a US holiday session" if len(closed) == 1 else "are US holiday sessions"
     # The example is one of the sessions the words name: data with a holiday traded in full
@@ -239,11 +239,15 @@ def _weekday_calls(stage: StagePlan) -> set[str]:
     }
 
 
-def _own_holidays(plan: Plan, closed: np.ndarray, short: np.ndarray) -> list[str]:
+def _own_holidays(
+    plan: Plan, closed: np.ndarray, short: np.ndarray, reordered: str = ""
+) -> list[str]:
     """The holiday sessions of an instrument that is no stock index (CL): its own days, of
     which only the short ones are part days; the stock market's days are not its question.
     CL's RTH over 2015-2025 held 74, 46 of them 13:00 closes, 28 (2017-01-02, and all from
-    2022 on) its full 09:00-14:30. None said when every one traded in full."""
+    2022 on) its full 09:00-14:30. None said when every one traded in full. ``reordered``:
+    the groups that head the ranking without them (" mean_volume's lowest is 'Thu' …."),
+    said when it is why the note is there (CL 2020's weekday volume moved < 5 %)."""
     if not short.any():
         return []
     dataset = plan.dataset
@@ -255,7 +259,8 @@ def _own_holidays(plan: Plan, closed: np.ndarray, short: np.ndarray) -> list[str
     if not len(full):
         traded = f"{symbol} traded short hours on {'it' if n == 1 else 'all'} ({example})"
         return [
-            f'{n} of the rows {are}: {traded}. "where": "not holiday()" leaves out these part days.'
+            f'{n} of the rows {are}: {traded}.{reordered} "where": "not holiday()" leaves out '
+            "these part days."
         ]
     spec = dataset.instrument.sessions.get(plan.session)
     hours = plan.session if spec is None else spec.hours
@@ -264,8 +269,8 @@ def _own_holidays(plan: Plan, closed: np.ndarray, short: np.ndarray) -> list[str
     return [
         f"{n} of the rows {are}, which {symbol} trades as its own days: {k} {were} "
         f"({example}), {len(full)} traded the full {hours} (e.g. "
-        f'{full[0]}). "where": "not holiday()" leaves out the short ones\' part days, and '
-        "the full ones with them."
+        f'{full[0]}).{reordered} "where": "not holiday()" leaves out the short ones\' part '
+        "days, and the full ones with them."
     ]
 
 

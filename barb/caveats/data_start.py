@@ -329,6 +329,12 @@ def running_caveat(start: DataStart, period: np.ndarray) -> list[str]:
 
 
 def record_caveat(start: DataStart, period: np.ndarray) -> list[str]:
+    """``record_rows``' warning alone."""
+    found = record_rows(start, period)
+    return [found[0]] if found is not None else []
+
+
+def record_rows(start: DataStart, period: np.ndarray) -> tuple[str, np.ndarray] | None:
     """A record test against a running high or low (cummax, cummin without a restart unit)
     that starts at the data's first bar: its records in the data's first year are highs (or
     lows) since that bar, not of all time. "New all-time highs per year", count(close >
@@ -336,14 +342,16 @@ def record_caveat(start: DataStart, period: np.ndarray) -> list[str]:
     2008-01-02; the highs before the data are not in it (p46t E). Said with how many of the
     rows the stage answers from the test holds on in that year; nothing when none, or when
     the period starts later (the running high starts there, and ``running_history`` says
-    when the history went beyond it)."""
+    when the history went beyond it). With the bars it holds on (``start.frame``'s rows), so
+    a then stage that keeps none of their rows drops it: the 2022 fall of ES kept by
+    then.where from all history's episodes was told of 2008's 7 highs (p47g d5)."""
     stage = start.stage
     if start.values is None or not len(period) or not period[0]:
-        return []
+        return None
     begins = start.begins
     first = start.frame["trading_date"].to_numpy()[:1].astype("datetime64[D]")
     if not len(first) or str(first[0]) != begins:
-        return []
+        return None
     exprs = [e for _, e in (*stage.map_exprs, *stage.hoisted, *stage.group_keys)]
     exprs += [item.expr for item in stage.select]
     exprs += [stage.where] if stage.where is not None else []
@@ -357,15 +365,16 @@ def record_caveat(start: DataStart, period: np.ndarray) -> list[str]:
         hits = held.fillna(False).to_numpy(dtype=bool) & start.keep & period & first_year
         count = int(np.count_nonzero(hits))
         if not count:
-            return []
+            return None
         which = "highs" if call.name.lower() == "cummax" else "lows"
         rows = "row" if count == 1 else "rows"
-        return [
+        text = (
             f"{call.to_text()} runs from the data's first bar ({begins}): the {count:,} {rows} "
             f"where {test.to_text()} holds in {year}, the data's first year, are {which} since "
             f"then, not of all time; the prices before the data are not in it."
-        ]
-    return []
+        )
+        return text, hits
+    return None
 
 
 def picked_caveat(

@@ -4,7 +4,10 @@
 read only "No bars matched: the result is empty", though the futures closed at 13:15 that
 day, while an empty date already got its reason ("trading ended at 09:30"). A model left
 without the reason answers "no data" or guesses (p47b #30). Said for an empty result only,
-of the period's holiday and early-close sessions that ended before the clock asked for.
+of the period's holiday and early-close sessions that ended before the clock asked for, and
+only when every session of the period did: where one had the asked bar, something else in
+the where emptied the result (``time() == '15:59' and volume < 0`` over November 2025 had
+been blamed on its two short days, 18 sessions having a 15:59 bar).
 """
 
 from __future__ import annotations
@@ -36,14 +39,14 @@ def early_close_clock_caveat(plan: Plan, scope: Scope) -> list[str]:
     minute, words = asked
     dataset = plan.dataset
     dates = scope.frame["trading_date"].to_numpy()[scope.in_period]
-    days = np.unique(dates.astype("datetime64[D]"))
-    days = days[short_days(dataset, plan.session, days)]
+    period_days = np.unique(dates.astype("datetime64[D]"))
+    days = period_days[short_days(dataset, plan.session, period_days)]
     if not len(days):
         return []
     _, closed = day_edges(dataset, days)
     into_day = (minute - dataset.instrument.trading_day_start_minute) % MINUTES_PER_DAY
     ended = days[(closed >= 0) & (closed <= into_day)]
-    if not len(ended):
+    if not len(ended) or len(ended) < len(period_days):  # another session reached the clock
         return []
     one = len(ended) == 1
     bars = "bar" if one and words.startswith("at ") else "bars"

@@ -138,11 +138,18 @@ def calendar_extreme_caveat(plan: Plan, kept: pd.DataFrame | None) -> list[str]:
             )
         if not beyond.any():
             continue
-        row = int(np.flatnonzero(beyond)[0])
+        # The bar it went furthest on: the first one's 7.25 points hid April 2025's 134.75
+        # of NQ's lows (p47g q25).
+        rows = np.flatnonzero(beyond)
+        row = int(rows[np.argmax(np.abs(whole[rows] - part[rows]))])
         day = held[when[row]]
         level = f"{value_text(whole[row])} on {_moment(plan, day, column, side)}"
         if stage.shape == "table" and len(kept) > 1:
-            level = f"further on {int(beyond.sum())} of the {len(kept)} bars, e.g. to {level}"
+            past = f"{value_text(abs(whole[row] - part[row]))} past its {value_text(part[row])}"
+            level = (
+                f"further on {int(beyond.sum())} of the {len(kept)} bars, the most to {level} "
+                f"({past})"
+            )
         else:
             level = f"to {level}"
         extreme = "highest high" if side == "max" else "lowest low"

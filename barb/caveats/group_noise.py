@@ -369,9 +369,10 @@ def even_groups(
         stretched = first_groups.stretched()
         assert stretched is not None
         names = [name for name, _ in unstretched]
-        warnings.append(
-            too_few_stretches_text(names, blocks, first_groups.names(), stretched, rows)
-        )
+        if len(stretched):  # no group, a where kept no row ("open < open" by month): none
+            warnings.append(
+                too_few_stretches_text(names, blocks, first_groups.names(), stretched, rows)
+            )
     if not few:
         return EvenGroups(warnings, columns, apart, near=near)
     small = FewGroups(list(few.values()), rows, _few_text(list(few.values()), rows, of), of)

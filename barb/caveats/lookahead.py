@@ -12,11 +12,14 @@ the 5 printed rows were over 4,644 days.
 
 from __future__ import annotations
 
+import datetime as dt
+import re
+
 import numpy as np
 import pandas as pd
 
 from barb.lineage import nodes
-from barb.planning import StagePlan
+from barb.planning import Plan, StagePlan
 from barb.script import ast
 
 
@@ -133,3 +136,62 @@ def _farthest_next(stage: StagePlan) -> tuple[str, int] | None:
         return None
     ahead = max(calls)
     return calls[ahead][0], ahead
+
+
+def then_past_period_caveat(plan: Plan, table: pd.DataFrame | None) -> list[str]:
+    """A then.select column reading next() that is empty on a row listed, where the period
+    ends before the data does: the then stage's rows are the first stage's table, which ends
+    with the period, so the value may lie after it. The drawdown concept's episodes with
+    "period": "2022" on ES read recovered n/a, "not yet", where ES got back to 5481.25 on
+    2024-07-12 (p47g d3). Said with the form that reads past the period: no period, the rows
+    kept by their date in then.where."""
+    then, period = plan.then, plan.period
+    if then is None or table is None or not len(table) or "next" not in then.calls:
+        return []
+    if period.end is None or period.bars is not None:
+        return []
+    if period.end >= pd.Timestamp(plan.dataset.last_date).date():
+        return []
+    mapped = dict(then.map_exprs)
+    for item in then.select:
+        reads = any(
+            isinstance(node, ast.Call) and node.name == "next" for node in nodes(item.expr, mapped)
+        )
+        if not reads or item.name not in table.columns:
+            continue
+        empty = int(pd.isna(table[item.name]).sum())
+        if not empty:
+            continue
+        rows = "row" if empty == 1 else "rows"
+        key = _date_column(table)
+        start = f"{period.start:%Y-%m-%d}" if period.start is not None else None
+        end = f"{period.end:%Y-%m-%d}"
+        if key is not None:
+            kept = (
+                f"{key} <= '{end}'" if start is None else f"{key} >= '{start}' and {key} <= '{end}'"
+            )
+            form = f'leave the period out and keep the rows in then.where ("{kept}")'
+        else:
+            form = "leave the period out and keep the rows in then.where"
+        return [
+            f"{item.name} is n/a on {empty:,} {rows} listed: next() in then reads only the "
+            f"first stage's rows, which end with the period ({end}), while the data goes on to "
+            f'{pd.Timestamp(plan.dataset.last_date):%Y-%m-%d}, so n/a is not "not yet"; for '
+            f"the value after the period, {form}."
+        ]
+    return []
+
+
+def _date_column(table: pd.DataFrame) -> str | None:
+    """The table's first column of dates (the drawdown episode's peak), to keep rows by."""
+    for name in table.columns:
+        values = table[name]
+        if pd.api.types.is_datetime64_any_dtype(values):
+            return str(name)
+        known = values.dropna()[:3]
+        if len(known) and all(isinstance(v, dt.date) or _DATE.fullmatch(str(v)) for v in known):
+            return str(name)
+    return None
+
+
+_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")

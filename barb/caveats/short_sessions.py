@@ -101,7 +101,7 @@ def short_sessions_caveat(plan: Plan, table: pd.DataFrame | None) -> list[str]:
     if not (ranked or sizes) or _marks_them(stage, before):
         return []
     days = np.asarray(table["date"].to_numpy(), dtype="datetime64[D]")  # ISO dates
-    short = short_days(plan.dataset, plan.session, days)
+    short = short_days(plan.dataset, plan.session, days) & ~_picked_kind(stage, before, days)
     if not short.any():
         return []
     listed = short_session_names(plan.dataset, days[short])
@@ -412,6 +412,24 @@ def _listed(stage: StagePlan, before: StagePlan | None) -> list[str]:
         return query_columns(stage)
     made = [*query_columns(before), *(name for name, _ in stage.map_exprs)]
     return list(dict.fromkeys([*made, *(k.column for k in stage.sort)]))
+
+
+def _picked_kind(stage: StagePlan, before: StagePlan | None, days: np.ndarray) -> np.ndarray:
+    """The ``days`` a where picked by their kind: holidays under a where reading holiday(),
+    early closes (the other short days) under one reading early_close(). "ES's holiday
+    sessions by range" (where holiday()) was told its 5 rows were short sessions, to be
+    compared with full days over 18:00-13:00, which nobody asked for (p47g q03)."""
+    read: set[str] = set()
+    for one in (stage, before):
+        if one is not None and one.where is not None:
+            mapped = dict(one.map_exprs)
+            read |= {
+                node.name.lower() for node in nodes(one.where, mapped) if isinstance(node, ast.Call)
+            }
+    holiday = us_market_closed(days) if {"holiday", "early_close"} & read else None
+    if holiday is None:
+        return np.zeros(len(days), dtype=bool)
+    return (holiday & ("holiday" in read)) | (~holiday & ("early_close" in read))
 
 
 def _marks_them(stage: StagePlan, before: StagePlan | None = None) -> bool:

@@ -340,6 +340,11 @@ def _timeline_columns(
         ]
         lower = varying or others or lower
     if not has_close and not lower:
+        # The prices asked for without a close (RTH's monthly high and low): drawn together;
+        # the first alone had left the low asked for out (p47g q25).
+        prices = [c for c in focus if c in PRICE_COLUMNS and is_number(table[c])]
+        if len(prices) > 1:
+            return overlays, prices[:MAX_TOGETHER]
         first = first_numeric(table, [])
         return overlays, [first] if first is not None else []
     if not lower:

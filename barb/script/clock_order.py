@@ -132,8 +132,10 @@ class Clocks:
 def clocks(value: Any) -> Clocks | None:
     """A column of 'HH:MM' texts (time()'s categories, or text) as Clocks; None for anything
     else (a clock written in the query is read as written)."""
-    if not isinstance(value, pd.Series) or not len(value):
+    if not isinstance(value, pd.Series):
         return None
+    # time()'s categories say it holds times of day even with no row (a where that kept
+    # none: "min(time())" was refused as text).
     if isinstance(value.dtype, pd.CategoricalDtype):
         texts, codes = pd.Index(value.dtype.categories), value.cat.codes.to_numpy()
     elif value.dtype == object or isinstance(value.dtype, pd.StringDtype):

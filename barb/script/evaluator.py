@@ -191,6 +191,11 @@ def evaluate_select(
     return SelectValue(value, rows, evaluator.samples)
 
 
+def _is_missing(value: Any) -> bool:
+    """Whether a scalar is a missing value (NaN, None, NaT)."""
+    return not isinstance(value, pd.Series | np.ndarray) and bool(pd.isna(value))
+
+
 def _python_scalar(value: Any) -> Any:
     if isinstance(value, pd.Series):
         value = value.iloc[0]
@@ -287,7 +292,13 @@ class _RowEvaluator:
             args = [_reordered(arg, in_time) for arg in args]
         assert spec.impl is not None
         rows = RowGroups.whole(len(self.frame), warn=self.ctx.warn)
-        return _python_scalar(spec.impl(rows, *args))
+        value = _python_scalar(spec.impl(rows, *args))
+        series = [arg for arg in args if isinstance(arg, pd.Series)]
+        if series and _is_missing(value) and value_kind(series[0]) in ("string", "datetime"):
+            # max(t) of times of day with none there (no row, or none known) is a missing
+            # time, not a number: "t == latest" was refused as text against a number.
+            return None if value_kind(series[0]) == "string" else np.datetime64("NaT", "ns")
+        return value
 
     def arguments(
         self,

@@ -629,6 +629,9 @@ class Assistant:
         error at once to correct it; the person sees only a plan that can run."""
         calls = self._calls(state)
         refused: dict[str, str] | None = None  # checked once, at the first plan to show
+        # The refusals of one message are one failed attempt: two queries with the same typo
+        # had used up the default budget (2) at once, and the model never got to correct them.
+        attempt_counted = False
         for index in range(start, len(calls)):
             call = calls[index]
             state.tool_calls += 1
@@ -655,7 +658,12 @@ class Assistant:
                     if error is None:
                         results.append(self._error(call, self.prompts.loop_text("held_back")))
                     else:
-                        results.append(self._query_failed(state, call, error, retry="refused"))
+                        results.append(
+                            self._query_failed(
+                                state, call, error, retry="refused", count=not attempt_counted
+                            )
+                        )
+                        attempt_counted = True
                     continue
                 query = _with_instrument(args.query, state.instrument or chat.instrument)
                 if not self._fix_runs_at_once(state, query):
@@ -771,12 +779,19 @@ class Assistant:
         return ToolResult(call_id=call.id, name=call.name, content=outcome.summary_text)
 
     def _query_failed(
-        self, state: LoopState, call: ToolCall, error: str, *, retry: str | None = None
+        self,
+        state: LoopState,
+        call: ToolCall,
+        error: str,
+        *,
+        retry: str | None = None,
+        count: bool = True,
     ) -> ToolResult:
         """A query's error for the model, counted: past ``max_query_errors`` it is told to
         explain in words, without tools; before that, ``retry`` (a loop text) says how to
-        try again."""
-        state.query_errors += 1
+        try again. ``count`` False: part of an attempt already counted (another refusal of
+        the same message), told the same."""
+        state.query_errors += count
         if state.query_errors >= self.settings.max_query_errors:
             error += "\n" + self.prompts.loop_text("error_again")
             state.words_only = True

@@ -27,7 +27,6 @@ from celery import Celery, Task
 from celery.backends.redis import RedisBackend
 from celery.exceptions import Ignore, SoftTimeLimitExceeded
 from celery.states import STARTED, SUCCESS
-from celery.worker import state as worker_state
 from celery.worker.request import Request
 
 from bot.pool.job_claims import finish_claim, holder, may_record, release_claim, take_claim
@@ -125,13 +124,6 @@ class _QueryRequest(Request):
         """Its claim's value while its process (none yet: ``None``) runs it."""
         return holder(self.hostname, self.worker_pid)
 
-    def on_timeout(self, soft: bool, timeout: float) -> None:
-        super().on_timeout(soft, timeout)
-        if not soft and not worker_state.should_terminate:
-            # Killed at the hard limit, recorded as failed: a copy of the job on its way
-            # must not run the query again for a person already told.
-            finish_claim(self.task.backend, self.id, self.claim, RESULT_EXPIRES_S)
-
     def cancel(self, pool: Any, signal: Any = None, emit_retry: bool = True) -> None:
         # A cold shutdown (SIGQUIT) stops the job and hands it back to its queue: its next
         # delivery, at once on another worker, runs it instead of dropping it as a copy.
@@ -150,10 +142,12 @@ class _QueryRequest(Request):
             return
         super().on_failure(exc_info, send_failed_event, return_ok)
         if not self.handed_back:
-            # Its process died mid-run (the OOM killer's SIGKILL, ``WorkerLostError``),
-            # recorded as failed just above, as a kill at the hard limit is (``on_timeout``):
-            # a copy on its way must not run again, for nobody, the query that was just
-            # killed for its memory. Only the run holding the claim finishes it.
+            # Killed at the hard limit (``TimeLimitExceeded``: billiard reports it here
+            # before ``on_timeout``), or its process died mid-run (the OOM killer's
+            # SIGKILL, ``WorkerLostError``), recorded as failed just above: a copy on its
+            # way must not run again the query the person was told about, or that was just
+            # killed for its memory. Only the run holding the claim finishes it; a job a
+            # cold shutdown stopped was handed back (``cancel``) and runs elsewhere.
             finish_claim(self.task.backend, self.id, self.claim, RESULT_EXPIRES_S)
 
 

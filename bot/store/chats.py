@@ -82,7 +82,7 @@ class ChatRepository(Repository):
         is refused with the new one (``ChatMigrated``), so it may be called several times:
         only rows still under the old id move, and the new chat takes the group's settings
         only while it has none of its own (stored with the defaults, never changed). The
-        old chat's row stays (empty), naming the new one (``moves_into``): work still under
+        old chat's row stays (empty), naming the new one (``moves_of``): work still under
         way for it stores its reply there, and that reply moves when Telegram refuses it.
         Example: plan #2 waiting in group -555 when it becomes -100777: Run pressed in
         -100777 runs it there, and its answer goes there.
@@ -149,15 +149,26 @@ class ChatRepository(Repository):
                     moved += 1
             return moved > 0
 
-    async def moves_into(self, chat_ids: Collection[int]) -> list[tuple[int, int]]:
-        """The groups that became these chats (``migrate``, by any replica): (old id, new
-        id) pairs. Example: ``[(-555, -100777)]`` for ``[-100777]`` once either replica
-        handled the upgrade's service message."""
+    async def moves_of(self, chat_ids: Collection[int]) -> list[tuple[int, int]]:
+        """The moves (``migrate``, by any replica) into or out of these chats: (old id, new
+        id) pairs. Example: ``[(-555, -100777)]`` for ``[-100777]``, and for ``[-555]``
+        (replies still queued under the group's id), once either replica handled the
+        upgrade's service message.
+
+        Reads every move, not the chats: they are few (a group is upgraded once in its
+        life; the partial index ``ix_chats_moved_to`` holds only them), while the chats a
+        sending pass asks about can be tens of thousands after a long outage, past the
+        bound parameters a statement may have (asyncpg: 32767; r47e #2)."""
         if not chat_ids:
             return []
-        query = select(ChatRow.id, ChatRow.moved_to).where(ChatRow.moved_to.in_(chat_ids))
+        wanted = set(chat_ids)
+        query = select(ChatRow.id, ChatRow.moved_to).where(ChatRow.moved_to.is_not(None))
         async with self._read() as session:
-            return [(old, new) for old, new in await session.execute(query) if new is not None]
+            return [
+                (old, new)
+                for old, new in await session.execute(query.order_by(ChatRow.id))
+                if new is not None and (old in wanted or new in wanted)
+            ]
 
     async def set_instrument(self, chat_id: int, instrument: str) -> Chat:
         return await self._change(chat_id, instrument=instrument)

@@ -265,36 +265,38 @@ class OutboxRepository(Repository):
             holders = {owner for owner in await session.scalars(query.distinct()) if owner}
         return sorted(await self.replicas.gone(holders))
 
-    async def hold_to_send(self, reply: OutgoingReply, *, for_at_least: timedelta) -> bool:
-        """Whether this replica may send ``reply`` now, holding it for ``for_at_least`` (one
-        message's send, retries and flood waits included) from now. When less than that is
-        left of the lease it was queued or claimed with, the lease is renewed, with those
-        of the chat's other queued replies this replica holds: a reply of four messages,
-        or a pass over a chat, can take longer than one lease on a slow Bot API, and the
-        messages still to send must not meanwhile become another replica's to send again.
+    async def hold_to_send(self, reply: OutgoingReply) -> bool:
+        """Whether this replica may send ``reply`` now: the row is still queued, as read
+        (not turned into a refused chart's stand-in), and held by this replica, whose lease
+        on it and on the chat's other queued replies it holds is renewed to ``lease`` from
+        now (which outlasts one message's send, retries and flood waits included:
+        ``Patience.longest_send``). A reply of four messages, or a pass over a chat, can
+        take longer than one lease on a slow Bot API, and the messages still to send must
+        not meanwhile become another replica's to send again.
 
         False when another replica has claimed it (this one's lease had expired): it is
-        theirs to send now. Example: a reply queued at 12:00:00 with a 360 s lease whose
-        first message took 300 s is renewed at 12:05:00 until 12:11:00 before its second.
+        theirs to send now; and when it was sent, refused or stood in since it was read: a
+        copy claimed by the sending pass while an answer had it on the wire is not sent
+        again once the answer has sent it (r47e #1). Always one statement, never the copy's
+        own lease: the copy cannot tell what another task did with its row. Example: a
+        reply queued at 12:00:00 with a 360 s lease whose first message took 300 s holds
+        its second until 12:11:00.
         """
-        now = self._now()
-        expires = reply.lease_expires_at
-        # Its lease as taken or last renewed here: no other replica takes it before then.
-        if reply.lease_owner == self.owner and expires and expires - now >= for_at_least:
-            return True
+        expires = self._now() + self.lease
         async with self._write() as session:
-            renewed = await session.scalars(
+            renewed = await session.execute(
                 update(OutboxRow)
                 .where(
                     OutboxRow.chat_id == reply.chat_id,
                     OutboxRow.status == "queued",
                     OutboxRow.lease_owner == self.owner,
                 )
-                .values(lease_expires_at=now + self.lease)
-                .returning(OutboxRow.id),
+                .values(lease_expires_at=expires)
+                .returning(OutboxRow.id, OutboxRow.kind),
                 execution_options=_NO_SYNC,
             )
-            return reply.id in set(renewed)
+            # A refused chart's stand-in is its row, queued again as text (``stand_in``).
+            return (reply.id, reply.kind) in {(id_, kind) for id_, kind in renewed}
 
     async def oldest_unsent_age(self) -> timedelta | None:
         """How long the oldest queued reply has waited (what to watch: it grows when no

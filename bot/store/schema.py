@@ -28,6 +28,7 @@ from sqlalchemy import (
     String,
     Text,
     TypeDecorator,
+    text,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
@@ -121,7 +122,16 @@ class Base(DeclarativeBase):
 
 class ChatRow(Base):
     __tablename__ = "chats"
-    __table_args__ = (_one_of("type", ChatType),)
+    __table_args__ = (
+        _one_of("type", ChatType),
+        # The few groups that moved, read by every sending pass (``moves_of``).
+        Index(
+            "ix_chats_moved_to",
+            "moved_to",
+            postgresql_where=text("moved_to IS NOT NULL"),
+            sqlite_where=text("moved_to IS NOT NULL"),
+        ),
+    )
 
     #: Telegram's chat id (negative for groups; beyond 32 bits).
     id: Mapped[int] = mapped_column(primary_key=True, autoincrement=False)
@@ -132,7 +142,7 @@ class ChatRow(Base):
     created_at: Mapped[datetime]
     updated_at: Mapped[datetime]
     #: The supergroup this group became (``ChatRepository.migrate``): a replica that did
-    #: not see Telegram say so learns it here (``ChatRepository.moves_into``).
+    #: not see Telegram say so learns it here (``ChatRepository.moves_of``).
     moved_to: Mapped[int | None]
 
 

@@ -8,6 +8,7 @@ import re
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from datetime import timedelta
+from typing import TypeVar
 
 from telegram import Update
 from telegram.constants import FloodLimit
@@ -33,6 +34,8 @@ from bot.telegram.recovery import finish_answered_runs, resume_abandoned, resume
 from bot.telegram.services import SERVICES_KEY, BotServices, leave_turn
 
 log = logging.getLogger(__name__)
+
+T = TypeVar("T")
 
 #: Messages that are not text: one line saying what Barb can do, no model call.
 NOT_TEXT = (
@@ -109,7 +112,8 @@ async def send_queued(application: Application, older_than: timedelta | None = N
     svc: BotServices = application.bot_data[SERVICES_KEY]
     sender = svc.sender(application.bot)
     chats = sorted({m.chat_id for m in await svc.store.outbox.unsent(older_than=older_than)})
-    # A supergroup whose move another replica recorded waits for its group's answers.
+    # A supergroup whose move another replica recorded waits for its group's answers, and
+    # the group's replies still queued under its old id go under the supergroup's lock.
     await svc.learn_moves(chats)
     sent = 0
     for chat_id in chats:
@@ -129,30 +133,39 @@ async def keep_sending(application: Application, every_s: float = 60.0) -> None:
     svc: BotServices = application.bot_data[SERVICES_KEY]
     resuming: asyncio.Task[int] | None = None
     abandoned: asyncio.Task[int] | None = None
+    older_than = timedelta(seconds=every_s)
     while True:
         await asyncio.sleep(every_s)
-        try:
-            # Updates another replica stored and died before handling (lease expired): to
-            # the handlers here, first, since that needs the database only, not Telegram.
-            await handle_orphaned(application, svc.store)
-            sent = await send_queued(application, older_than=timedelta(seconds=every_s))
-            if sent:
-                log.info("sent %d queued replies", sent)
-            await finish_answered_runs(application, older_than=timedelta(seconds=every_s))
-            # This replica's own work the database went away under (its lease was kept),
-            # resumed in the background too.
-            if svc.abandoned and (abandoned is None or abandoned.done()):
-                abandoned = application.create_task(
-                    resume_abandoned(application), name="barb-resume-abandoned"
-                )
-            # Work of another replica that died (its lease expired): resumed here, in the
-            # background, since answering may take a while.
-            if resuming is None or resuming.done():
-                resuming = application.create_task(
-                    resume_interrupted(application, own=False), name="barb-resume-orphans"
-                )
-        except Exception:  # Telegram still down: the next pass tries again
-            log.exception("sending queued replies failed")
+        # Each step on its own: one that fails (Telegram still down, a statement refused)
+        # is tried again at the next pass, and never keeps the others from running.
+        # Updates another replica stored and died before handling (lease expired): to the
+        # handlers here, first, since that needs the database only, not Telegram.
+        await _step("handling orphaned updates", handle_orphaned(application, svc.store))
+        sent = await _step("sending queued replies", send_queued(application, older_than))
+        if sent:
+            log.info("sent %d queued replies", sent)
+        await _step("finishing answered runs", finish_answered_runs(application, older_than))
+        # This replica's own work the database went away under (its lease was kept),
+        # resumed in the background too.
+        if svc.abandoned and (abandoned is None or abandoned.done()):
+            abandoned = application.create_task(
+                resume_abandoned(application), name="barb-resume-abandoned"
+            )
+        # Work of another replica that died (its lease expired): resumed here, in the
+        # background, since answering may take a while.
+        if resuming is None or resuming.done():
+            resuming = application.create_task(
+                resume_interrupted(application, own=False), name="barb-resume-orphans"
+            )
+
+
+async def _step(name: str, step: Awaitable[T]) -> T | None:
+    """One step of the sending pass (``keep_sending``); None, logged, when it fails."""
+    try:
+        return await step
+    except Exception:
+        log.exception("%s failed", name)
+        return None
 
 
 @asynccontextmanager

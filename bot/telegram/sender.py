@@ -91,7 +91,7 @@ class Patience:
         """How long one message can take before it is left queued: every attempt waiting
         out its timeouts, and the longest flood wait or backoff between each two; 314 s by
         default (4 × 56 s + 3 × 30 s). A replica holds a message at least this long before
-        it sends it (``OutboxRepository.hold_to_send``)."""
+        it sends it (``OutboxRepository.hold_to_send`` renews the lease)."""
         waits = max((self.max_wait_s, *self.backoff_s))
         return timedelta(
             seconds=self.attempts * (self.answer_s + self.wire_s) + (self.attempts - 1) * waits
@@ -588,8 +588,7 @@ class Sender:
         # Taken before the first await, given back once it is marked sent or left queued.
         self.sending.add(queued.id)
         try:
-            longest = self.patience.longest_send
-            if not await self.store.outbox.hold_to_send(queued, for_at_least=longest):
+            if not await self.store.outbox.hold_to_send(queued):
                 raise NotDelivered(f"reply {queued.id} to chat {queued.chat_id}: another replica's")
             try:
                 message = await self._send(queued)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import time
 from collections.abc import Collection, Sequence
 from contextlib import asynccontextmanager
@@ -32,6 +33,8 @@ if TYPE_CHECKING:
     from collections.abc import AsyncIterator, Iterator
 
     from telegram import Bot
+
+log = logging.getLogger(__name__)
 
 SERVICES_KEY = "barb_services"
 # A chat action shows for about 5 s: repeat a little sooner while work goes on.
@@ -274,11 +277,21 @@ class BotServices:
         return moved
 
     async def learn_moves(self, chat_ids: Collection[int]) -> None:
-        """Learn the moves into these chats that another replica recorded (it got Telegram's
-        service message; ``ChatRepository.moves_into``), before taking their locks: a
-        supergroup's lock is then also its group's (``ChatLocks.hold``). Example: the
-        sending pass over -100777 waits for the answer going out under -555's lock."""
-        for old_id, new_id in await self.store.chats.moves_into(chat_ids):
+        """Learn the moves into and out of these chats that another replica recorded (it got
+        Telegram's service message; ``ChatRepository.moves_of``), before taking their
+        locks: a supergroup's lock is then also its group's (``ChatLocks.hold``), and the
+        group's replies still queued under its id go to the supergroup under both.
+        Example: the sending pass over -100777 waits for the answer going out under -555's
+        lock.
+
+        Best-effort: when the moves cannot be read, the pass goes on with those it knows
+        (a message in another task's hands is still not sent twice: ``Sender.deliver``)."""
+        try:
+            moves = await self.store.chats.moves_of(chat_ids)
+        except Exception:
+            log.exception("could not read the chats' moves; going on without them")
+            return
+        for old_id, new_id in moves:
             self.moves.moved(old_id, new_id)
 
     def sender(self, bot: Bot) -> Sender:

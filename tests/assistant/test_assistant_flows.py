@@ -252,6 +252,28 @@ async def test_one_refused_query_holds_back_the_whole_plan(make_assistant) -> No
     assert error.is_error and "SyntaxError" in error.content
 
 
+async def test_two_refused_queries_of_one_message_are_one_failed_attempt(make_assistant) -> None:
+    """Two queries of one message with the same typo are one attempt of the budget (2): the
+    model is told how to correct both, with tools, and the fixed pair is shown as a plan.
+    Counted one by one, they had spent it at once: words only, no correction."""
+    broken = [{"session": "RTH", "from": "daily", "select": f"{f}(rnage)"} for f in ("mean", "max")]
+    fixed = [{"session": "RTH", "from": "daily", "select": f"{f}(range)"} for f in ("mean", "max")]
+    assistant = make_assistant(
+        turn("Mean and max range.", *(tool_call("execute_query", query=q) for q in broken)),
+        turn("Mean and max range.", *(tool_call("execute_query", query=q) for q in fixed)),
+    )
+    reply = await assistant.ask(ALICE, "mean and max range")
+    assert reply.pending is not None
+    assert reply.pending.queries == [{"instrument": "NQ", **q} for q in fixed]
+    requests = assistant.provider.requests
+    errors = tool_results(requests[1])
+    assert [e.is_error for e in errors] == [True, True]
+    assert all("did you mean 'range'" in e.content.lower() for e in errors)
+    assert all("not shown to the person" in e.content for e in errors)
+    assert not any("Do not retry" in e.content for e in errors)
+    assert requests[1].tools != []
+
+
 async def test_a_check_the_busy_pool_does_not_make_in_time_shows_the_plan(
     make_assistant, monkeypatch
 ) -> None:

@@ -199,3 +199,50 @@ def test_the_file_opens_in_excel_and_speaks_the_chat_language(
     assert lines[0] == "date,open,high,low,close,volume,range,day,источник"
     assert lines[1].endswith(',Mon,"my bars.csv, 2024-03-18 — 2024-03-22"')
     assert all(line.endswith(",") for line in lines[2:])
+
+
+def test_a_query_column_named_like_the_ranking_note_is_written_as_it_is(
+    imported: pd.DataFrame, settings: EngineSettings
+) -> None:
+    """r47c bug 2: a column of the query's own named ranking_note had its values sent
+    through Barb's translations, and the CSV failed (KeyError: False)."""
+    query = {
+        "session": "RTH",
+        "from": "daily",
+        "map": {"ranking_note": "close > open"},
+        "select": ["open", "close", "ranking_note"],
+    }
+    table = rows(csv_bytes(execute(query, "NQ", settings=settings)))
+    assert len(table) == 5
+    for row in table:
+        assert row["ranking_note"] == str(float(row["close"]) > float(row["open"]))
+
+
+def test_a_date_or_time_column_with_gaps_stays_a_date_or_a_minute(
+    imported: pd.DataFrame, settings: EngineSettings
+) -> None:
+    """r47c bug 3: a missing value (NaT) is neither midnight nor on the minute: a date
+    column with one was written as times ("2024-03-19 00:00:00") and named d_et, and a
+    time column with one got seconds."""
+    daily = {"session": "RTH", "from": "daily", "group_by": "dayname()"}
+    pick = "if(dayname() == 'Tue', {}, 0 / 0)"
+    dates = csv_bytes(
+        execute({**daily, "select": f"arg_max(date(), {pick.format('close')}) as d"}, "NQ",
+                settings=settings)
+    )  # fmt: skip
+    assert [(r["dayname"], r["d"]) for r in rows(dates)] == [
+        ("Mon", ""), ("Tue", "2024-03-19"), ("Wed", ""), ("Thu", ""), ("Fri", "")
+    ]  # fmt: skip
+    query = {
+        "session": "RTH",
+        "from": "1h",
+        "group_by": "date()",
+        "select": f"arg_max(timestamp, {pick.format('high')}) as at",
+    }
+    times = rows(csv_bytes(execute(query, "NQ", settings=settings)))
+    # The hour (from 09:30) whose high is Tuesday's highest, from the bars themselves.
+    wall = imported.assign(timestamp=imported["timestamp"].dt.tz_localize(None))
+    tuesday = wall[wall["timestamp"].between("2024-03-19 09:30", "2024-03-19 15:59")]
+    hours = tuesday.groupby((tuesday["timestamp"] - pd.Timedelta(minutes=30)).dt.floor("1h"))
+    top = hours["high"].max().idxmax() + pd.Timedelta(minutes=30)
+    assert [r["at_et"] for r in times] == ["", f"{top:%Y-%m-%d %H:%M}", "", "", ""]

@@ -1039,3 +1039,34 @@ def test_holiday_sessions_that_change_which_weekday_is_lowest_are_said(sample_se
     )  # fmt: skip
     assert any("less than their noise" in w for w in ranges.metadata.warnings)
     assert not [w for w in ranges.metadata.warnings if "range_pct's lowest is" in w]
+
+
+def test_a_crude_holiday_note_says_the_ranking_it_is_there_for(sample_settings) -> None:
+    """r47c bug 4: CL's RTH volume by weekday in 2020 reads Monday lowest, Thursday without
+    its US holiday sessions, every value moving under 5 %: the note is there for that
+    ranking, and CL's own-holiday words had dropped it."""
+    from barb.data.store import data_path
+
+    columns = ["volume", "trading_date", "minute"]
+    bars = pd.read_parquet(data_path("CL", sample_settings), columns=columns)
+    rth = bars[(bars["minute"] >= 9 * 60) & (bars["minute"] < 14 * 60 + 30)]  # 09:00-14:30
+    volume = rth.groupby("trading_date")["volume"].sum()
+    volume = volume[(volume.index >= "2020-01-01") & (volume.index <= "2020-12-31")]
+    names = dict(enumerate(["Mon", "Tue", "Wed", "Thu", "Fri"]))
+    weekday = pd.Series(volume.index.dayofweek, index=volume.index).map(names)
+    closed = volume.index.isin(_nyse_closures("2019-12-01", "2021-01-31"))
+    every = volume.groupby(weekday).mean()
+    without = volume[~closed].groupby(weekday[~closed]).mean()
+    assert (without / every - 1).abs().max() < 0.05  # the case: under the 5 % rule
+    assert every.idxmin() == "Mon" and without.idxmin() == "Thu"
+    result = rows(
+        {"session": "RTH", "from": "daily", "period": "2020", "map": {"wd": "dayname()"},
+         "group_by": "wd", "select": "mean(volume)"},
+        sample_settings,
+        "CL",
+    )  # fmt: skip
+    [said] = [w for w in result.metadata.warnings if "stock-market holiday" in w]
+    assert (
+        f"mean_volume's lowest is 'Thu' {without['Thu']:.4g} without them, not 'Mon' "
+        f"{every['Mon']:.4g}." in said
+    )

@@ -403,6 +403,31 @@ def test_records_against_a_running_high_from_the_datas_first_bar_say_so(
     assert not warnings_with(deepest, "runs from the data's first bar")
 
 
+def test_the_first_years_records_are_not_said_of_rows_a_then_stage_drops(
+    engine_settings, days
+) -> None:
+    """ES's 2022 fall kept by then.where from all history's drawdown episodes was told of
+    the 7 highs in 2008, the data's first year, which no row listed (p47g d5). The days
+    listed, kept by then.where: a span holding none of pandas' new highs says nothing, one
+    holding some keeps the warning."""
+    close = days["close"]
+    new_high = close > close.cummax().shift()
+    quiet = (days.index >= "2024-01-10") & (days.index <= "2024-02-20")
+    assert not new_high[quiet].any() and new_high[days.index <= "2024-01-05"].any()
+    query = {
+        "map": {"ath": "close > prev(cummax(close))"},
+        "select": ["date()", "close", "ath"],
+        "then": {"where": "date >= '2024-01-10' and date <= '2024-02-20'"},
+    }
+    said = "runs from the data's first bar"
+    quiet_rows = ask(query, engine_settings, **RTH_DAILY)
+    assert len(quiet_rows.table) == int(quiet.sum())
+    assert not quiet_rows.table["ath"].astype(bool).any()
+    assert not warnings_with(quiet_rows, said)
+    early = {**query, "then": {"where": "date <= '2024-01-05'"}}
+    assert len(warnings_with(ask(early, engine_settings, **RTH_DAILY), said)) == 1
+
+
 def test_a_group_the_warm_up_leaves_half_empty_is_hollow_and_unranked(
     engine_settings, days
 ) -> None:

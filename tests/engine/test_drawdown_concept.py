@@ -6,6 +6,8 @@ next episode's first day, and is under water on the days between."""
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -61,3 +63,64 @@ def test_the_episode_query_gives_pandas_episodes(engine_settings, minutes, fall:
     text = describe_concept("просадка")
     assert text.startswith("Drawdown") and "days_between(peak, next(peak))" in text
     assert describe_concept("equity drawdown").startswith("Backtest statistics")
+
+
+def _january_falls(engine_settings, *, period: str | None, where: str) -> object:
+    """The concept's episodes of 0.5% or more, with a period or kept by then.where."""
+    concept = session_concepts()["drawdown"]
+    query = concept.text_for(SessionTimes(load_instrument("NQ"))).query
+    query = {**query, "then": {**query["then"], "where": where}}
+    if period is not None:
+        query["period"] = period
+    result = execute(query, "NQ", settings=engine_settings)
+    assert result.ok, result.to_dict()
+    return result
+
+
+def test_a_recovery_after_the_period_is_said_and_the_concept_form_finds_it(
+    engine_settings, minutes
+) -> None:
+    """January 2024's 0.99% fall from 2024-01-03 got back on 2024-02-23 (pandas, over all
+    the bars): with "period": "2024-01", next(peak) in then reads only January's rows and
+    its n/a, which the concept glossed "not yet", is said to be the period's end (p47g d3);
+    the concept's form (no period, the peak kept by then.where) gives pandas' date and its
+    51 calendar days. Over all the bars the last fall's n/a is "not yet": nothing said."""
+    want = _episodes(rth_daily(minutes)["close"])
+    want = want[(want["max_dd"] <= -0.5) & (want["peak"] < "2024-02-01")]
+    assert len(want) == 1
+    cut = _january_falls(engine_settings, period="2024-01", where="max_dd <= -0.5")
+    assert pd.to_datetime(cut.table["peak"]).tolist() == want["peak"].tolist()
+    assert pd.isna(cut.table["recovered"]).all()
+    said = [w for w in cut.metadata.warnings if w.startswith("recovered is n/a")]
+    assert len(said) == 1, cut.metadata.warnings
+    assert "(2024-01-31)" in said[0] and "peak >= '2024-01-02' and peak <= '2024-01-31'" in said[0]
+    text = describe_concept("drawdown")
+    assert "peak >= '2022-01-01' and peak <= '2022-12-31'" in text
+    whole = _january_falls(
+        engine_settings,
+        period=None,
+        where="max_dd <= -0.5 and peak >= '2024-01-01' and peak <= '2024-01-31'",
+    )
+    assert pd.to_datetime(whole.table["recovered"]).tolist() == want["recovered"].tolist()
+    np.testing.assert_allclose(whole.table["calendar_days"].astype(float), [51.0])
+    assert not any(w.startswith("recovered is n/a") for w in whole.metadata.warnings)
+    running = _january_falls(engine_settings, period=None, where="max_dd <= -0.5")
+    assert pd.isna(running.table["recovered"]).iloc[-1]
+    assert not any(w.startswith("recovered is n/a") for w in running.metadata.warnings)
+
+
+def test_the_concept_cagr_in_one_stage_is_pandas(engine_settings, minutes) -> None:
+    """The concept's CAGR, last over first close to the power of 365.25 over the calendar
+    days between the first and last dates, in one stage (p47g d1: a single-row select with
+    then errs), against pandas over the RTH closes."""
+    text = describe_concept("cagr")
+    assert text.startswith("Drawdown")
+    cagr = re.search(r"\(last\(close\) / first\(close\)\) \*\* .*? \* 100 - 100", text)
+    assert cagr is not None
+    query = {"session": "RTH", "from": "daily", "select": [f"{cagr.group(0)} as cagr"]}
+    result = execute(query, "NQ", settings=engine_settings)
+    assert result.ok, result.to_dict()
+    close = rth_daily(minutes)["close"]
+    days = (close.index[-1] - close.index[0]).days
+    want = ((close.iloc[-1] / close.iloc[0]) ** (365.25 / days) - 1) * 100
+    assert result.summary.value == pytest.approx(want, rel=1e-9)

@@ -94,6 +94,21 @@ def test_other_empty_results_say_no_close(settings, bars, query) -> None:
     assert len(result.table) == 0 and _said(result) == []
 
 
+def test_a_week_emptied_by_another_condition_blames_no_close(settings, bars) -> None:
+    """r47c bug 5: the Thanksgiving week's full days had a 15:59 bar; "volume < 0" emptied
+    the result, and the two short days' closes had been given as its reason."""
+    week = bars[bars["date"].between("2024-11-25", "2024-11-29")]
+    at = week[week["clock"] == "15:59"]
+    assert sorted(at["date"].dt.day.unique()) == [25, 26, 27] and (at["volume"] > 0).all()
+    query = {
+        "from": "1m",
+        "period": "2024-11-25:2024-11-29",
+        "where": "time() == '15:59' and volume < 0",
+    }
+    result = ask(query, settings, session="ETH")
+    assert len(result.table) == 0 and _said(result) == []
+
+
 def test_a_crude_holiday_warning_speaks_of_its_exchange(settings, bars) -> None:
     """p47b #8: CL's day after Thanksgiving said "the stock market was shut", beside the
     point for crude. The return itself is from the holiday's own close."""

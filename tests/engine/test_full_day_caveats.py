@@ -13,6 +13,7 @@ import pandas as pd
 import pytest
 from asking import RTH_DAILY, ask
 
+from barb.charts import draw_chart
 from barb.result import Result
 
 RTH = (570, 1020)  # 09:30-17:00, minutes of the day
@@ -185,17 +186,45 @@ def test_weekly_bars_count_the_weeks_the_full_day_went_further(engine_settings, 
     assert result.table["high"].tolist() == weeks["rth_high"].tolist()
     further = weeks[weeks["high"] > weeks["rth_high"]]
     assert 0 < len(further) < len(weeks)  # the data has both
-    first = span[week == further.index[0]]["high"].idxmax()
+    # The week it went furthest on is named (p47g q25: the first one's was the smallest).
+    gaps = further["high"] - further["rth_high"]
+    widest = gaps.idxmax()
+    assert (gaps < gaps.max()).any() and widest != further.index[0]  # the data has the case
+    first = span[week == widest]["high"].idxmax()
     at = pd.Timestamp(span.loc[first, "high_at"])  # an evening bar: the day before its date
     when = f"{at:%Y-%m-%d} at {at:%H:%M}"
     if at.date() != first.date():
         when += f" (trading day {first.date()})"
     assert _full_day(result) == [
         "high is the highest high of RTH (09:30-17:00) only, a part of the day: the full day "
-        f"(ETH) went further on {len(further)} of the {len(weeks)} bars, e.g. to "
-        f"{span.loc[first, 'high']:.10g} on {when}"
-        ', outside RTH. The full day\'s: "session": "ETH".'
+        f"(ETH) went further on {len(further)} of the {len(weeks)} bars, the most to "
+        f"{span.loc[first, 'high']:.10g} on {when} ({gaps.max():.10g} past its "
+        f"{further.loc[widest, 'rth_high']:.10g}), outside RTH. "
+        'The full day\'s: "session": "ETH".'
     ]
+
+
+def test_a_listing_of_highs_and_lows_draws_both(engine_settings, days):
+    """RTH's monthly high and low, asked together, drew the high alone (p47g q25): each is a
+    line of pandas' RTH values per week."""
+    result = ask(
+        {"from": "weekly", "period": "2024-02-05:2024-03-01", "select": ["high", "low"]},
+        engine_settings,
+        session="RTH",
+    )
+    span = days.loc["2024-02-05":"2024-03-01"]
+    weeks = span.groupby(span.index.to_period("W")).agg(
+        high=("rth_high", "max"), low=("rth_low", "min")
+    )
+    fig = draw_chart(result, language="en")
+    assert fig is not None
+    drawn = {
+        line.get_label(): list(line.get_ydata())
+        for ax in fig.axes
+        for line in ax.get_lines()
+        if line.get_label() in ("high", "low")
+    }
+    assert drawn == {"high": weeks["high"].tolist(), "low": weeks["low"].tolist()}
 
 
 def test_full_session_and_price_free_long_bars_say_nothing(engine_settings):

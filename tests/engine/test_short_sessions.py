@@ -165,6 +165,30 @@ def test_rankings_without_them_or_by_date_say_nothing(sample_settings) -> None:
     assert "2024-11-28" in by_date.table["date"].tolist() and not _short(by_date)
 
 
+@pytest.mark.slow
+def test_rows_a_where_picked_by_their_kind_are_not_named_again(sample_settings, days_2024) -> None:
+    """ES's holiday sessions ranked by range (where holiday()) were told "5 of the 5 rows
+    listed are short sessions ... Against full days compare 18:00-13:00" (p47g q03): the
+    where had picked them as such. Under "not holiday()" the early closes listed are still
+    named, each from pandas' minutes."""
+    query = {"period": "2024", "sort": "volume asc", "limit": 5}
+    holidays = ask({**query, "where": "holiday()"}, sample_settings, **RTH_DAILY)
+    traded = days_2024.dropna(subset=["volume"])
+    want = traded[traded.index.isin(NYSE_HOLIDAYS_2024)].sort_values("volume", kind="stable")
+    assert holidays.table["date"].tolist() == want.index[:5].tolist()
+    assert (want["rth"][:5] < RTH[1] - RTH[0]).all()  # each a short session
+    assert not _short(holidays), holidays.metadata.warnings
+    both = ask({**query, "where": "holiday() or early_close()"}, sample_settings, **RTH_DAILY)
+    assert not _short(both), both.metadata.warnings
+    others = ask({**query, "where": "not holiday()"}, sample_settings, **RTH_DAILY)
+    rest = traded[~traded.index.isin(NYSE_HOLIDAYS_2024)].sort_values("volume", kind="stable")
+    assert others.table["date"].tolist() == rest.index[:5].tolist()
+    early = rest[:5][rest["rth"][:5] < RTH[1] - RTH[0]]
+    assert len(early) >= 1
+    (said,) = _short(others)
+    assert said.startswith(f"{len(early)} of the 5 rows listed") and "holiday," not in said
+
+
 # --- rows listed in time order ----------------------------------------------------------------
 
 

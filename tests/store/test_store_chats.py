@@ -248,17 +248,31 @@ async def test_what_the_groups_anonymous_admins_remembered_moves_as_the_supergro
 async def test_a_move_is_read_by_every_replica(store: Store) -> None:
     """A replica that did not get Telegram's service message learns the move from the
     group's row (r47a #1: its sending pass over the supergroup did not wait for the
-    group's answer under way)."""
+    group's answer under way), asked about the supergroup or about the group (replies
+    still queued under the group's id, r47e #5)."""
     supergroup = GROUP_CHAT - 1
     await store.chats.ensure(GROUP_CHAT, "group")
     await store.chats.ensure(PRIVATE_CHAT, "private")
-    assert await store.chats.moves_into([supergroup]) == []
+    assert await store.chats.moves_of([supergroup, GROUP_CHAT]) == []
 
     await store.chats.migrate(GROUP_CHAT, supergroup)
 
-    assert await store.chats.moves_into([PRIVATE_CHAT, supergroup]) == [(GROUP_CHAT, supergroup)]
-    assert await store.chats.moves_into([GROUP_CHAT, PRIVATE_CHAT]) == []
-    assert await store.chats.moves_into([]) == []
+    assert await store.chats.moves_of([PRIVATE_CHAT, supergroup]) == [(GROUP_CHAT, supergroup)]
+    assert await store.chats.moves_of([GROUP_CHAT]) == [(GROUP_CHAT, supergroup)]
+    assert await store.chats.moves_of([PRIVATE_CHAT]) == []
+    assert await store.chats.moves_of([]) == []
+
+
+async def test_the_moves_of_a_long_outages_chats_are_read(store: Store) -> None:
+    """r47e #2: after a long Telegram outage the sending pass asks about every chat with
+    replies queued. Before, one bound parameter per chat: past 32767 (asyncpg) the
+    statement was refused, and with it the whole pass, every minute."""
+    supergroup = GROUP_CHAT - 1
+    await store.chats.ensure(GROUP_CHAT, "group")
+    await store.chats.migrate(GROUP_CHAT, supergroup)
+    chats = [*range(-40_000, 0), supergroup]
+
+    assert await store.chats.moves_of(chats) == [(GROUP_CHAT, supergroup)]
 
 
 async def test_a_supergroup_first_seen_before_its_move_takes_the_groups_settings(

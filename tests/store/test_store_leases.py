@@ -264,18 +264,17 @@ async def test_a_sender_renews_the_lease_of_what_it_still_has_to_send(
     first, second = await replica("a"), await replica("b")
     await first.chats.ensure(PRIVATE_CHAT, "private")
     replies = await first.outbox.enqueue_many(PRIVATE_CHAT, _texts(3))
-    one_send = timedelta(seconds=30)
-    assert await first.outbox.hold_to_send(replies[0], for_at_least=one_send)
+    assert await first.outbox.hold_to_send(replies[0])
     # The first message took most of the lease: the rest are held for another one.
     clock.advance(LEASE - timedelta(seconds=10))
-    assert await first.outbox.hold_to_send(replies[1], for_at_least=one_send)
+    assert await first.outbox.hold_to_send(replies[1])
     clock.advance(timedelta(seconds=20))  # past the lease they were queued with
     assert await second.outbox.claim() == []
 
     clock.advance(LEASE)  # "a" died sending the second: "b" takes them over
     assert [r.id for r in await second.outbox.claim()] == [r.id for r in replies]
     # "a" was only slow, and comes back to the third: it is "b"'s now.
-    assert not await first.outbox.hold_to_send(replies[2], for_at_least=one_send)
+    assert not await first.outbox.hold_to_send(replies[2])
 
 
 async def test_a_stand_in_takes_the_refused_messages_place(replica: Opener) -> None:

@@ -52,7 +52,10 @@ async def test_private_question_plan_run_proof(fake_telegram: FakeBotAPI, db_url
         # The chart's caption is its headline, then the commentary; the CSV comes when its
         # button is pressed.
         headline, commentary = photo.result["caption"].split("\n\n", 1)
-        assert headline.startswith("average range: highest ") and "points" in headline
+        assert (
+            headline.startswith("average range: Mon 134.58 to Wed 140.78 points")
+            and "points" in headline
+        )
         assert commentary.startswith("Answer: Result: 5 groups by weekday")
         csv_button, query_button = keyboard_data(photo.result)
         assert query_button.startswith("q:")

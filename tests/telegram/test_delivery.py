@@ -8,12 +8,14 @@ what the store still holds.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import sqlite3
 import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+import pytest
 from bot_harness import (
     ALICE,
     WEEKDAY_RANGE,
@@ -24,7 +26,7 @@ from bot_harness import (
     press,
     settled_outbox,
 )
-from fake_bot_api import FakeBotAPI
+from fake_bot_api import FakeBotAPI, png_bytes
 
 from bot.assistant.replies import Reply
 from bot.llm.messages import ModelRequest
@@ -139,7 +141,7 @@ async def test_a_refused_chart_leaves_its_words_saying_it_is_missing(
         assert await settled_outbox(svc) == []
 
         headline, commentary, missing = messages[1].result["text"].split("\n\n")
-        assert headline.startswith("average range: highest ")
+        assert headline.startswith("average range: Mon 134.58 to Wed 140.78 points")
         assert commentary.startswith("Answer: Result: 5 groups by weekday")
         assert missing == (
             "Telegram refused the chart, so it is not shown here; its numbers are in the CSV."
@@ -175,7 +177,7 @@ async def test_a_refused_chart_under_a_long_answer_leaves_its_headline_and_csv(
         assert await settled_outbox(svc) == []
 
         in_its_place, words = messages[1].result, messages[2].result
-        assert in_its_place["text"].startswith("average range: highest ")
+        assert in_its_place["text"].startswith("average range: Mon 134.58 to Wed 140.78 points")
         assert in_its_place["text"].endswith(
             "Telegram refused the chart, so it is not shown here; its numbers are in the CSV."
         )
@@ -491,7 +493,115 @@ async def test_a_refused_charts_caption_held_back_keeps_its_place(
         statuses = [r.status for r in fake.calls("sendMessage", chat_id=ALICE)]
         assert statuses == [200, 429, 429, 429, 429, 200, 200], fake.describe()
         shown = [m.get("text", "") for m in fake.messages(ALICE)]
-        assert shown[1].startswith("average range: highest ")
+        assert shown[1].startswith("average range: Mon 134.58 to Wed 140.78 points")
         assert shown[1].endswith("its numbers are in the CSV.")
         assert shown[2].startswith("The weekdays differ little.")
         assert len(shown) == 3 and delivered(fake, ALICE) == ["sendMessage"] * 3
+
+
+SUPERGROUP = -1001234567890
+
+
+async def test_a_message_claimed_while_another_task_sends_it_is_sent_once(
+    fake_telegram: FakeBotAPI, db_url: str
+) -> None:
+    """r47e #1: the sending pass (under the supergroup's lock only: the move was recorded
+    after it read the moves) claims [W, X] while the answer's task has X on the wire, is
+    slow over W, and reaches X after the answer marked it sent and gave it back. Before,
+    its copy's lease was trusted and X went a second time:
+    ["X: the answer's words", "W: held back earlier", "X: the answer's words"]."""
+    fake = fake_telegram
+    store = await open_store(StoreSettings(database_url=db_url, replica_id="a"))
+    try:
+        async with fake.make_bot() as bot:
+            await store.chats.ensure(SUPERGROUP, "supergroup")
+            sending: set[int] = set()
+            answer = Sender(bot, store, sending=sending)
+            sending_pass = Sender(bot, store, sending=sending)
+            await answer.queue_text(SUPERGROUP, "W: held back earlier")
+            x = await answer.queue_text(SUPERGROUP, "X: the answer's words")
+
+            on_wire_x = fake.hold_next("sendMessage", chat_id=SUPERGROUP)
+            answering = asyncio.create_task(answer.deliver(x))
+            await on_wire_x.arrived()
+            on_wire_w = fake.hold_next("sendMessage", chat_id=SUPERGROUP)
+            flushing = asyncio.create_task(sending_pass.flush(SUPERGROUP))
+            await on_wire_w.arrived()  # the pass claimed [W, X] and is sending W
+            on_wire_x.release()
+            await answering  # X sent and marked sent, no longer in hand
+            on_wire_w.release()
+            assert await flushing == 1  # W; X was the answer's
+
+        texts = [r.params["text"] for r in fake.calls("sendMessage", chat_id=SUPERGROUP)]
+        assert texts == ["X: the answer's words", "W: held back earlier"]
+        assert await store.outbox.unsent() == []
+    finally:
+        await store.close()
+
+
+@pytest.mark.parametrize("caption_held_back", [False, True], ids=["caption-sent", "caption-held"])
+async def test_a_refused_chart_is_not_sent_after_its_caption_said_it_is_missing(
+    fake_telegram: FakeBotAPI, db_url: str, caption_held_back: bool
+) -> None:
+    """r47e #1, with a chart Telegram refuses: the answer's task sends its caption in its
+    place ("…Telegram refused the chart."), once as sent and once held back by flood
+    control (the stand-in still queued, the same row). Before, the pass, which claimed
+    the photo while it was on the wire, then sent its stale copy: the chart came after
+    the words saying it is missing (a transient 400), or was refused again."""
+    from bot.telegram.sender import ChartRefused, NotDelivered, file_reply
+
+    fake = fake_telegram
+    store = await open_store(StoreSettings(database_url=db_url, replica_id="a"))
+    try:
+        async with fake.make_bot() as bot:
+            await store.chats.ensure(SUPERGROUP, "supergroup")
+            sending: set[int] = set()
+            impatient = Patience(max_wait_s=0.5)
+            answer = Sender(bot, store, impatient, sending=sending)
+            sending_pass = Sender(bot, store, impatient, sending=sending)
+            await answer.queue_text(SUPERGROUP, "W: held back earlier")
+            chart = file_reply(
+                "photo",
+                png_bytes(),
+                "chart.png",
+                "Answer: Mon 134.58",
+                commentary=True,
+                without_chart="Telegram refused the chart.",
+            )
+            [x] = await store.outbox.enqueue_many(SUPERGROUP, [chart])
+
+            on_wire_x = fake.hold_next("sendPhoto", chat_id=SUPERGROUP)
+            fake.fail_next(
+                "sendPhoto",
+                error_code=400,
+                description="Bad Request: PHOTO_INVALID",
+                chat_id=SUPERGROUP,
+            )
+            answering = asyncio.create_task(answer.deliver(x))
+            await on_wire_x.arrived()
+            on_wire_w = fake.hold_next("sendMessage", chat_id=SUPERGROUP)
+            flushing = asyncio.create_task(sending_pass.flush(SUPERGROUP))
+            await on_wire_w.arrived()  # the pass claimed [W, X] and is sending W
+            if caption_held_back:  # longer than the sender waits: it stays queued
+                fake.fail_next("sendMessage", retry_after=5, chat_id=SUPERGROUP)
+            on_wire_x.release()
+            # Its caption went, or waits queued, in the chart's place.
+            with contextlib.suppress(ChartRefused, NotDelivered):
+                await answering
+            on_wire_w.release()
+            await flushing
+            photos = [r.status for r in fake.calls("sendPhoto", chat_id=SUPERGROUP)]
+            assert photos == [400], (caption_held_back, photos)
+            # The next pass sends the caption, never the chart.
+            await sending_pass.flush(SUPERGROUP)
+
+        captions = [
+            r.params["text"]
+            for r in fake.calls("sendMessage", chat_id=SUPERGROUP)
+            if r.status == 200 and "refused the chart" in r.params["text"]
+        ]
+        assert len(captions) == 1
+        assert [r.status for r in fake.calls("sendPhoto", chat_id=SUPERGROUP)] == [400]
+        assert await store.outbox.unsent() == []
+    finally:
+        await store.close()
