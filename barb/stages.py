@@ -819,6 +819,10 @@ def _evaluate(
 
 
 def _python(value: Any) -> Any:
+    # A missing date (first(week()) under a where that kept no row) is JSON's null: pandas'
+    # NaT is neither a number nor a date the summary can write.
+    if value is pd.NaT or (isinstance(value, np.datetime64) and np.isnat(value)):
+        return None
     return value.item() if isinstance(value, np.generic) else value
 
 
