@@ -46,7 +46,6 @@ from barb.charts.grouped import (
     value_texts,
     with_parts,
 )
-from barb.charts.header import bars_words
 from barb.charts.kinds import (
     Latest,
     calendar_labels,
@@ -114,7 +113,7 @@ def _nothing_matched(result: Result, words: Words) -> str | None:
     if meta is None or meta.rows_matched or not meta.rows_scanned:
         return None
     scanned = meta.rows_scanned
-    rows = words.of_rows(meta.timeframe, scanned) or bars_words(meta.timeframe, words)
+    rows = words.of_rows(meta.timeframe, scanned) or words.of_rows("bars", scanned)
     period = meta.period_requested
     if not period or period == "all":
         first, last = meta.period_start, meta.period_end

@@ -42,6 +42,7 @@ _OF_ROWS = {
     "quarterly": N_("of_rows.quarterly"),
     "yearly": N_("of_rows.yearly"),
     "groups": N_("of_rows.groups"),
+    "bars": N_("of_rows.bars"),  # bars with no calendar name (minutes, hours)
 }
 #: A where's mean over all the period's rows, by what the rows are ("all days: 52.4%",
 #: «все дни: 52,4%»), beside the answer over the rows it kept.

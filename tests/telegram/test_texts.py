@@ -67,7 +67,7 @@ NAMES = {
 NAMES |= {"open", "high", "low", "close", "OHLC", "volume"}
 #: Vendors whose file layouts Barb imports.
 NAMES |= {"Sierra", "Chart", "TradingView", "NinjaTrader", "Kibot", "Databento"}
-NAMES |= {"Interactive", "Brokers", "TWS"}
+NAMES |= {"Interactive", "Brokers", "TWS", "API"}
 #: Formats and standards an import refusal names: Parquet files, UTF-8 text, IANA zones.
 NAMES |= {"Parquet", "UTF", "IANA"}
 #: What a text may quote verbatim: placeholders, commands, code, examples in quotes, HTML
