@@ -48,6 +48,22 @@ def test_a_mean_and_a_listing_of_no_rows_say_what_was_searched(
     assert said == NOTHING[language].format(n=year, period="2025")
 
 
+@pytest.mark.parametrize(
+    ("language", "form"),
+    [
+        ("en", "nothing matched (0 of 8 bars, 2025-07-01)"),
+        ("ru", "ничего не подошло (0 из 8 баров, 2025-07-01)"),  # genitive, not "8 1h-бары"
+    ],
+)
+def test_bars_with_no_calendar_name_are_counted_after_of(
+    sample_settings, language: str, form: str
+) -> None:
+    """Hourly bars of a full RTH day, 09:30-17:00: eight (the last half an hour)."""
+    query = {"session": "RTH", "from": "1h", "period": "2025-07-01", "where": "volume < 0",
+             "select": "mean(range)"}  # fmt: skip
+    assert chart_headline(run(query, sample_settings), language) == form
+
+
 def test_a_count_of_no_rows_is_its_answer(sample_settings, days) -> None:
     """A count of 0 is the answer to "how many", not an empty result."""
     query = {"session": "RTH", "from": "daily", "period": "2025", "where": "range > 100000",
