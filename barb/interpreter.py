@@ -8,7 +8,6 @@ The pipeline (seed 001's order, with one correction): session → from → join 
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import datetime as dt
 import logging
@@ -218,7 +217,7 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
     begins = frame["timestamp" if plan.timeframe.calendar else "trading_date"].to_numpy()
     covered = _covered(begins, frame["trading_date"].to_numpy(), keep)
 
-    hide = ("trading_date",) if plan.timeframe.name == "daily" else ()
+    hide = _hidden(plan)
     focus = [j.source for j in plan.events if j.source is not None]
     picked = any(j.filter is not None for j in plan.events)
     day_open = _day_open(night, plan)
@@ -493,15 +492,15 @@ def _dry_run(plan: Plan) -> None:
     ctx = _context(plan, frame, night)
     none = np.zeros(0, dtype=bool)
     day_open = _day_open(night, plan)
-    hide = ("trading_date",) if plan.timeframe.name == "daily" else ()
-    output = run_stage(plan.first, frame, ctx, none, hide=hide, period=none, day_open=day_open)
-    if plan.then is not None and output.table is not None:
-        # Over no row the first stage's table has no values to type its columns by, nor its
-        # aggregates' (max(t) of no time is untyped): "t == max(t)" in then was refused as
-        # text against 'None' where every real table runs it (r47g). The then stage is the
-        # run's to judge; planning has checked its names.
-        with contextlib.suppress(QueryError):
-            _second_stage(plan, output, ctx, day_open)
+    run_stage(plan.first, frame, ctx, none, hide=_hidden(plan), period=none, day_open=day_open)
+    # Not the then stage: over no row the first stage's table has no values to type its
+    # columns by, nor its aggregates ("t == max(t)" was refused as text against 'None' where
+    # every real table runs it, r47g). The run judges it; planning has checked its names.
+
+
+def _hidden(plan: Plan) -> tuple[str, ...]:
+    """The engine's columns a stage's rows leave out: a daily bar's trading_date is its date."""
+    return ("trading_date",) if plan.timeframe.name == "daily" else ()
 
 
 def _second_stage(
