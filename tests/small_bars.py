@@ -20,6 +20,20 @@ from barb.settings import EngineSettings
 DAYS = pd.bdate_range("2024-03-04", "2024-03-15")
 
 
+def session_stamps(first: str, last: str, closes: dict[str, str]) -> pd.DatetimeIndex:
+    """The minute stamps of each weekday from ``first`` to ``last``: from 18:00 the evening
+    before to 17:00, or to the early close ``closes`` names for a date ("2024-11-29":
+    "13:15"). ``session_stamps("2024-11-28", "2024-11-29", {"2024-11-29": "13:15"})``
+    holds 1,380 minutes for the 28th and 1,155 for the 29th."""
+    stamps = []
+    for day in pd.bdate_range(first, last):
+        end = pd.Timedelta(closes.get(f"{day:%Y-%m-%d}", "17:00") + ":00")
+        stamps.append(
+            pd.date_range(day - pd.Timedelta(hours=6), day + end, freq="1min", inclusive="left")
+        )
+    return stamps[0].append(stamps[1:])
+
+
 def bars_from_closes(
     stamps: pd.DatetimeIndex,
     close: np.ndarray,

@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from asking import ask, warnings_with
-from small_bars import bars_from_closes, write_minutes
+from small_bars import bars_from_closes, session_stamps, write_minutes
 
 from barb.settings import EngineSettings
 
@@ -19,13 +19,7 @@ CLOSES = {"2024-11-28": "13:00", "2024-11-29": "13:15"}
 
 def _minutes() -> pd.DataFrame:
     rng = np.random.default_rng(47)
-    stamps = []
-    for day in pd.bdate_range("2024-11-20", "2024-12-04"):
-        end = pd.Timedelta(CLOSES.get(f"{day:%Y-%m-%d}", "17:00") + ":00")
-        stamps.append(
-            pd.date_range(day - pd.Timedelta(hours=6), day + end, freq="1min", inclusive="left")
-        )
-    ts = stamps[0].append(stamps[1:])
+    ts = session_stamps("2024-11-20", "2024-12-04", CLOSES)
     n = len(ts)
     close = np.round((20000 + np.cumsum(rng.choice([-1.0, 0.0, 1.0], n) * 2.25)) * 4) / 4
     return bars_from_closes(ts, close, rng.integers(1, 300, n))

@@ -11,7 +11,7 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 from asking import RTH_DAILY, ask, warnings_with
-from small_bars import bars_from_closes, write_minutes
+from small_bars import bars_from_closes, session_stamps, write_minutes
 
 from barb.settings import EngineSettings
 
@@ -27,13 +27,7 @@ def _minutes() -> pd.DataFrame:
     import numpy as np
 
     rng = np.random.default_rng(34)
-    stamps = []
-    for day in pd.bdate_range("2024-11-18", "2024-12-06"):
-        end = pd.Timedelta(CLOSES.get(f"{day:%Y-%m-%d}", "17:00") + ":00")
-        stamps.append(
-            pd.date_range(day - pd.Timedelta(hours=6), day + end, freq="1min", inclusive="left")
-        )
-    ts = stamps[0].append(stamps[1:])
+    ts = session_stamps("2024-11-18", "2024-12-06", CLOSES)
     n = len(ts)
     close = np.round((20000 + np.cumsum(rng.choice([-1.0, 0.0, 1.0], n) * 2.25)) * 4) / 4
     open_ = np.concatenate(([close[0]], close[:-1])) + 0.25 * rng.integers(-2, 3, n)
