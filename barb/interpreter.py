@@ -43,7 +43,11 @@ from barb.caveats.early_close_bars import (
 )
 from barb.caveats.early_close_clocks import early_close_clock_caveat
 from barb.caveats.evening_extremes import evening_after_caveat, evening_extreme_caveat
-from barb.caveats.full_days import calendar_extreme_caveat, full_day_caveat
+from barb.caveats.full_days import (
+    calendar_extreme_caveat,
+    full_day_caveat,
+    full_day_indicator_caveat,
+)
 from barb.caveats.gap_sizes import sizeless_gap_caveat
 from barb.caveats.holiday_closes import holiday_close_caveat, long_break_caveat
 from barb.caveats.lookahead import then_past_period_caveat
@@ -285,6 +289,7 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
     warnings += short_next_caveat(plan, ctx, frame, output.kept)
     warnings += after_window_close_caveat(plan, ctx, output.kept)
     warnings += full_day_caveat(plan, output.kept)
+    warnings += full_day_indicator_caveat(plan, ctx, output.kept)
     warnings += calendar_extreme_caveat(plan, output.kept)
     warnings += evening_extreme_caveat(plan, output.kept)
     warnings += evening_after_caveat(plan, output.kept)
