@@ -53,6 +53,7 @@ from barb.caveats.holiday_closes import holiday_close_caveat, long_break_caveat
 from barb.caveats.lookahead import then_past_period_caveat
 from barb.caveats.lookback import lookback_caveat
 from barb.caveats.open_runs import began_run_caveat, open_run_caveat
+from barb.caveats.open_units import open_unit_caveat
 from barb.caveats.part_day_picks import picked_short_caveat
 from barb.caveats.part_group_feeds import say_fed
 from barb.caveats.price_level_comparisons import Bars, comparison_caveat
@@ -290,6 +291,7 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
     warnings += after_window_close_caveat(plan, ctx, output.kept)
     warnings += full_day_caveat(plan, output.kept)
     warnings += full_day_indicator_caveat(plan, ctx, output.kept)
+    warnings += open_unit_caveat(plan, ctx, output.kept)
     warnings += calendar_extreme_caveat(plan, output.kept)
     warnings += evening_extreme_caveat(plan, output.kept)
     warnings += evening_after_caveat(plan, output.kept)
