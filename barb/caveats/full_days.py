@@ -381,12 +381,13 @@ def full_day_indicator_caveat(plan: Plan, ctx: EvalContext, kept: pd.DataFrame |
     whole = _on_full_days(plan, ctx, full, made, ranged, kept)
     if whole is None:
         return []
+    missing = [name for name in ranged if name not in whole.columns]
     named = _named(plan)
     warnings = []
     if stage.shape == "table":
         latest = int(np.argmax(kept["trading_date"].to_numpy()))
         day = f"{pd.Timestamp(kept['trading_date'].to_numpy()[latest]):%Y-%m-%d}"
-        for name in shown:
+        for name in (name for name in shown if name not in missing):
             part = pd.to_numeric(kept[name], errors="coerce").to_numpy(dtype=float)
             theirs = whole[name].to_numpy(dtype=float)
             with np.errstate(divide="ignore", invalid="ignore"):
@@ -407,11 +408,11 @@ def full_day_indicator_caveat(plan: Plan, ctx: EvalContext, kept: pd.DataFrame |
     quiet = {"warnings": [], "row_warnings": [], "period": None}
     before = dataclasses.replace(ctx, frame=kept.reset_index(drop=True), **quiet)
     swapped = kept.reset_index(drop=True).copy()
-    for name in ranged:
+    for name in whole.columns:
         swapped[name] = whole[name].to_numpy()
     after = dataclasses.replace(ctx, frame=swapped, **quiet)
     for item in stage.select:
-        if item.name not in shown:
+        if item.name not in shown or _reads_any(item.expr, missing):
             continue
         try:
             was = evaluate_aggregate(item.expr, before, None)
@@ -449,26 +450,32 @@ def _on_full_days(
     kept: pd.DataFrame,
 ) -> pd.DataFrame | None:
     """The map columns ``wanted`` (and those they read, in the map's order) evaluated over
-    the full session's daily bars of all history, at the ``kept`` rows' dates; None when
-    one cannot be evaluated there or a date has no full-day bar."""
+    the full session's daily bars of all history, at the ``kept`` rows' dates: those that can
+    be (not one reading a joined instrument's columns); None when a date has no full-day
+    bar."""
     needed = set(wanted)
     for name, expr in reversed(made):
         if name in needed:
             needed |= {n.name for n in ast.walk(expr) if isinstance(n, ast.Column)}
     try:
         again = ctx.on_daily_bars(full)
-        days = again.frame.copy()
-        for name, expr in made:
-            if name in needed:
-                days[name] = evaluate(expr, again).to_numpy()
     except BarbError:
         return None
+    days = again.frame.copy()
+    again = dataclasses.replace(again, frame=days)
+    for name, expr in made:
+        if name in needed:
+            try:
+                days[name] = evaluate(expr, again).to_numpy()
+            except BarbError:
+                continue
     held = days["trading_date"].to_numpy()
     dates = kept["trading_date"].to_numpy()
     at = np.minimum(np.searchsorted(held, dates), len(held) - 1)
     if not (held[at] == dates).all():
         return None
-    return days[wanted].iloc[at].reset_index(drop=True)
+    found = [name for name in wanted if name in days.columns]
+    return days[found].iloc[at].reset_index(drop=True)
 
 
 def _more(shift: float) -> str:

@@ -268,6 +268,13 @@ def test_rth_atr_is_said_beside_the_full_days(engine_settings, session_bars):
         f"bars, what a daily chart shows, it is {short_value(whole):.10g} on {day.date()}, "
         f'{abs(whole / part - 1):.0%} more. The full day\'s: "session": "ETH".'
     ]
+    # A map column read through another: ATR in % of the close (TA-Lib's NATR).
+    chained = {"atr14": "atr(14)", "natr": "atr14 / close * 100"}
+    natr = ask(query | {"map": chained, "select": ["natr"]}, engine_settings, **RTH_DAILY)
+    eth = session_bars["ETH"]
+    full = talib.NATR(eth["high"], eth["low"], eth["close"], 14).loc[day]
+    [said] = [w for w in natr.metadata.warnings if w.startswith("natr is read")]
+    assert f"it is {short_value(full):.10g} on {day.date()}" in said
     mean = ask({"select": "mean(atr(14)) as m"}, engine_settings, **RTH_DAILY)
     assert mean.summary.value == pytest.approx(atr["RTH"].mean())
     shift = atr["ETH"].loc[atr["RTH"].index].mean() / atr["RTH"].mean() - 1
