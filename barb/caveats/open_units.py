@@ -17,6 +17,7 @@ import datetime as dt
 import numpy as np
 import pandas as pd
 
+from barb.caveats.scope import key_columns
 from barb.errors import BarbError
 from barb.frames import period_start, take_rows
 from barb.lineage import nodes
@@ -47,7 +48,10 @@ def open_unit_caveat(plan: Plan, ctx: EvalContext, kept: pd.DataFrame | None) ->
         return []
     warnings = []
     last = np.datetime64(plan.dataset.last_date, "D")
+    keys = key_columns(plan)
     for unit, calls in _own_unit_calls(stage).items():
+        if UNIT_WORDS[unit] in keys:  # group_by week(): its open group is said so already
+            continue
         if not still_open(last, unit, plan.dataset.instrument.calendar):
             continue
         start = period_start(np.array([last]), unit).astype("datetime64[D]")[0]
