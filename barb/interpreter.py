@@ -55,7 +55,7 @@ from barb.caveats.price_level_comparisons import Bars, comparison_caveat
 from barb.caveats.price_levels import price_level_caveat, running_total_caveat
 from barb.caveats.ranked_groups import PartGroups, cut_group, part_groups
 from barb.caveats.run_edges import holiday_run_caveat, run_past_period_caveat
-from barb.caveats.running_history import history_beyond_caveat
+from barb.caveats.running_history import history_beyond_caveat, run_from_history
 from barb.caveats.scope import OpenGroup, open_group, open_group_caveat, scope_caveats
 from barb.caveats.sessions import (
     bar_window,
@@ -238,9 +238,11 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
 
     output = first_stage(ctx, frame)
     # Run again only when a running high or low met higher (lower) bars before the period:
-    # on a copy, so the caveats below read this run's columns.
-    history_beyond = history_beyond_caveat(
-        ctx, output, lambda again: first_stage(again, frame.copy(deep=False))
+    # on a copy, so the caveats below read this run's columns; its then stage too, whose
+    # answer is the one compared.
+    from_history = run_from_history(
+        ctx,
+        lambda again: _answer(plan, first_stage(again, frame.copy(deep=False)), again, day_open),
     )
     rows_matched = output.rows_kept
     cut_rows = partial(cut_rows_text, plan, ctx, scope, output.summary, run_stage)
@@ -413,6 +415,7 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
         )
         warnings += early_close_row_caveat(plan, output.table, settings.max_table_rows)
     table, source_rows, drawn, truncated = _bounded(output, settings, warnings)
+    history_beyond = history_beyond_caveat(from_history, output)
     warnings += [w for w in [*history_beyond, *ctx.warnings] if w not in warnings]
     warnings = list(dict.fromkeys(warnings))  # a fact two caveats found is said once
     metadata = Metadata(
@@ -527,6 +530,16 @@ def _second_stage(
         # Rows listed keep the first stage's order, not time order.
         output.summary.order = sort_order(sort_keys(plan.first))
     return output
+
+
+def _answer(
+    plan: Plan, first: StageOutput, ctx: EvalContext, day_open: DayOpen | None
+) -> StageOutput:
+    """The query's answer from its first stage's ``first``: the then stage's over its
+    table, or ``first`` itself."""
+    if plan.then is None or first.table is None:
+        return first
+    return _second_stage(plan, first, ctx, day_open)
 
 
 def _keeps_none(rows: np.ndarray | None, passed: np.ndarray | None) -> bool:
