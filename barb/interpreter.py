@@ -96,6 +96,7 @@ from barb.period_rows import bars_in_scope, event_filtered, listed_open_bar, no_
 from barb.planning import Plan, plan_query, session_name
 from barb.process_memory import memory_ceiling
 from barb.result import (
+    EDGE_ROWS,
     Metadata,
     PartGroup,
     Result,
@@ -272,7 +273,7 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
         )
     warnings += holiday_caveat(plan, output.kept_dates, shift)
     if plan.then is None:  # else said of the rows the then stage lists
-        warnings += short_sessions_caveat(plan, output.table)
+        warnings += short_sessions_caveat(plan, output.table, _rows_shown(output))
     said, short_weeks = short_weeks_caveat(plan, output)
     warnings += said
     warnings += holiday_close_caveat(plan, output.kept, frame, whole=output.summary.whole)
@@ -340,7 +341,7 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
             warnings.remove(record[0])
         warnings += output.warnings
         warnings += early_close_pick_caveat(plan, given, output.passed)
-        warnings += short_sessions_caveat(plan, output.table)
+        warnings += short_sessions_caveat(plan, output.table, _rows_shown(output))
         warnings += picked_short_caveat(plan, ctx, frame, keep, first, output)
         warnings += then_order_caveat(plan, first.order)
         warnings += then_past_period_caveat(plan, output.table)
@@ -540,6 +541,17 @@ def _answer(
     if plan.then is None or first.table is None:
         return first
     return _second_stage(plan, first, ctx, day_open)
+
+
+def _rows_shown(output: StageOutput) -> np.ndarray | None:
+    """Which rows of a table too long to show whole the model is shown (the first and the
+    last ``EDGE_ROWS``, ``barb.result``); None when it is shown all of them."""
+    table = output.table
+    if table is None or output.summary.whole:
+        return None
+    shown = np.zeros(len(table), dtype=bool)
+    shown[:EDGE_ROWS] = shown[-EDGE_ROWS:] = True
+    return shown
 
 
 def _keeps_none(rows: np.ndarray | None, passed: np.ndarray | None) -> bool:
