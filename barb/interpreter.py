@@ -414,7 +414,9 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
         warnings += short_bar_row_caveat(
             plan.timeframe.name, window.hours, output.table, window.zone
         )
-        warnings += early_close_row_caveat(plan, output.table, settings.max_table_rows)
+        warnings += early_close_row_caveat(
+            plan, output.table, settings.max_table_rows, _rows_shown(output)
+        )
     table, source_rows, drawn, truncated = _bounded(output, settings, warnings)
     history_beyond = history_beyond_caveat(from_history, output)
     warnings += [w for w in [*history_beyond, *ctx.warnings] if w not in warnings]
