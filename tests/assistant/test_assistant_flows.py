@@ -198,14 +198,15 @@ async def test_a_query_that_cannot_run_goes_back_to_the_model_before_any_plan(
     [proof] = done.proofs
     assert proof.query == reply.pending.query
     assert tool_results(assistant.provider.requests[2])[-1].content == proof.summary_text
-    # The Russian chat's CSV (p47d D11): Barb's words in Russian, once; RSI to 6 digits.
+    # The Russian chat's CSV (p47d D11): Barb's words in Russian, once; RSI to 6 digits,
+    # in the dialect of Russian-locale Excel (";" between fields, decimal commas).
     lines = proof.csv.decode("utf-8-sig").splitlines()
-    assert lines[0] == "date,open,high,low,close,volume,range,r,источник"
-    assert lines[1].endswith(',"синтетические данные, не история рынка"')
-    assert all(line.endswith(",") for line in lines[2:])
+    assert lines[0] == "date;open;high;low;close;volume;range;r;источник"
+    assert lines[1].endswith(";синтетические данные, не история рынка")
+    assert all(line.endswith(";") for line in lines[2:])
     rsi = execute(fixed, "NQ", settings=assistant.engine_settings).source_rows["r"]
-    written = [row[-2] for row in csv.reader(lines[1:4])]
-    assert written == [f"{v:.6g}" for v in rsi[:3]]
+    written = [row[-2] for row in csv.reader(lines[1:4], delimiter=";")]
+    assert written == [f"{v:.6g}".replace(".", ",") for v in rsi[:3]]
 
 
 async def test_queries_refused_twice_are_explained_without_a_plan(make_assistant) -> None:
