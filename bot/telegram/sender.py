@@ -627,8 +627,7 @@ class Sender:
                 # there (if its service message has not moved it yet), this message too,
                 # and goes there now; so does what is sent to the group from now on.
                 log.info("chat %s is now %s", queued.chat_id, exc.new_chat_id)
-                await self.store.chats.migrate(queued.chat_id, exc.new_chat_id)
-                self.moves.moved(queued.chat_id, exc.new_chat_id)
+                await self.moves.record(self.store, queued.chat_id, exc.new_chat_id)
                 queued = queued.model_copy(update={"chat_id": exc.new_chat_id})
                 send = self._call(queued)
                 delay = 0.0

@@ -299,6 +299,91 @@ async def test_a_check_the_busy_pool_does_not_make_in_time_shows_the_plan(
     assert len(assistant.provider.requests) == 1
 
 
+async def test_the_checks_of_one_plan_are_made_at_once(make_assistant, monkeypatch) -> None:
+    """A plan's checks are in flight together, not one after another (a plan of three
+    queries in a busy pool had waited up to three times ``check_wait_s``). The refusals go
+    back in the queries' order, one failed attempt, though the second check answered first."""
+    broken = [{"session": "RTH", "from": "daily", "select": f"{f}(rnage)"} for f in ("mean", "max")]
+    assistant = make_assistant(
+        turn("Mean and max range.", *(tool_call("execute_query", query=q) for q in broken)),
+        text("Sorry."),
+        settings=AssistantSettings(check_wait_s=0.5),  # only for the old code, one by one
+    )
+    in_flight: list[str] = []
+    both, second_answered = asyncio.Event(), asyncio.Event()
+    most = 0
+
+    async def check(job: QueryJob) -> QueryOutcome:
+        nonlocal most
+        select = job.query["select"]
+        in_flight.append(select)
+        most = max(most, len(in_flight))
+        if len(in_flight) == 2:
+            both.set()
+        try:
+            await both.wait()
+            if select.startswith("mean"):
+                await second_answered.wait()
+            second_answered.set()
+            error = {"error_type": "UnknownColumn", "message": select}
+            return QueryOutcome(ok=False, summary_text=f"Refused: {select}", error=error)
+        finally:
+            in_flight.remove(select)
+
+    monkeypatch.setattr(assistant.runner, "check", check)
+    reply = await assistant.ask(ALICE, "mean and max range")
+    assert most == 2
+    assert reply.pending is None and reply.text == "Sorry."
+    errors = tool_results(assistant.provider.requests[1])
+    assert [e.content.splitlines()[0] for e in errors] == [
+        f"Refused: {q['select']}" for q in broken
+    ]
+    assert not any("Do not retry" in e.content for e in errors)  # one attempt of two
+
+
+@pytest.mark.parametrize("where", ["engine", "runner"])
+async def test_a_check_that_fails_for_barbs_own_reason_is_logged_once_by_position(
+    make_assistant, monkeypatch, caplog, where: str
+) -> None:
+    """A check that raises something other than a query error, in the engine or in a runner
+    (whose contract is an outcome), refuses nothing: the plan is shown, the run judges. It
+    is logged once: the query's position and the exception's type, never its message, which
+    may quote the query. The engine's had been silent; the runner's had ended the question."""
+    import barb.interpreter
+
+    queries = [
+        {"session": "RTH", "from": "daily", "select": f"{f}(range)"} for f in ("mean", "max")
+    ]
+    assistant = make_assistant(
+        turn("Mean and max range.", *(tool_call("execute_query", query=q) for q in queries))
+    )
+    parse_query, check = barb.interpreter.parse_query, assistant.runner.check
+
+    def parse_failing(query: dict):
+        if query["select"] == "max(range)":
+            raise KeyError("the person's words")
+        return parse_query(query)
+
+    async def check_failing(job: QueryJob) -> QueryOutcome:
+        if job.query["select"] == "max(range)":
+            raise KeyError("the person's words")
+        return await check(job)
+
+    if where == "engine":
+        monkeypatch.setattr(barb.interpreter, "parse_query", parse_failing)
+    else:
+        monkeypatch.setattr(assistant.runner, "check", check_failing)
+    with caplog.at_level("INFO", logger="bot"):
+        reply = await assistant.ask(ALICE, "mean and max range")
+    assert reply.pending.queries == [{"instrument": "NQ", **q} for q in queries]
+    [record] = [r for r in caplog.records if "check" in r.getMessage()]
+    assert record.levelname == "WARNING"
+    assert (
+        record.getMessage() == "query check 2 of 2 failed (KeyError): the plan is shown unchecked"
+    )
+    assert "the person's words" not in caplog.text
+
+
 async def test_every_query_is_confirmed_before_it_runs(make_assistant) -> None:
     """A second query, asked for after the first result, gets its own plan and Run."""
     fomc = {
