@@ -180,7 +180,8 @@ def check(
     periods), then its first stage evaluated over no bar (``_dry_run``: hour() on daily
     bars, mean(dayname()), session_high('NOPE')). Milliseconds once the instrument is loaded; no
     bar of the period is built. The same ``Result.error`` as ``execute`` gives, or None if it
-    can run; a closed day, a failure of the data or of Barb itself is left for the run.
+    can run; a closed day is left for the run, and a failure of the data or of Barb itself
+    raises (the caller shows the plan, and the run says what went wrong in its own words).
 
     >>> check({"session": "RTH", "map": {"r": "rsi(close, 14"}}).error.error_type
     'SyntaxError'
@@ -192,8 +193,6 @@ def check(
         _dry_run(plan_query(parsed, instrument, settings or default_settings()))
     except QueryError as exc:
         return Result(query=query, error=exc)
-    except Exception:  # the run says what went wrong, in its own words
-        return None
     return None
 
 

@@ -57,7 +57,7 @@ from bot.llm.errors import BadResponse, LLMError, ProviderTimeout, RateLimited
 from bot.llm.messages import Message, ModelResponse, ToolCall, ToolResult
 from bot.llm.provider import LLMProvider
 from bot.llm.response_checks import check_response
-from bot.pool.jobs import QueryJob, QueryOutcome
+from bot.pool.jobs import CHECK_FAILED, QueryJob, QueryOutcome
 from bot.pool.runner import QueryRunner
 from bot.store.housekeeping import PLAN_LIFETIME
 from bot.store.records import Chat, NewMessage, PendingAction, new_question_id
@@ -131,11 +131,11 @@ class AssistantSettings(BaseSettings):
     prompt_variant: str | None = Field(default=None, description="Overrides variants.yaml")
     daily_token_budget: int | None = Field(default=None, ge=1, description="Per person, UTC day")
     max_tokens: int = Field(default=1024, ge=64)
-    # The check queues behind runs in a busy pool: a plan unchecked by then is shown, and
-    # meets a refusal only after its Run, as before checks existed. A worker's first check
-    # of an instrument loads it (4.5 s on a loaded two-core machine).
+    # The checks (a plan's all at once) queue behind runs in a busy pool: a plan unchecked
+    # by then is shown, and meets a refusal only after its Run, as before checks existed. A
+    # worker's first check of an instrument loads it (4.5 s on a loaded two-core machine).
     check_wait_s: float = Field(
-        default=15.0, gt=0, description="Seconds a plan waits for its query check"
+        default=15.0, gt=0, description="Seconds a plan waits for its query checks"
     )
 
 
@@ -555,8 +555,9 @@ class Assistant:
                 state.messages.append(message)
                 if not message.tool_calls:
                     await self._save(state)
-                    words = message.text if (message.text or "").strip() else None
-                    return self._reply(state, words or t("no_answer", state.language), proofs)
+                    if (message.text or "").strip():
+                        return self._reply(state, message.text, proofs)
+                    return self._blank_reply(state, proofs)
                 if state.words_only:
                     return await self._tool_loop_ended(state, proofs)
                 outcome = await self._continue_calls(chat, state, 0, [], proofs)
@@ -805,10 +806,14 @@ class Assistant:
         call id: the error text a run would have given. Example: ``"r": "rsi(close, 14"``
         gets "Syntax error at position 14 … a '(' is not closed" at once, instead of a plan,
         a Run and "Failed". A check that could not be made (a worker or the pool failing)
-        refuses nothing, and so does one not made within ``check_wait_s``: the run will say."""
-        refused = {}
-        for call_id, query in self._queries_to_show(chat, state, index):
-            job = QueryJob(
+        refuses nothing, and so does one not made within ``check_wait_s``: the run will say.
+
+        The checks are made at once, each where a run would go, and the plan waits at most
+        ``check_wait_s`` for all of them: one after another, a plan of three queries queued
+        behind runs had waited up to three times that."""
+        shown = self._queries_to_show(chat, state, index)
+        jobs = [
+            QueryJob(
                 query=query,
                 instrument=query["instrument"],
                 chart=False,
@@ -816,16 +821,53 @@ class Assistant:
                 language=state.language,
                 check_only=True,
             )
-            try:
-                wait = self.settings.check_wait_s
-                outcome = await asyncio.wait_for(self.runner.check(job), wait)
-            except TimeoutError:
-                log.info("query check not made within %.0f s: the plan is shown", wait)
-                continue
+            for _, query in shown
+        ]
+        deadline = asyncio.get_running_loop().time() + self.settings.check_wait_s
+        outcomes = await asyncio.gather(
+            *(self._check(job, n, len(jobs), deadline) for n, job in enumerate(jobs, 1))
+        )
+        refused = {}
+        for (call_id, _), outcome in zip(shown, outcomes, strict=True):
             error_type = (outcome.error or {}).get("error_type")
             if not outcome.ok and error_type not in _NOT_THE_QUERYS:
                 refused[call_id] = outcome.summary_text
         return refused
+
+    async def _check(
+        self, job: QueryJob, position: int, count: int, deadline: float
+    ) -> QueryOutcome:
+        """One query's check (``position`` of the plan's ``count``, from 1), ok if it could
+        not be made by ``deadline`` or failed for a reason of Barb's own: the plan is shown
+        and the run judges. A failure is logged by the query's position and the exception's
+        type, never its message or the query, which may quote the person (the run, meeting
+        the same failure, logs it in full with a reference)."""
+        unchecked = QueryOutcome(ok=True, summary_text="")
+        try:
+            async with asyncio.timeout_at(deadline):
+                outcome = await self.runner.check(job)
+        except TimeoutError:
+            log.info(
+                "query check %d of %d not made within %.0f s: the plan is shown",
+                position,
+                count,
+                self.settings.check_wait_s,
+            )
+            return unchecked
+        except Exception as exc:  # a runner's bug: its contract is an outcome, never a raise
+            failure = type(exc).__name__
+        else:
+            error = outcome.error or {}
+            if error.get("error_type") != CHECK_FAILED:
+                return outcome
+            failure = error.get("exception", "?")
+        log.warning(
+            "query check %d of %d failed (%s): the plan is shown unchecked",
+            position,
+            count,
+            failure,
+        )
+        return unchecked
 
     # --- pausing and resuming ---------------------------------------------------------------
 
@@ -933,8 +975,26 @@ class Assistant:
         results = self._close_remaining(state, 0, [], note)
         state.messages.append(Message.tool(*results))
         await self._save(state)
-        text = t("tool_loop_limit", state.language)
-        return self._reply(state, text, proofs, failed=True)
+        return self._reply(state, self._stopped_text(state), proofs, failed=True)
+
+    def _stopped_text(self, state: LoopState, otherwise: str = N_("tool_loop_limit")) -> str:
+        """Why the loop ended without an answer, said to the person: after queries the
+        engine refused again and again, that (the question was not too broad: "mean range?"
+        read "please ask a narrower question" after two refused queries, or "(no answer)"
+        when the model then wrote nothing); else ``otherwise``."""
+        if state.query_errors >= self.settings.max_query_errors:
+            return t("queries_refused", state.language)
+        return t(otherwise, state.language)
+
+    def _blank_reply(self, state: LoopState, proofs: list[Proof]) -> Reply:
+        """The model answered with no words. Beside a run's chart and file the answer is
+        there, its caption ending "(no answer)" (``Sender``); with nothing to show, the
+        person is told what happened and what to do."""
+        if proofs:
+            return self._reply(state, t("no_answer", state.language), proofs)
+        return self._reply(
+            state, self._stopped_text(state, N_("blank_answer")), proofs, failed=True
+        )
 
     async def _cancelled(self, chat: Chat, paused: Paused) -> Reply:
         """Cancel: the model is told and answers briefly, without tools."""

@@ -98,8 +98,14 @@ class CeleryRunner:
             # needs no data and no worker.
             return await asyncio.to_thread(run_query_job, job)
         loop = asyncio.get_running_loop()
+        # Named before it is sent, so that a job given up on while Redis is slow to take it
+        # is revoked too (``_revoke``).
+        task_id = str(uuid.uuid4())
         try:
-            task_id = await loop.run_in_executor(self._celery, self._send, job)
+            await loop.run_in_executor(self._celery, self._send, job, task_id)
+        except asyncio.CancelledError:
+            self._revoke(task_id)
+            raise
         except Exception as exc:  # Redis unreachable, connection refused…
             return self._failed(job, exc, "could not be sent to a worker")
         flight = self._in_flight[task_id] = _InFlight(time.monotonic(), loop.create_future())
@@ -108,24 +114,32 @@ class CeleryRunner:
         try:
             return await self._outcome(job, task_id, flight)
         except asyncio.CancelledError:
-            # The answer was stopped (shutdown, /cancel): the job must not run for nobody.
-            self._celery.submit(self._app.control.revoke, task_id)
+            self._revoke(task_id)
             raise
         finally:
             self._in_flight.pop(task_id, None)
 
-    def _send(self, job: QueryJob) -> str:
+    def _revoke(self, task_id: str) -> None:
+        """A job given up on (a shutdown, /cancel, a plan that waited ``check_wait_s`` for
+        its check) must not run for nobody: revoked, not stopped, on the Celery thread, after
+        its send if that is still under way. A worker that has not taken it drops it; one
+        that has finishes it (a check is cheap once started), and that late answer is never
+        read: the poller reads only the jobs in flight."""
+        self._celery.submit(self._app.control.revoke, task_id)
+
+    def _send(self, job: QueryJob, task_id: str) -> None:
         # The worker leaves out a chart that would take the job past its limit.
         job = job.model_copy(update={"time_limit_s": job.time_limit_s or self.timeout_s})
-        return self._app.send_task(
+        self._app.send_task(
             TASK_NAME,
             args=(job.model_dump(mode="json"),),
+            task_id=task_id,
             queue=queue_name(job.instrument),
             soft_time_limit=self.timeout_s,
             time_limit=hard_limit(self.timeout_s),
             # Not run at all once the person has been told that no worker took it.
             expires=self.queue_wait_s,
-        ).id
+        )
 
     async def _outcome(self, job: QueryJob, task_id: str, flight: _InFlight) -> QueryOutcome:
         while True:

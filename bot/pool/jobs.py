@@ -23,6 +23,9 @@ from barb.script.limits import check_query_value, time_limit
 log = logging.getLogger(__name__)
 
 PREVIEW_ROWS = 20
+#: The error type of a check that failed for a reason that is not the query's
+#: (``unchecked_outcome``): the plan is shown, and its run judges the query.
+CHECK_FAILED = "CheckFailed"
 #: Longest a chart may take to draw: past it the answer and its CSV go without one.
 CHART_BUDGET_S = 8.0
 #: Of the job's time limit, what is kept after a stopped chart to send the outcome back.
@@ -99,6 +102,17 @@ def killed_outcome(reference: str) -> QueryOutcome:
     )
 
 
+def unchecked_outcome(exc: Exception) -> QueryOutcome:
+    """A check that failed for a reason of Barb's own or of the data (``KeyError`` in the
+    planner, a damaged file): it refuses nothing, and the bot logs it by the exception's
+    type alone (``CHECK_FAILED``, ``"exception": "KeyError"``), never by its message, which
+    may quote the query (``KeyError('rnage')``)."""
+    outcome = failed_outcome(CHECK_FAILED, "The query could not be checked; its run will say.")
+    assert outcome.error is not None
+    outcome.error["exception"] = type(exc).__name__
+    return outcome
+
+
 def refuse_unbounded(job: QueryJob) -> QueryOutcome | None:
     """The input limits, checked in the caller's process before a job is sent anywhere."""
     try:
@@ -132,14 +146,23 @@ def run_query_job(job: QueryJob) -> QueryOutcome:
         return out_of_memory_outcome(memory_ceiling())
 
 
+def _checked(job: QueryJob) -> QueryOutcome:
+    """A ``check_only`` job: ok with nothing in it, the error the run would have given, or
+    ``unchecked_outcome`` if the check failed for a reason that is not the query's."""
+    try:
+        refused = check(job.query, job.instrument)
+    except Exception as exc:  # MemoryError too: a check builds no bar, its run will say
+        return unchecked_outcome(exc)
+    if refused is None:
+        return QueryOutcome(ok=True, summary_text="")
+    assert refused.error is not None
+    error = refused.error.to_dict()
+    return QueryOutcome(ok=False, summary_text=render_summary(refused), error=error)
+
+
 def _run(job: QueryJob, started: float) -> QueryOutcome:
     if job.check_only:
-        refused = check(job.query, job.instrument)
-        if refused is None:
-            return QueryOutcome(ok=True, summary_text="")
-        assert refused.error is not None
-        error = refused.error.to_dict()
-        return QueryOutcome(ok=False, summary_text=render_summary(refused), error=error)
+        return _checked(job)
     result = execute(job.query, job.instrument)
     summary_text = render_summary(result)
     if not result.ok:

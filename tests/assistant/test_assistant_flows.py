@@ -14,6 +14,7 @@ from bot.assistant.replies import Asker
 from bot.llm.errors import ProviderUnavailable
 from bot.llm.scripted import text, tool_call, turn
 from bot.pool.jobs import QueryJob, QueryOutcome
+from bot.texts import t
 
 ALICE = Asker(chat_id=100, user_id=1)
 
@@ -198,14 +199,15 @@ async def test_a_query_that_cannot_run_goes_back_to_the_model_before_any_plan(
     [proof] = done.proofs
     assert proof.query == reply.pending.query
     assert tool_results(assistant.provider.requests[2])[-1].content == proof.summary_text
-    # The Russian chat's CSV (p47d D11): Barb's words in Russian, once; RSI to 6 digits.
+    # The Russian chat's CSV (p47d D11): Barb's words in Russian, once; RSI to 6 digits,
+    # in the dialect of Russian-locale Excel (";" between fields, decimal commas).
     lines = proof.csv.decode("utf-8-sig").splitlines()
-    assert lines[0] == "date,open,high,low,close,volume,range,r,источник"
-    assert lines[1].endswith(',"синтетические данные, не история рынка"')
-    assert all(line.endswith(",") for line in lines[2:])
+    assert lines[0] == "date;open;high;low;close;volume;range;r;источник"
+    assert lines[1].endswith(";синтетические данные, не история рынка")
+    assert all(line.endswith(";") for line in lines[2:])
     rsi = execute(fixed, "NQ", settings=assistant.engine_settings).source_rows["r"]
-    written = [row[-2] for row in csv.reader(lines[1:4])]
-    assert written == [f"{v:.6g}" for v in rsi[:3]]
+    written = [row[-2] for row in csv.reader(lines[1:4], delimiter=";")]
+    assert written == [f"{v:.6g}".replace(".", ",") for v in rsi[:3]]
 
 
 async def test_queries_refused_twice_are_explained_without_a_plan(make_assistant) -> None:
@@ -225,6 +227,34 @@ async def test_queries_refused_twice_are_explained_without_a_plan(make_assistant
     assert "Do not retry" in second_error.content
     assert "not shown to the person" not in second_error.content
     assert requests[2].tools == []
+
+
+@pytest.mark.parametrize(
+    "after",
+    [tool_call("execute_query", query={"select": "mean(range)"}), text(" \n ")],
+    ids=["tools-again", "blank-words"],
+)
+async def test_a_question_given_up_after_refused_queries_says_so(make_assistant, after) -> None:
+    """Refused twice, the model calls a tool again or writes nothing: the person asked a
+    plain "mean range?" and read "please ask a narrower question" or "(no answer)" (p48a
+    M1, M2). Now one sentence says the queries were not accepted, in the person's language;
+    a model that merely reached for tools too often still hears the old sentence."""
+    assistant = make_assistant(
+        turn("Computing.", tool_call("execute_query", query={"select": "mean(rnage)"})),
+        tool_call("execute_query", query={"select": "mean(rangee)"}),
+        after,
+    )
+    reply = await assistant.ask(ALICE, "средний диапазон?")
+    assert reply.failed and reply.pending is None and reply.proofs == []
+    assert reply.text == t("queries_refused", "ru")
+    assert "Barb" in reply.text and reply.text != t("tool_loop_limit", "ru")
+
+
+async def test_a_blank_answer_with_nothing_run_is_a_sentence(make_assistant) -> None:
+    assistant = make_assistant(text("  "))
+    reply = await assistant.ask(ALICE, "hello")
+    assert reply.failed and reply.text == t("blank_answer", "en")
+    assert reply.text == "The model gave an empty answer; please ask again."
 
 
 async def test_one_refused_query_holds_back_the_whole_plan(make_assistant) -> None:
@@ -296,6 +326,91 @@ async def test_a_check_the_busy_pool_does_not_make_in_time_shows_the_plan(
     assert [job.check_only for job in checks] == [True]
     assert reply.pending is not None and reply.pending.queries == [{"instrument": "NQ", **broken}]
     assert len(assistant.provider.requests) == 1
+
+
+async def test_the_checks_of_one_plan_are_made_at_once(make_assistant, monkeypatch) -> None:
+    """A plan's checks are in flight together, not one after another (a plan of three
+    queries in a busy pool had waited up to three times ``check_wait_s``). The refusals go
+    back in the queries' order, one failed attempt, though the second check answered first."""
+    broken = [{"session": "RTH", "from": "daily", "select": f"{f}(rnage)"} for f in ("mean", "max")]
+    assistant = make_assistant(
+        turn("Mean and max range.", *(tool_call("execute_query", query=q) for q in broken)),
+        text("Sorry."),
+        settings=AssistantSettings(check_wait_s=0.5),  # only for the old code, one by one
+    )
+    in_flight: list[str] = []
+    both, second_answered = asyncio.Event(), asyncio.Event()
+    most = 0
+
+    async def check(job: QueryJob) -> QueryOutcome:
+        nonlocal most
+        select = job.query["select"]
+        in_flight.append(select)
+        most = max(most, len(in_flight))
+        if len(in_flight) == 2:
+            both.set()
+        try:
+            await both.wait()
+            if select.startswith("mean"):
+                await second_answered.wait()
+            second_answered.set()
+            error = {"error_type": "UnknownColumn", "message": select}
+            return QueryOutcome(ok=False, summary_text=f"Refused: {select}", error=error)
+        finally:
+            in_flight.remove(select)
+
+    monkeypatch.setattr(assistant.runner, "check", check)
+    reply = await assistant.ask(ALICE, "mean and max range")
+    assert most == 2
+    assert reply.pending is None and reply.text == "Sorry."
+    errors = tool_results(assistant.provider.requests[1])
+    assert [e.content.splitlines()[0] for e in errors] == [
+        f"Refused: {q['select']}" for q in broken
+    ]
+    assert not any("Do not retry" in e.content for e in errors)  # one attempt of two
+
+
+@pytest.mark.parametrize("where", ["engine", "runner"])
+async def test_a_check_that_fails_for_barbs_own_reason_is_logged_once_by_position(
+    make_assistant, monkeypatch, caplog, where: str
+) -> None:
+    """A check that raises something other than a query error, in the engine or in a runner
+    (whose contract is an outcome), refuses nothing: the plan is shown, the run judges. It
+    is logged once: the query's position and the exception's type, never its message, which
+    may quote the query. The engine's had been silent; the runner's had ended the question."""
+    import barb.interpreter
+
+    queries = [
+        {"session": "RTH", "from": "daily", "select": f"{f}(range)"} for f in ("mean", "max")
+    ]
+    assistant = make_assistant(
+        turn("Mean and max range.", *(tool_call("execute_query", query=q) for q in queries))
+    )
+    parse_query, check = barb.interpreter.parse_query, assistant.runner.check
+
+    def parse_failing(query: dict):
+        if query["select"] == "max(range)":
+            raise KeyError("the person's words")
+        return parse_query(query)
+
+    async def check_failing(job: QueryJob) -> QueryOutcome:
+        if job.query["select"] == "max(range)":
+            raise KeyError("the person's words")
+        return await check(job)
+
+    if where == "engine":
+        monkeypatch.setattr(barb.interpreter, "parse_query", parse_failing)
+    else:
+        monkeypatch.setattr(assistant.runner, "check", check_failing)
+    with caplog.at_level("INFO", logger="bot"):
+        reply = await assistant.ask(ALICE, "mean and max range")
+    assert reply.pending.queries == [{"instrument": "NQ", **q} for q in queries]
+    [record] = [r for r in caplog.records if "check" in r.getMessage()]
+    assert record.levelname == "WARNING"
+    assert (
+        record.getMessage() == "query check 2 of 2 failed (KeyError): the plan is shown unchecked"
+    )
+    assert "the person's words" not in caplog.text
 
 
 async def test_every_query_is_confirmed_before_it_runs(make_assistant) -> None:

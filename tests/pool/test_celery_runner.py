@@ -12,6 +12,7 @@ import json
 import os
 import re
 import signal
+import time
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
@@ -589,3 +590,45 @@ async def _every_delivery_ended(workers: list[WorkerProcess], traces: list[Path]
         if reconnected and received >= len(traces) + restored and received == ended:
             return dropped
         await asyncio.sleep(0.05)
+
+
+async def test_checks_given_up_on_are_revoked_and_never_run(
+    redis_url: str, data_env: Path, workers: list, tmp_path: Path, monkeypatch
+) -> None:
+    """A plan waits ``check_wait_s`` for its checks, then is shown unchecked: each check
+    given up on is revoked, whether it waited in its queue behind a run or was still being
+    sent (Redis slow to take it; that one had been sent after the wait and run for nobody),
+    and the worker drops both once the run ends."""
+    env = worker_env(redis_url, data_env, timeout_s=20)
+    worker = misbehaving_worker(env, tmp_path / "worker.log", "NQ")
+    workers.append(worker)
+    runner = CeleryRunner(redis_url, timeout_s=20, queue_wait_s=60)
+    queued, sending = tmp_path / "queued.trace", tmp_path / "sending.trace"
+    send = runner._send
+
+    def slow_send(job: QueryJob, *args: object) -> object:
+        if job.query.get("trace") == str(sending):
+            time.sleep(0.6)
+        return send(job, *args)
+
+    monkeypatch.setattr(runner, "_send", slow_send)
+    started = tmp_path / "run.started"
+    try:
+        run = asyncio.create_task(runner.run(quick({**COUNT, "started": str(started), "sleep": 2})))
+        while not started.exists():  # the worker's only process is taken
+            await asyncio.sleep(0.05)
+        checks = [
+            QueryJob(query={**COUNT, "trace": str(trace)}, chart=False, csv=False, check_only=True)
+            for trace in (queued, sending)
+        ]
+        given_up = await asyncio.gather(
+            *(asyncio.wait_for(runner.check(job), 0.2) for job in checks), return_exceptions=True
+        )
+        assert [type(outcome) for outcome in given_up] == [TimeoutError, TimeoutError]
+        assert count_of(await run) == DAYS
+        assert count_of(await runner.run(quick(COUNT))) == DAYS  # taken after both checks
+        assert not runner._in_flight
+    finally:
+        await runner.close()
+    assert worker.log.read_text().count("Discarding revoked task: barb.query") == 2
+    assert not queued.exists() and not sending.exists()
