@@ -22,7 +22,7 @@ from bot_harness import (
     settled_outbox,
 )
 from fake_bot_api import FakeBotAPI, command_entities, mention_entities
-from test_commands_meanwhile import HeldModel
+from test_commands_meanwhile import HeldModel, HeldRunner
 
 from bot.llm.messages import ModelRequest
 from bot.llm.scripted import ScriptedProvider, text, tool_call, turn
@@ -231,21 +231,33 @@ async def test_a_plan_waiting_when_the_group_becomes_a_supergroup_runs_there(
         await moved(svc)
 
 
-async def test_an_answer_refused_as_migrated_goes_to_the_supergroup(
+async def test_a_plan_status_refused_as_migrated_moves_the_chat_as_a_send_does(
     fake_telegram: FakeBotAPI, db_url: str
 ) -> None:
-    """Without Telegram's service messages first (the answer was on its way when the group
-    was upgraded), the refusal names the new id: the answer is sent there, and the group's
-    state moves there then."""
+    """Without Telegram's service messages first, the first call refused at the group's id
+    is the plan's "Running…": the refusal names the new id, and the group's state moves
+    there then, the move stored for the other replicas (``chats.moved_to``), as a refused
+    send moves it. Before, the edit went on at the new id and nothing else knew: the chart
+    went to the group first, to be refused again, and so did the "Done." edit."""
     fake = fake_telegram
     async with barb_bot(fake, db_url) as svc:
         plan = await group_plan(fake, svc)
         fake.upgrade_group(OLD, NEW, user_id=ALICE, announce=False)
-        said = await run_in_supergroup(fake, plan)
+        chart = fake.hold_next("sendPhoto")
+        await press(fake, NEW, ALICE, fake.message(NEW, plan["message_id"]), keyboard_data(plan)[0])
+        await chart.arrived()
+        # Recorded before the answer: it goes straight to the supergroup.
+        assert fake.calls("sendPhoto")[-1].params["chat_id"] == NEW
+        assert await svc.store.chats.moves_of([NEW]) == [(OLD, NEW)]
+        chart.release()
+        await fake.wait_for("sendPhoto", 1, chat_id=NEW)
+        said = fake.said(NEW)
 
         assert not any(broke(m) for m in said), said
-        assert [r.status for r in fake.calls("sendPhoto", chat_id=OLD)] == [400]
         assert "Answer:" in said[-1]["caption"]
+        assert fake.calls("sendPhoto", chat_id=OLD) == []
+        # One refusal, "Running…"'s; "Done." went to the supergroup at once.
+        assert [r.status for r in fake.calls("editMessageText", chat_id=OLD)] == [400]
         await moved(svc)
 
 
@@ -275,6 +287,47 @@ async def test_cancel_in_the_supergroup_stops_the_question_asked_in_the_group(
         assert fake.said(OLD) == []
 
 
+@pytest.mark.parametrize("upgraded", [False, True], ids=["never-moved", "moved"])
+async def test_a_run_pressed_in_the_supergroup_holds_its_later_updates_as_anywhere(
+    fake_telegram: FakeBotAPI, db_url: str, upgraded: bool
+) -> None:
+    """A Run pressed in the supergroup on a plan stored under the group's id (no service
+    message seen yet) took its place in the supergroup's line of updates, and its locks
+    under the group's id, as the plan was read: it never counted as queued, so Alice's
+    /cancel, sent while the query computed, waited for the whole run and spoke only after
+    the answer. The plan runs as the move left it, and the /cancel is answered at once, as
+    in a group that never moved."""
+    fake = fake_telegram
+    runner = HeldRunner()
+    async with barb_bot(fake, db_url, runner=runner) as svc, runner:
+        plan = await ask_and_get_plan(
+            fake, OLD, ALICE, mention(fake, "weekday ranges"), chat_type="group"
+        )
+        chat, chat_type = OLD, "group"
+        if upgraded:
+            fake.upgrade_group(OLD, NEW, user_id=ALICE, announce=False)
+            chat, chat_type = NEW, "supergroup"
+        run = keyboard_data(plan)[0]
+        await press(fake, chat, ALICE, fake.message(chat, plan["message_id"]), run)
+        await asyncio.wait_for(runner.running.wait(), 20)  # computing, the chat's locks held
+        before = len(fake.said(chat))
+        cancel = f"/cancel@{fake.bot['username']}"
+        fake.inject(
+            fake.message_update(chat_id=chat, user_id=ALICE, text=cancel, chat_type=chat_type)
+        )
+        said = await fake.wait_said(before + 1, chat_id=chat, timeout=10)
+        assert not runner.release.is_set()  # said while the query still computes
+        assert said[-1]["text"] == (
+            "The query is already running and cannot be stopped: the answer is on its way."
+        )
+        runner.release.set()
+        await fake.wait_for("sendPhoto", 1, chat_id=chat)
+        assert "Answer:" in fake.said(chat)[-1]["caption"]
+        assert await settled_outbox(svc) == []
+        if upgraded:
+            assert await svc.store.pending.open_for_chat(OLD) == []
+
+
 def long_answer(request: ModelRequest) -> Any:
     """``brain``'s plan, then a commentary too long for the chart's caption or one message:
     the answer is the chart, two messages of words and the CSV kept behind its button."""
@@ -300,9 +353,14 @@ async def test_an_answer_moved_on_its_way_is_sent_once_beside_the_supergroups_se
         plan = await ask_and_get_plan(
             fake, OLD, ALICE, mention(fake, "weekday ranges"), chat_type="group"
         )
+        # Run pressed in the group: "Running…" is shown there, and the chart is on its way
+        # when the group is upgraded (a refused "Running…" would have moved the chat first).
+        chart = fake.hold_next("sendPhoto", chat_id=OLD)
+        await press(fake, OLD, ALICE, fake.message(OLD, plan["message_id"]), keyboard_data(plan)[0])
+        await chart.arrived()
         fake.upgrade_group(OLD, NEW, user_id=ALICE, announce=False)
         words = fake.hold_next("sendMessage", chat_id=NEW)
-        await press(fake, NEW, ALICE, fake.message(NEW, plan["message_id"]), keyboard_data(plan)[0])
+        chart.release()
         await words.arrived()  # the chart is in the supergroup, its words on their way
 
         async def sending_pass() -> int:  # as ``app.send_queued`` flushes a chat
@@ -321,8 +379,8 @@ async def test_an_answer_moved_on_its_way_is_sent_once_beside_the_supergroups_se
         assert [r.status for r in fake.calls("sendPhoto", chat_id=OLD)] == [400]  # one refusal
         # The plan, before the upgrade; nothing after it.
         assert [r.status for r in fake.calls("sendMessage", chat_id=OLD)] == [200]
-        # The plan shows how it ended in the supergroup (it kept its buttons, both edits
-        # refused at the old id).
+        # The plan shows how it ended in the supergroup: its "Done.", refused at the
+        # group's id, went there.
         shown = fake.message(NEW, plan["message_id"])
         assert shown["text"].endswith("⏵ Done.") and keyboard_data(shown) == []
 
