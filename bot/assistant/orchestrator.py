@@ -36,9 +36,10 @@ from bot.assistant.gate import (
     parse_query_text,
     verdict_on,
 )
-from bot.assistant.plan import render_plan
-from bot.assistant.plan_view import form_fix, plan_view
+from bot.assistant.plan import pinned, render_plan
+from bot.assistant.plan_view import plan_view
 from bot.assistant.prompts import Prompts, Variant
+from bot.assistant.query_changes import runs_as_confirmed
 from bot.assistant.query_errors import query_error_text, unreadable_text
 from bot.assistant.replies import Asker, PendingView, PlanView, Proof, Reply
 from bot.assistant.result_text import person_text
@@ -162,9 +163,14 @@ class LoopState(BaseModel):
     query_errors: int = 0
     # Calls whose queries the person saw in a plan and ran: Run covers exactly those.
     approved: list[str] = Field(default_factory=list)
+    # Those queries as their plan showed them, by call id, a period counted from the data's
+    # end pinned to the dates shown (``plan.pinned``): what Run runs, however much data
+    # arrives before it is pressed ({} in states stored before this: the calls' own).
+    planned: dict[str, dict[str, Any]] = Field(default_factory=dict)
     # The last query that failed, as it ran: a fix is compared with it (``query_changes``).
     failed_query: dict[str, Any] | None = None
-    # Fixes that changed nothing of what is computed, run at once: the answer says so.
+    # Fixes that were the confirmed query, at most written differently, run at once (their
+    # call ids): the answer says so.
     fixes: list[str] = Field(default_factory=list)
     # After the last allowed failure the model must answer in words, without tools.
     words_only: bool = False
@@ -668,9 +674,10 @@ class Assistant:
                         )
                         attempt_counted = True
                     continue
-                query = _with_instrument(args.query, state.instrument or chat.instrument)
-                if not self._fix_runs_at_once(state, query):
+                query = self._as_planned(args.query, state.instrument or chat.instrument)
+                if not self._fix_runs_at_once(state, call, query):
                     return await self._pause(chat, state, index, results, proofs, "confirm", args)
+                state.planned[call.id] = query
             if kind is ToolKind.CLARIFY:
                 assert isinstance(args, AskClarificationArgs)
                 return await self._pause(chat, state, index, results, proofs, "clarify", args)
@@ -755,7 +762,8 @@ class Assistant:
         """Run a query in the pool; the model gets only the summary."""
         args = parse_args(call.name, call.arguments)
         assert isinstance(args, ExecuteQueryArgs)
-        run = await self.run_query(chat, args.query, state.language, instrument=state.instrument)
+        query = state.planned.get(call.id, args.query)
+        run = await self.run_query(chat, query, state.language, instrument=state.instrument)
         query, outcome = run.query, run.outcome
         if run.proof is None:
             error = outcome.error or {}
@@ -887,6 +895,7 @@ class Assistant:
         if isinstance(args, ExecuteQueryArgs):
             shown = self._queries_to_show(chat, state, index)
             covers = [call_id for call_id, _ in shown]
+            state.planned |= dict(shown)
             view = self._plan_view(state, [query for _, query in shown], args.explanation)
         else:
             view = PlanView(
@@ -925,9 +934,24 @@ class Assistant:
                 continue  # answered with the error, never run
             assert isinstance(args, ExecuteQueryArgs)
             shown.append(
-                (call.id, _with_instrument(args.query, state.instrument or chat.instrument))
+                (call.id, self._as_planned(args.query, state.instrument or chat.instrument))
             )
         return shown
+
+    def _as_planned(self, query: dict[str, Any], instrument: str) -> dict[str, Any]:
+        """``query`` as a plan shows it and Run runs it: naming its instrument (``instrument``
+        fills in a missing one), a period counted from the data's end pinned to the dates
+        the plan shows (``plan.pinned``). An instrument Barb does not know, or has no data
+        for, is the check's to refuse: its query is left as written."""
+        named = _with_instrument(query, instrument)
+        if not isinstance(named["instrument"], str):
+            return named
+        try:
+            bars = self._instrument(named)
+        except BarbError:
+            return named
+        meta = self._data_meta(bars)
+        return named if meta is None else pinned(named, meta.last_date, bars.calendar)
 
     def _plan_view(
         self, state: LoopState, queries: list[dict[str, Any]], explanation: str
@@ -943,16 +967,13 @@ class Assistant:
         )
 
     @staticmethod
-    def _fix_runs_at_once(state: LoopState, query: dict[str, Any]) -> bool:
-        """After a query error, a fix that changes nothing of what is computed runs without
-        asking again; what it fixed goes into the answer."""
-        if state.failed_query is None:
+    def _fix_runs_at_once(state: LoopState, call: ToolCall, query: dict[str, Any]) -> bool:
+        """After a query error, a fix that is the confirmed query itself, at most written
+        differently, runs without asking again, and the answer says so; any other change
+        (the order or the row limit too) is a new plan (``runs_as_confirmed``)."""
+        if state.failed_query is None or not runs_as_confirmed(state.failed_query, query):
             return False
-        fields = form_fix(state.failed_query, query)
-        if fields is None:
-            return False
-        if fields:
-            state.fixes.append(", ".join(fields))
+        state.fixes.append(call.id)
         return True
 
     async def _stopped(
@@ -1115,10 +1136,13 @@ class Assistant:
         return load_instrument(query["instrument"], self.engine_settings)
 
     def _plan(self, query: dict[str, Any], instrument: Instrument, language: Language) -> str:
+        return render_plan(query, instrument, self._data_last(instrument), language)
+
+    def _data_last(self, instrument: Instrument) -> dt.date:
+        """The last date of ``instrument``'s data, which relative periods count back from.
+        Without data the query fails anyway; today only labels relative periods meanwhile."""
         meta = self._data_meta(instrument)
-        # Without data the query fails anyway; today only labels relative periods meanwhile.
-        last = meta.last_date if meta else dt.date.today()
-        return render_plan(query, instrument, last, language)
+        return meta.last_date if meta else dt.date.today()
 
     @staticmethod
     def _calling_message(state: LoopState) -> Message:
@@ -1134,8 +1158,7 @@ class Assistant:
     @staticmethod
     def _reply(state: LoopState, text: str, proofs: list[Proof], *, failed: bool = False) -> Reply:
         if state.fixes and proofs:
-            fixed = "; ".join(state.fixes)
-            note = t("fixed_note", state.language, fields=fixed)
+            note = t("fixed_note", state.language)
             text = f"{text}\n\n{note}"
         return Reply(
             question_id=state.question_id,

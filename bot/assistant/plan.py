@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+from typing import Any
 
 import numpy as np
 
@@ -61,15 +62,18 @@ def _condition(text: str, lang: Language) -> str:
         return text
 
 
-def _period(query: Query, last: dt.date, lang: Language, calendar: str) -> str:
+def period_span(
+    query: Query, last: dt.date, calendar: str
+) -> tuple[dt.date | None, dt.date | None] | None:
+    """The first and last date ``query``'s period covers on data ending ``last`` (None: open
+    at that end), as the plan shows them; None for a count of bars, all the data, or a
+    period that cannot be read."""
     try:
         period = parse_period(query.period, last)
     except QueryError:
-        return query.period or ""
-    if period.bars is not None:
-        return t("plan.last_bars", lang, plural_of=period.bars, n=decimal(period.bars, lang))
-    if period.start is None and period.end is None:
-        return t("plan.all", lang)
+        return None
+    if period.bars is not None or (period.start is None and period.end is None):
+        return None
     start, end = period.start, period.end
     tf = TIMEFRAMES[query.timeframe or "daily"]
     whole = whole_bars(period, tf)
@@ -81,8 +85,52 @@ def _period(query: Query, last: dt.date, lang: Language, calendar: str) -> str:
             start = last_whole_span(whole, period.unit, last, finished)[0]
         except (OverflowError, ValueError):  # before the calendar: all the data there is
             start = None
+    return start, end
+
+
+def _period(query: Query, last: dt.date, lang: Language, calendar: str) -> str:
+    span = period_span(query, last, calendar)
+    if span is None:
+        try:
+            period = parse_period(query.period, last)
+        except QueryError:
+            return query.period or ""
+        if period.bars is not None:
+            return t("plan.last_bars", lang, plural_of=period.bars, n=decimal(period.bars, lang))
+        return t("plan.all", lang)
+    start, end = span
     label = f"{start.isoformat() if start else '…'} — {end.isoformat() if end else '…'}"
-    return label if query.period in (None, label) else f"{query.period} ({label})"
+    written = (query.period or "").replace(" ", "")
+    if query.period in (None, label) or written == _range(start, end):
+        return label  # a pinned period (``pinned``) reads as its dates alone
+    return f"{query.period} ({label})"
+
+
+def _range(start: dt.date | None, end: dt.date | None) -> str:
+    return f"{start.isoformat() if start else ''}:{end.isoformat() if end else ''}"
+
+
+def pinned(raw: dict[str, Any], last: dt.date, calendar: str) -> dict[str, Any]:
+    """``raw`` with a period counted from the data's last date written as the dates its
+    plan shows: "last_10_days" on data ending 2025-12-19 runs as "2025-12-10:2025-12-19",
+    whatever bars are imported before Run is pressed (p48e: it ran 2025-12-29 — 2026-01-07,
+    and nothing said so). A period written as dates, a count of bars ("last_5_bars", which
+    the plan shows without dates) and all the data are left as written.
+
+    >>> pinned({"period": "ytd"}, dt.date(2025, 12, 19), "CME Globex Equity")
+    {'period': '2025-01-01:2025-12-19'}
+    """
+    period = raw.get("period")
+    if not isinstance(period, str) or not period.strip()[:1].isalpha():
+        return raw
+    try:
+        query = parse_query(raw)
+    except QueryError:
+        return raw
+    span = period_span(query, last, calendar)
+    if span is None:
+        return raw
+    return {**raw, "period": _range(*span)}
 
 
 def render_plan(

@@ -22,6 +22,7 @@ PART_NAMES: dict[str, str] = {
     "filters": N_("part_filters"),
     "columns": N_("part_columns"),
     "aggregates": N_("part_aggregates"),
+    "order": N_("part_order"),
 }
 #: The plain-language plan of one query (instrument, data and language already bound).
 PlanOf = Callable[[dict[str, Any]], str]
@@ -65,11 +66,3 @@ def plan_view(
         queries=queries,
         changed=changed,
     )
-
-
-def form_fix(failed: dict[str, Any], query: dict[str, Any]) -> list[str] | None:
-    """After a query error: None if the fix changes what is computed (it must be shown
-    again), else the fields it changed (order, limit, spelling), to say in the answer."""
-    if any(part in COMPUTED for part in changed_parts(failed, query)):
-        return None
-    return sorted(k for k in {*failed, *query} if failed.get(k) != query.get(k))

@@ -1,10 +1,12 @@
-"""What a corrected query changes in what is computed, compared on the parsed queries.
+"""What a corrected query changes in what the person gets, compared on the parsed queries.
 
-After a query error the model sends a fix. A fix that touches what is computed (instrument,
-session, timeframe, period, filters, columns, aggregates) must be shown to the person again
-before it runs; one that only touches the rest (order, row limit, the query's spelling) may
-run at once. The comparison is on parsed expressions, so ``mean( range )`` and
-``MEAN(range)`` are the same aggregate while ``mean(high)`` is not.
+After a query error the model sends a fix. Only a fix that is the confirmed query itself,
+written differently (``mean( range )`` for ``mean(range)``, its fields in another order, a
+session in lower case), may run at once: every field of a query decides what rows or numbers
+the person gets (with a limit, the order decides which rows), so a change to any of them is
+shown again as a plan, the changed parts named. "5 biggest drops" confirmed, then fixed into
+"sort": "chg_pct desc", "limit": 20, ran at once as the 20 biggest gains (p48e). The comparison
+is on parsed expressions, so ``MEAN(range)`` is the same aggregate while ``mean(high)`` is not.
 """
 
 from __future__ import annotations
@@ -16,9 +18,17 @@ from barb.script.parser import parse_expression, parse_select_item
 from barb.script.query import Query, Stage, parse_query
 
 Part = Literal[
-    "instrument", "session", "timeframe", "period", "filters", "columns", "aggregates", "form"
+    "instrument",
+    "session",
+    "timeframe",
+    "period",
+    "filters",
+    "columns",
+    "aggregates",
+    "order",
+    "form",
 ]
-#: The parts that decide what is computed, in the order a person reads a plan.
+#: The parts of a plan a fix can change, in the order a person reads a plan.
 COMPUTED: tuple[Part, ...] = (
     "instrument",
     "session",
@@ -27,7 +37,25 @@ COMPUTED: tuple[Part, ...] = (
     "filters",
     "columns",
     "aggregates",
+    "order",
 )
+#: The part of the plan each field of a query is read in, a second stage's fields as the
+#: first's. Every field is here (a test holds it to ``Query.model_fields``): a field left out
+#: would let its change run unseen.
+PART_OF: dict[str, Part] = {
+    "instrument": "instrument",
+    "join": "instrument",
+    "session": "session",
+    "timeframe": "timeframe",
+    "period": "period",
+    "where": "filters",
+    "map": "columns",
+    "group_by": "aggregates",
+    "select": "aggregates",
+    "then": "aggregates",
+    "sort": "order",
+    "limit": "order",
+}
 
 
 def _expression(text: str | None) -> object:
@@ -50,52 +78,65 @@ def _word(value: str | None) -> str | None:
     return value.strip().upper() if isinstance(value, str) and value.strip() else None
 
 
-def _aggregates(stage: Stage) -> tuple[object, ...]:
-    return (
-        tuple(_select_item(s) for s in stage.select),
-        tuple(_expression(g) for g in stage.group_by),
-    )
+def _stage(stage: Stage) -> dict[str, object]:
+    """The clauses of one stage in a comparable form, by field."""
+    return {
+        "map": tuple((name, _expression(text)) for name, text in stage.map.items()),
+        "where": _expression(stage.where),
+        "group_by": tuple(_expression(g) for g in stage.group_by),
+        "select": tuple(_select_item(s) for s in stage.select),
+        "sort": tuple((key.column, key.descending) for key in stage.sort),
+        "limit": stage.limit,
+    }
 
 
-def computed_parts(raw: dict[str, Any]) -> dict[Part, object] | None:
-    """Each part of what ``raw`` computes in a comparable form; None if it cannot be read."""
+def query_fields(raw: dict[str, Any]) -> dict[str, object] | None:
+    """Every field of what ``raw`` computes in a comparable form, a second stage's as
+    "then.sort" and so on; None if it cannot be read."""
     try:
         query: Query = parse_query(raw)
     except QueryError:
         return None
-    then = query.then
-    return {
-        "instrument": (
-            _word(query.instrument),
-            tuple((_word(j.instrument), _word(j.source), j.filter) for j in query.join),
-        ),
+    fields: dict[str, object] = {
+        "instrument": _word(query.instrument),
+        "join": tuple((_word(j.instrument), _word(j.source), j.filter) for j in query.join),
         "session": _word(query.session),
-        "timeframe": (query.timeframe or "").strip().lower() or None,
+        "timeframe": query.timeframe,  # its one name: "1m" is a minute, "1M" a month
         "period": " ".join((query.period or "").lower().split()) or None,
-        "filters": (
-            _expression(query.where),
-            _expression(then.where) if then is not None else None,
-        ),
-        "columns": (
-            tuple((name, _expression(text)) for name, text in query.map.items()),
-            tuple((n, _expression(x)) for n, x in then.map.items()) if then is not None else (),
-        ),
-        "aggregates": (_aggregates(query), _aggregates(then) if then is not None else None),
+        **_stage(query),
+        "then": query.then is not None,
     }
+    # No second stage reads as an empty one: adding one names what it does (aggregates, and
+    # the order if it sorts), not every clause it leaves out.
+    then = _stage(query.then or Stage())
+    return fields | {f"then.{name}": value for name, value in then.items()}
 
 
 def changed_parts(before: dict[str, Any], after: dict[str, Any]) -> list[Part]:
-    """The parts of what is computed that differ; ``["form"]`` when only the rest differs
-    (order, limit, spelling); ``[]`` when the two queries are the same."""
-    old, new = computed_parts(before), computed_parts(after)
+    """The parts of the plan that differ; ``["form"]`` when only the spelling differs;
+    ``[]`` when the two queries are the same."""
+    old, new = query_fields(before), query_fields(after)
     if old is None or new is None:
         # One of them cannot be read: nothing can be said to be unchanged.
         return list(COMPUTED) if before != after else []
-    changed = [part for part in COMPUTED if old[part] != new[part]]
+    differ = {
+        PART_OF[name.removeprefix("then.")]
+        for name in {*old, *new}
+        if old.get(name) != new.get(name)
+    }
+    changed = [part for part in COMPUTED if part in differ]
     if changed:
         return changed
     return ["form"] if before != after else []
 
 
-def changes_what_is_computed(parts: list[Part]) -> bool:
-    return any(part in COMPUTED for part in parts)
+def runs_as_confirmed(failed: dict[str, Any], fix: dict[str, Any]) -> bool:
+    """Whether ``fix`` is the confirmed query ``failed`` itself, at most written
+    differently: only then may it run without a new plan.
+
+    >>> runs_as_confirmed({"select": "mean(range)"}, {"select": "MEAN( range )"})
+    True
+    >>> runs_as_confirmed({"sort": "x asc", "limit": 5}, {"sort": "x desc", "limit": 5})
+    False
+    """
+    return all(part == "form" for part in changed_parts(failed, fix))

@@ -25,6 +25,7 @@ from telegram.constants import ParseMode
 from telegram.error import BadRequest, ChatMigrated, NetworkError, RetryAfter
 
 from barb.i18n import N_, decimal
+from barb.timeframes import TIMEFRAMES, timeframe_short
 from bot.assistant.replies import Proof, Reply
 from bot.store import NewReply, OutgoingReply
 from bot.store.repository import Store
@@ -256,11 +257,13 @@ def _reply_messages(reply: Reply) -> list[NewReply]:
                 query_button=captioned,
             )
         )
-    headlines = _headlines(proofs, bare)
+    names = told_apart(proofs, lang)
+    headlines = _headlines(proofs, bare, names)
     if in_caption is None and (text or headlines):
         chunks = headed_answer_html(headlines, text)
         held = [i for i in bare if has_csv(proofs[i])] if question_id else []
-        names = _csv_names(proofs, held)
+        # One CSV under the words needs no name; several take their answers' names.
+        csv_names = [names[i] if len(held) > 1 else "" for i in held]
         markup = None
         if question_id and proofs and (text or held):
             markup = keyboards.answer(
@@ -268,7 +271,7 @@ def _reply_messages(reply: Reply) -> list[NewReply]:
                 lang,
                 # Once the answer is saved (it has words): before, a plan is on its way.
                 query=bool(text),
-                csv=[held_csv(proofs[i], i, name) for i, name in zip(held, names, strict=True)],
+                csv=[held_csv(proofs[i], i, name) for i, name in zip(held, csv_names, strict=True)],
             )
         for i, chunk in enumerate(chunks):
             last = i == len(chunks) - 1
@@ -296,29 +299,47 @@ def _reply_messages(reply: Reply) -> list[NewReply]:
     return messages
 
 
-def _headlines(proofs: list[Proof], shown: list[int]) -> list[str]:
-    """The headlines of ``proofs[i]`` for i in ``shown``, each named by its instrument when
-    they are of several ("NQ: mean_range_open_100 = 1.99%"; with charts, each chart's
-    header names it)."""
-    instruments = [str(proofs[i].query.get("instrument") or "") for i in shown]
-    several = len(set(instruments)) > 1
+def _headlines(proofs: list[Proof], shown: list[int], names: list[str]) -> list[str]:
+    """The headlines of ``proofs[i]`` for i in ``shown``, each headed by its name when there
+    are several (``told_apart``): "RTH: average range = 317.61 points" above "ETH: average
+    range = 393.20 points", which had read alike (p48e); with charts, each chart's header
+    names it."""
     lines = []
-    for i, instrument in zip(shown, instruments, strict=True):
-        line = headline_of(proofs[i])
+    for i in shown:
+        name, line = names[i], headline_of(proofs[i])
         if line:
-            lines.append(f"{instrument}: {line}" if several and instrument else line)
+            lines.append(f"{name}: {line}" if name else line)
     return lines
 
 
-def _csv_names(proofs: list[Proof], held: list[int]) -> list[str]:
-    """What tells several CSVs under one message apart: their instruments when those
-    differ, else their order ("1", "2"); nothing for one."""
-    if len(held) < 2:
-        return [""] * len(held)
-    instruments = [str(proofs[i].query.get("instrument") or "") for i in held]
-    if all(instruments) and len(set(instruments)) == len(instruments):
-        return instruments
-    return [str(n) for n in range(1, len(held) + 1)]
+def _scope(proof: Proof, lang: str) -> tuple[str, str, str, str]:
+    """What a query ran on, as the engine says it: instrument, session, timeframe (in
+    ``lang``), and the dates ("2025-01-02–2025-12-31")."""
+    meta = proof.metadata
+    tf = TIMEFRAMES.get(str(meta.get("timeframe") or proof.query.get("from") or ""))
+    start, end = meta.get("period_start"), meta.get("period_end")
+    return (
+        str(meta.get("instrument") or proof.query.get("instrument") or ""),
+        str(meta.get("session") or proof.query.get("session") or ""),
+        timeframe_short(tf, lang) if tf is not None else "",
+        f"{start or '…'}–{end or '…'}" if start or end else "",
+    )
+
+
+def told_apart(proofs: list[Proof], lang: str) -> list[str]:
+    """What tells several answers (their headlines, their CSVs) apart, one name a proof:
+    the parts of what each ran on that differ between them, of instrument, session,
+    timeframe and dates ("NQ RTH", "NQ ETH", "ES RTH"); their order, as the plan numbers
+    its queries ("1", "2"), when those do not tell them apart (a filter differs); nothing
+    for one."""
+    if len(proofs) < 2:
+        return [""] * len(proofs)
+    scopes = [_scope(proof, lang) for proof in proofs]
+    differ = [k for k in range(4) if len({scope[k] for scope in scopes}) > 1]
+    names = [" ".join(scope[k] for k in differ if scope[k]) for scope in scopes]
+    if all(names) and len(set(names)) == len(names):
+        return names
+    return [str(n) for n in range(1, len(proofs) + 1)]
 
 
 def _visible_text(reply: Reply) -> str:

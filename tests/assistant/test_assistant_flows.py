@@ -4,16 +4,21 @@ from __future__ import annotations
 
 import asyncio
 import csv
+import datetime as dt
 import json
 
 import pytest
+from small_bars import small_bars
 
 from barb import execute
+from barb.data.store import DataMeta, data_path, write_bars
+from barb.settings import EngineSettings
 from bot.assistant.orchestrator import Assistant, AssistantSettings
 from bot.assistant.replies import Asker
 from bot.llm.errors import ProviderUnavailable
-from bot.llm.scripted import text, tool_call, turn
-from bot.pool.jobs import QueryJob, QueryOutcome
+from bot.llm.scripted import ScriptedProvider, text, tool_call, turn
+from bot.pool.jobs import QueryJob, QueryOutcome, failed_outcome
+from bot.pool.runner import InlineRunner
 from bot.texts import t
 
 ALICE = Asker(chat_id=100, user_id=1)
@@ -176,6 +181,149 @@ async def test_error_is_fixed_once_then_explained(make_assistant) -> None:
     second_error = tool_results(requests[2])[-1]
     assert "Do not retry" in second_error.content
     assert requests[2].tools == []  # the second failure must be explained, not retried
+
+
+# The 5 biggest daily drops of 2025; a change of its order or row limit gives other days.
+DROPS = {
+    "session": "RTH",
+    "from": "daily",
+    "period": "2025",
+    "map": {"chg_pct": "(close - prev(close)) / prev(close) * 100"},
+    "sort": "chg_pct asc",
+    "limit": 5,
+}
+
+
+def fail_first_run(monkeypatch, assistant: Assistant) -> list[dict]:
+    """The first run fails with an engine error (the gate's decision depends only on the
+    failed query and its fix); the queries the engine was given, in order."""
+    ran: list[dict] = []
+    run = assistant.runner.run
+
+    async def failing(job: QueryJob) -> QueryOutcome:
+        ran.append(job.query)
+        if len(ran) == 1:
+            return failed_outcome("QueryError", "Column 'chg_pct' could not be computed.")
+        return await run(job)
+
+    monkeypatch.setattr(assistant.runner, "run", failing)
+    return ran
+
+
+@pytest.mark.parametrize(
+    "fix",
+    [
+        {**DROPS, "sort": "chg_pct desc", "limit": 20},  # the 20 biggest gains
+        {k: v for k, v in DROPS.items() if k != "limit"},  # every day
+        {**DROPS, "then": {"sort": "chg_pct desc", "limit": 1}},
+    ],
+)
+async def test_a_fix_that_changes_the_order_or_the_rows_is_a_new_plan(
+    make_assistant, monkeypatch, fix
+) -> None:
+    """p48e: "5 biggest drops" confirmed; after a run error the model's fix changed only the
+    sort and the limit, ran at once, and the person read the 20 biggest gains under "what it
+    computes is what you confirmed". Any change to what the person gets is a new plan."""
+    assistant = make_assistant(
+        turn("The 5 biggest daily drops of 2025.", tool_call("execute_query", query=DROPS)),
+        turn("Retrying.", tool_call("execute_query", query=fix)),
+        text("Here are the days."),
+    )
+    ran = fail_first_run(monkeypatch, assistant)
+    reply = await assistant.ask(ALICE, "5 biggest drops 2025")
+    again = await assistant.resume(reply.pending.id, ALICE.user_id, run=True)
+    assert ran == [{"instrument": "NQ", **DROPS}]  # the fix did not run unseen
+    assert again.pending is not None and again.pending.query == {"instrument": "NQ", **fix}
+    changed = ["aggregates", "order"] if "then" in fix else ["order"]
+    assert again.pending.changed == changed
+    assert "Changed after the error (" in again.pending.plan
+    done = await assistant.resume(again.pending.id, ALICE.user_id, run=True)
+    assert ran[-1] == {"instrument": "NQ", **fix}
+    assert "what you confirmed" not in done.text
+
+
+async def test_a_fix_written_differently_runs_at_once_and_says_so_plainly(
+    make_assistant, monkeypatch
+) -> None:
+    """The confirmed query itself, respelled, runs without a new plan; the note names no raw
+    field ("fixed the query's limit, sort", «limit, sort»)."""
+    respelled = {
+        **DROPS,
+        "session": "rth",
+        "sort": "chg_pct ASC",
+        "map": {"chg_pct": "( close - prev( close ) ) / prev(close) * 100"},
+    }
+    assistant = make_assistant(
+        turn("The 5 biggest daily drops of 2025.", tool_call("execute_query", query=DROPS)),
+        turn("Retrying.", tool_call("execute_query", query=respelled)),
+        text("Here are the days."),
+    )
+    ran = fail_first_run(monkeypatch, assistant)
+    reply = await assistant.ask(ALICE, "5 biggest drops 2025")
+    done = await assistant.resume(reply.pending.id, ALICE.user_id, run=True)
+    assert done.pending is None and ran[-1] == {"instrument": "NQ", **respelled}
+    assert done.text == f"Here are the days.\n\n{t('fixed_note', 'en')}"
+    assert done.text.endswith("only written differently: it computes exactly what you confirmed.")
+    # What ran is what was confirmed: the 5 lowest daily changes of 2025, lowest first.
+    [proof] = done.proofs
+    shown = [float(row[-2]) for row in csv.reader(proof.csv.decode("utf-8-sig").splitlines()[1:])]
+    days = {"session": "RTH", "from": "daily", "period": "2024:2025"}
+    closes = execute(days, "NQ", settings=assistant.engine_settings).table.set_index("date")
+    changes = closes["close"].pct_change().mul(100)[lambda c: c.index >= "2025-01-01"]
+    assert shown == pytest.approx(sorted(changes)[:5], abs=1e-5)  # 6 digits
+
+
+async def test_a_plan_runs_the_dates_it_showed_whatever_data_arrives(
+    store, tmp_path, monkeypatch
+) -> None:
+    """p48e: "Period: last_10_days (2025-12-10 — 2025-12-19)" was pressed after new bars
+    were imported and ran 2025-12-29 — 2026-01-07, nothing saying so. The plan's dates are
+    pinned when it is made: the dates the person read are the dates that run."""
+    settings = EngineSettings(data_dir=tmp_path)
+    monkeypatch.setattr("barb.interpreter.default_settings", lambda: settings)  # the runs'
+    path = data_path("NQ", settings)
+    minutes = small_bars()  # 2024-03-04 … 2024-03-15
+    first_week = minutes[minutes["trading_date"] <= "2024-03-08"].reset_index(drop=True)
+    meta = DataMeta(
+        instrument="NQ",
+        timezone="America/New_York",
+        source="synthetic",
+        description="test bars",
+        first_date=dt.date(2024, 3, 4),
+        last_date=dt.date(2024, 3, 8),
+        rows=len(first_week),
+    )
+    write_bars(first_week, meta, path)
+    query = {"session": "RTH", "from": "daily", "period": "last_3_days", "select": "mean(range)"}
+    assistant = Assistant(
+        ScriptedProvider(
+            [
+                turn("Average range, last 3 days.", tool_call("execute_query", query=query)),
+                text("Done."),
+            ]
+        ),
+        store,
+        InlineRunner(),
+        engine_settings=settings,
+    )
+    reply = await assistant.ask(ALICE, "average range last 3 days")
+    assert "Period: 2024-03-06 — 2024-03-08" in reply.pending.plan
+    assert reply.pending.query["period"] == "2024-03-06:2024-03-08"
+    # A week of new bars is imported while the plan waits.
+    full = meta.model_copy(update={"last_date": dt.date(2024, 3, 15), "rows": len(minutes)})
+    write_bars(minutes, full, path)
+    done = await assistant.resume(reply.pending.id, ALICE.user_id, run=True)
+    [proof] = done.proofs
+    assert proof.query["period"] == "2024-03-06:2024-03-08"
+    assert "Period: 2024-03-06 — 2024-03-08" in proof.plan
+    # Independently: each RTH day's high minus low (09:30–17:00), averaged over those 3 days.
+    rth = minutes[(minutes["minute"] >= 9 * 60 + 30) & (minutes["minute"] < 17 * 60)]
+    days = rth[rth["trading_date"].between("2024-03-06", "2024-03-08")].groupby("trading_date")
+    expected = (days["high"].max() - days["low"].min()).mean()
+    assert len(days) == 3
+    assert proof.metadata["period_end"] == "2024-03-08"
+    summary = tool_results(assistant.provider.requests[-1])[-1].content
+    assert f"{expected:.2f}" in summary
 
 
 RSI_2024 = {"session": "RTH", "from": "daily", "period": "2024", "select": "mean(r)"}

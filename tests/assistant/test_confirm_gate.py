@@ -6,9 +6,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 
+from barb.script.query import Query, Stage
 from bot.assistant.gate import Press, Unreadable, Verdict, parse_query_text
 from bot.assistant.orchestrator import Assistant
-from bot.assistant.query_changes import changed_parts
+from bot.assistant.query_changes import PART_OF, changed_parts
 from bot.assistant.replies import Asker
 from bot.llm.scripted import ScriptedProvider, text, tool_call, turn
 from bot.pool.jobs import QueryJob, QueryOutcome
@@ -129,7 +130,10 @@ def test_typed_queries_are_read_like_a_person_types_them() -> None:
 def test_what_a_fix_changes_is_read_from_the_parsed_queries() -> None:
     base = {"session": "RTH", "from": "daily", "select": "mean(range)", "sort": "x desc"}
     assert changed_parts(base, {**base, "select": "MEAN( range )"}) == ["form"]
-    assert changed_parts(base, {**base, "sort": "y desc", "limit": 3}) == ["form"]
+    assert changed_parts(base, {**base, "sort": "x DESC", "session": "rth"}) == ["form"]
+    # With a limit the order decides which rows: a change to either is what the person gets.
+    assert changed_parts(base, {**base, "sort": "y desc", "limit": 3}) == ["order"]
+    assert changed_parts(base, {**base, "then": {"limit": 1}}) == ["aggregates", "order"]
     assert changed_parts(base, {**base, "select": "mean(high)"}) == ["aggregates"]
     assert changed_parts(base, {**base, "period": "2024", "where": "close > open"}) == [
         "period",
@@ -138,6 +142,12 @@ def test_what_a_fix_changes_is_read_from_the_parsed_queries() -> None:
     assert changed_parts(base, {**base, "instrument": "ES"}) == ["instrument"]
     assert changed_parts(base, {**base, "map": {"r": "range * 2"}}) == ["columns"]
     assert changed_parts(base, base) == []
+
+
+def test_every_field_of_a_query_is_a_part_a_fix_is_shown_again_for() -> None:
+    """A field left out of ``PART_OF`` would let its change run at once, unseen."""
+    assert set(PART_OF) == set(Query.model_fields)
+    assert {name for name in Stage.model_fields} <= set(PART_OF)
 
 
 async def test_a_plan_past_its_lifetime_is_stale_before_housekeeping(

@@ -234,6 +234,44 @@ async def test_an_answer_without_a_chart_reads_as_one_with_a_chart(
         assert len(fake.calls("sendDocument")) == 1  # the first answer's, asked for
 
 
+def eth_days(symbol: str, year: int = 2024) -> pd.DataFrame:
+    """The sample's whole trading days of ``year`` (high, low), from its minute bars."""
+    bars = pd.read_parquet(data_path(symbol, EngineSettings()))
+    days = bars[bars["trading_date"].dt.year == year].groupby("trading_date")
+    return days.agg(high=("high", "max"), low=("low", "min"))
+
+
+@pytest.mark.parametrize(
+    ("question", "words", "rows", "comma"),
+    [
+        ("RTH vs ETH range?", "average range", "rows", False),
+        ("диапазон RTH и ETH?", "средний диапазон", "строк", True),
+    ],
+)
+async def test_two_answers_without_charts_are_named_by_what_differs(
+    fake_telegram: FakeBotAPI, db_url: str, question: str, words: str, rows: str, comma: bool
+) -> None:
+    """p48e: RTH and ETH of one instrument, charts off, read "average range = 317.61 points"
+    above "average range = 393.20 points", under CSVs "1 ·" and "2 ·": nothing said which
+    was RTH. Each line and its CSV are named by the session, the one thing that differs."""
+    fake = fake_telegram
+    eth = {**MEAN_RANGE_2024, "session": "ETH"}
+    async with barb_bot(fake, db_url, model=plays(MEAN_RANGE_2024, eth)) as svc:
+        await svc.store.chats.ensure(ALICE, "private")
+        await svc.store.chats.update_settings(ALICE, charts=False)
+        await run_plan(fake, question)
+        [_plan, answer] = await fake.wait_for("sendMessage", 2, chat_id=ALICE)
+        rth, whole = rth_days("NQ"), eth_days("NQ")
+        means = [float((d["high"] - d["low"]).mean()) for d in (rth, whole)]
+        first, second, *_ = answer.result["text"].splitlines()
+        assert first.startswith(f"RTH: {words} = {two_places(means[0], comma)} ")
+        assert second.startswith(f"ETH: {words} = {two_places(means[1], comma)} ")
+        labels = [
+            b["text"] for row in answer.result["reply_markup"]["inline_keyboard"] for b in row
+        ]
+        assert labels[:2] == [f"RTH · CSV · {len(rth)} {rows}", f"ETH · CSV · {len(whole)} {rows}"]
+
+
 TOP = {
     "session": "RTH",
     "from": "daily",
