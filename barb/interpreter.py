@@ -88,7 +88,14 @@ from barb.caveats.zone_midnight import zone_midnight_caveat
 from barb.caveats.zone_window_groups import zone_window_group_caveat
 from barb.caveats.zones import zone_window_caveat
 from barb.closed_days import no_trading_error
-from barb.errors import BarbError, DataError, ExecutionError, QueryError, out_of_memory
+from barb.errors import (
+    BarbError,
+    DataError,
+    ExecutionError,
+    QueryError,
+    out_of_memory,
+    stopped_from_outside,
+)
 from barb.frames import take_rows
 from barb.lineage import nodes, through_map
 from barb.long_results import BuiltOnce, spread_rows
@@ -133,7 +140,9 @@ def execute(
     *,
     settings: EngineSettings | None = None,
 ) -> Result:
-    """Run a Barb Script query. Bad queries come back as ``Result.error``, never as raises."""
+    """Run a Barb Script query. Bad queries come back as ``Result.error``, never as raises;
+    only what stops it from outside (a worker's time limit, ``stops_from_outside``) is
+    raised on to the worker."""
     started = time.perf_counter()
     raw = query.to_json() if isinstance(query, Query) else query
     try:
@@ -155,6 +164,8 @@ def execute(
             query=raw if isinstance(raw, dict) else {}, error=out_of_memory(memory_ceiling())
         )
     except (BarbError, Exception) as exc:  # a bug: log it, never crash the caller
+        if stopped_from_outside(exc):  # a worker's time limit: its worker says so
+            raise
         ref = uuid.uuid4().hex[:8]
         log.error("query failed (ref %s): %r", ref, raw, exc_info=exc)
         return Result(
