@@ -470,6 +470,7 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
         metadata=metadata,
         focus_columns=output.focus,
         drawn_rows=drawn,
+        run_rows=output.run_rows,
     )
 
 
@@ -534,7 +535,10 @@ def _second_stage(
         # What the second stage's numbers rest on: the first stage's rows its where kept
         # (the weeks that opened down, not every week), with the columns its map made.
         mapped = [name for name, _ in plan.then.map_exprs if name not in first.table.columns]
-        output.source_rows = take_rows(rows[[*first.table.columns, *mapped]], output.passed)
+        shown = rows[[*first.table.columns, *mapped]]
+        output.source_rows = take_rows(shown, output.passed)
+        if output.runs_at is not None:  # a streak record's runs, as those rows show them
+            output.run_rows = shown.iloc[output.runs_at].reset_index(drop=True)
     if plan.then.shape == "table" and not plan.then.sort and plan.first.sort:
         # Rows listed keep the first stage's order, not time order.
         output.summary.order = sort_order(sort_keys(plan.first))
@@ -701,10 +705,11 @@ def _bounded(
         if output.table is None and output.rows_kept > limit:
             rows = BuiltOnce(source_rows, limit)
             source_rows, drawn, truncated = rows.first, rows.every, True
-            warnings.append(
-                f"The number is over {output.rows_kept:,} rows; the CSV holds the first "
-                f"{limit:,} of them."
-            )
+            if output.runs_at is None:  # a streak record's CSV holds its runs, whole
+                warnings.append(
+                    f"The number is over {output.rows_kept:,} rows; the CSV holds the first "
+                    f"{limit:,} of them."
+                )
     elif source_rows is not None and len(source_rows) > limit:
         drawn = source_rows
         source_rows, truncated = source_rows.iloc[:limit], True

@@ -294,6 +294,9 @@ class Result:
     # When the table or the rows behind a number were cut to their first rows for display:
     # what the chart draws instead, over the whole period (``barb.long_results``).
     drawn_rows: pd.DataFrame | RowsBuilder | None = _BuiltWhenRead()  # type: ignore[assignment]
+    # A streak record's proof: its longest runs with the bar either side (``barb.record_runs``),
+    # the CSV's rows in place of every row behind the number; None for any other answer.
+    run_rows: pd.DataFrame | RowsBuilder | None = _BuiltWhenRead()  # type: ignore[assignment]
 
     @property
     def ok(self) -> bool:
@@ -306,6 +309,7 @@ class Result:
         drawn = self.__dict__.get("_drawn_rows")
         if drawn is None or self.metadata is None:
             return self
+        runs = self.__dict__.get("_run_rows")
         if self.table is not None:
             total = self.summary.rows if self.summary is not None else None
             # Groups come whole (the chart thins them and says so itself): no sample.
@@ -313,9 +317,11 @@ class Result:
             spread = None if whole else total
             meta = self.metadata.model_copy(update={"truncated": False, "spread_over": spread})
             rows = self.__dict__.get("_source_rows")
-            return replace(self, table=drawn, metadata=meta, drawn_rows=None, source_rows=rows)
+            return replace(
+                self, table=drawn, metadata=meta, drawn_rows=None, source_rows=rows, run_rows=runs
+            )
         meta = self.metadata.model_copy(update={"truncated": False})
-        return replace(self, source_rows=drawn, metadata=meta, drawn_rows=None)
+        return replace(self, source_rows=drawn, metadata=meta, drawn_rows=None, run_rows=runs)
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON form: the data; ``barb query --json`` adds the text the model reads."""

@@ -53,6 +53,11 @@ class StageOutput:
     listed_from: pd.DataFrame | None = None
     # Which of the rows given passed the stage's where (all of them without one).
     passed: np.ndarray | None = None
+    # A streak record's longest runs with the bar either side, by their places among the
+    # stage's rows before its where, in time order (``barb.record_runs``), and those rows as
+    # the CSV shows them (built when read).
+    runs_at: np.ndarray | None = None
+    run_rows: pd.DataFrame | RowsBuilder | None = None
     focus: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     # Each table row's place before the stage's sort and limit: time order for bars, key

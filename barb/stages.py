@@ -63,6 +63,7 @@ from barb.frames import MINUTE_OF_DAY, masked_values, take_rows
 from barb.lineage import conjuncts, nodes
 from barb.planning import HIDDEN, StagePlan
 from barb.ranking import in_sort_order
+from barb.record_runs import record_run_positions
 from barb.result import Summary, summarize_grouped, summarize_table
 from barb.script.ast import Column, Expr
 from barb.script.clock_order import sort_caveat
@@ -226,6 +227,10 @@ def run_stage(
         before=before,
     )
     output.warnings[:0] = said
+    if stage.shape in SINGLE_ROW:
+        output.runs_at = record_run_positions(stage, every_row, given, keep, order)
+        if output.runs_at is not None:
+            output.run_rows = shown_rows(every_row, ctx.timeframe, hide, output.runs_at)
     if records is not None and output.table is not None:
         output.record_rows = (
             records[0],
