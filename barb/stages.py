@@ -38,7 +38,7 @@ from barb.caveats.group_noise import (
     stretch_shares,
 )
 from barb.caveats.groups import empty_groups, keyless_rows
-from barb.caveats.limits import tie_at_limit
+from barb.caveats.limits import NAMED_ROWS, cut_tie, tie_at_limit
 from barb.caveats.lookahead import lookahead_caveats
 from barb.caveats.no_edge import no_edge_caveat
 from barb.caveats.open_runs import open_run_end_caveat
@@ -61,15 +61,17 @@ from barb.errors import TypeMismatch
 from barb.events.names import minutes_compare_hint
 from barb.frames import MINUTE_OF_DAY, masked_values, take_rows
 from barb.lineage import conjuncts, nodes
+from barb.outcome_groups import listed_index, outcomes_of, with_outcomes
 from barb.planning import HIDDEN, StagePlan
 from barb.ranking import in_sort_order
-from barb.result import Summary, summarize_grouped, summarize_table
+from barb.result import LimitTie, Summary, summarize_grouped, summarize_table
 from barb.script.ast import Column, Expr
 from barb.script.clock_order import sort_caveat
 from barb.script.context import EvalContext, RowGroups
 from barb.script.evaluator import RowsOverAll, SelectValue, evaluate, evaluate_select
 from barb.script.functions import KIND_NAMES, value_kind
 from barb.script.query import Query
+from barb.script.reach import map_reach, reach
 from barb.stage_output import SINGLE_ROW, StageOutput, counted_columns, query_columns, sort_keys
 from barb.summary_text import value_text
 from barb.time_keys import calendar_part, from_the_open, period_keys
@@ -121,6 +123,7 @@ def run_stage(
     carried: Sequence[str] = (),
     counts: Sequence[str] = (),
     query: Query | None = None,
+    outcomes: Mapping[str, Sequence[Any]] | None = None,
 ) -> StageOutput:
     """Run ``stage`` over ``frame``; ``keep`` marks the rows it may answer from.
 
@@ -135,7 +138,9 @@ def run_stage(
     stage's table, whose own columns (its select) it lists before the ones it makes.
     ``counts``: the rows' columns that count rows (a first stage's ``count() as days``).
     ``query``: the whole query, whose names say what a single row's means are of (a
-    result's, tested against no edge); None: not tested.
+    result's, tested against no edge); None: not tested. ``outcomes``: a second stage's
+    count by what the first stage's rows picked, every value its key could take
+    (``barb.outcome_groups``): those no row took are listed at 0.
     """
     ctx.frame, ctx.period = frame, period
     # A second stage's map (see barb.planning): its aggregates are over all its rows.
@@ -224,8 +229,15 @@ def run_stage(
         row_values=read,
         query=None if query is None else query.to_json(),
         before=before,
+        outcomes=outcomes,
     )
     output.warnings[:0] = said
+    if condition is not None and period is not None and len(period) and period[-1]:
+        # The where's value on the period's last row: none when it reads a next() past the
+        # data's last whole bar (the week of 2025-12-29 is no "last week of the year").
+        assert stage.where is not None
+        ahead = reach(stage.where, map_reach(stage.map_exprs)).ahead
+        output.last_unjudged = ahead > 0 and bool(pd.isna(condition.iloc[-1]))
     if records is not None and output.table is not None:
         output.record_rows = (
             records[0],
@@ -415,6 +427,7 @@ def _answer(
     row_values: Callable[[Expr], np.ndarray | None] | None = None,
     query: dict[str, Any] | None = None,
     before: Before | None = None,
+    outcomes: Mapping[str, Sequence[Any]] | None = None,
 ) -> StageOutput:
     """The stage's answer from the rows kept. ``row_values`` gives an expression's numbers
     at those rows as the aggregates read them (a caveat's; None: not read); ``query``, the
@@ -429,13 +442,16 @@ def _answer(
         answers = {s.name: evaluate_select(s.expr, ctx, by) for s in stage.select}
         columns = {name: answer.value for name, answer in answers.items()}
         table = pd.DataFrame(columns).reset_index()
-        groups = np.arange(len(table))  # each row's group, in key order
+        groups = np.arange(len(table))  # each row's group, in key order (-1: an outcome added)
+        possible = outcomes_of(outcomes, by)
+        if possible:  # the hours no day's low fell in, at 0 (``barb.outcome_groups``)
+            table, groups = with_outcomes(table, by[0], possible, list(columns))
         # Before the limit: "the first 3 hours" of ETH start at 18:00.
         opened = day_open.order(table, by) if day_open and not stage.sort else None
         if opened is not None:
-            table, groups = table.iloc[opened].reset_index(drop=True), opened
+            table, groups = table.iloc[opened].reset_index(drop=True), groups[opened]
         every_group = table
-        table, order, warnings = sort_limit(table, stage, by)
+        table, order, warnings, limit_tie = sort_limit(table, stage, by)
         warnings += sort_caveat(ctx.night, every_group, stage.sort)
         names = [s.name for s in stage.select]
         summary = summarize_grouped(
@@ -444,7 +460,8 @@ def _answer(
         if day_open and opened is not None:
             summary.order = day_open.order_text(by)
         focus = by + [s.name for s in stage.select]
-        sampled, begun = sample_caveats(stage.select, ctx, answers, groups[order], start)
+        shown = groups[order]
+        sampled, begun = sample_caveats(stage.select, ctx, answers, shown[shown >= 0], start)
         # Not of groups a second stage reads: it keeps whole seasons alone, as the Santa
         # rally's "days == 7" drops the season the data begins in, n/a start and all.
         if start is not None and query is not None and not query.get("then"):
@@ -468,7 +485,8 @@ def _answer(
         even = even_groups(stage.select, answers, stage.sort, rows, overlapping, part)
         counted = CountedNoise()
         if prefix and _by_outcome(stage, row_keys):
-            counted = counted_noise(stage.select, answers, stage.sort)
+            listed = listed_index(every_group, by[0]) if possible else None
+            counted = counted_noise(stage.select, answers, stage.sort, listed=listed)
         elif before is not None:  # the where's hits as shares of each group's rows
             counted = counted_noise(
                 stage.select, answers, stage.sort, before.sizes, rows, before.stretches, part
@@ -484,6 +502,7 @@ def _answer(
             even_columns=even.columns + counted.columns,
             apart_columns=even.apart,
             near_groups={**even.near, **counted.near},
+            limit_tie=limit_tie,
             few_groups=even.few,
             begun_groups=_begun_keys(begun, answers),
         )
@@ -531,7 +550,7 @@ def _answer(
         if start is not None:
             shown = {s.name: (s.expr, selected[s.name]) for s in stage.select}
             warnings += listed_caveat(start, shown)
-        table, order, ties = sort_limit(table, stage, [table.columns[0]])
+        table, order, ties, _ = sort_limit(table, stage, [table.columns[0]])
         warnings += ties + sort_caveat(ctx.night, unsorted, stage.sort)
         focus = names
     else:
@@ -745,14 +764,16 @@ def _row_name(frame: pd.DataFrame, timeframe: str, positions: np.ndarray, at: in
 
 def sort_limit(
     table: pd.DataFrame, stage: StagePlan, named_by: Sequence[str] = ()
-) -> tuple[pd.DataFrame, np.ndarray, list[str]]:
-    """The table sorted and cut, with each kept row's position in the table as given, and
-    the warning of a tie the limit cuts through (its rows named by ``named_by`` columns)."""
+) -> tuple[pd.DataFrame, np.ndarray, list[str], LimitTie | None]:
+    """The table sorted and cut, with each kept row's position in the table as given, the
+    warning of a tie the limit cuts through (its rows named by ``named_by`` columns), and
+    that tie for a chart (the rows past the limit by their ``named_by`` keys)."""
     if not _numbered(table):
         table = table.reset_index(drop=True)
     if not stage.sort and stage.limit is None:
-        return table, np.arange(len(table)), []  # nothing to order or cut
+        return table, np.arange(len(table)), [], None  # nothing to order or cut
     ties: list[str] = []
+    cut = None
     if stage.sort:
         keys = [k.column for k in stage.sort]
         table = in_sort_order(table, stage.sort)
@@ -767,9 +788,30 @@ def sort_limit(
                 return " ".join(value_text(column[at]) for column in named)
 
             ties = tie_at_limit(keys_at, keys, len(table), stage.limit, name if named_by else None)
+            if ties and named_by:
+                cut = _limit_tie(table, keys_at, stage.limit, named_by)
     if stage.limit is not None:
         table = table.head(stage.limit)
-    return table.reset_index(drop=True), table.index.to_numpy(dtype=np.int64), ties
+    return table.reset_index(drop=True), table.index.to_numpy(dtype=np.int64), ties, cut
+
+
+def _limit_tie(
+    table: pd.DataFrame,
+    keys_at: Callable[[int], Sequence[object]],
+    limit: int | None,
+    named_by: Sequence[str],
+) -> LimitTie | None:
+    """The tie ``tie_at_limit`` warned of, in ``table``'s sort order: its rows past the
+    limit by their ``named_by`` keys as text, the first few (``NAMED_ROWS``)."""
+    found = cut_tie(keys_at, len(table), limit)
+    if found is None or limit is None:
+        return None
+    first, last = found
+    past = range(limit, min(last, limit + NAMED_ROWS - 1) + 1)
+    left = [{str(k): value_text(table[k].iloc[at]) for k in named_by} for at in past]
+    return LimitTie(
+        tied=last - first + 1, kept=limit - first, left=left, left_count=last + 1 - limit
+    )
 
 
 def _numbered(table: pd.DataFrame) -> bool:
