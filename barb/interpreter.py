@@ -625,13 +625,19 @@ def _outcomes(plan: Plan, first: StageOutput, ctx: EvalContext) -> dict[str, lis
     """Every value the then stage's count's key could take: what the first stage's arg_max
     or arg_min reads over its rows kept (``barb.outcome_groups``); {} when not such a
     count. Before ``ctx`` is set for the then stage's rows."""
-    kept = first.kept
-    if plan.then is None or kept is None:
+    kept, table = first.kept, first.table
+    if plan.then is None or kept is None or table is None:
         return {}
-    aside = dataclasses.replace(
-        ctx, frame=kept, period=None, warnings=[], row_warnings=[], history_beyond=[]
-    )
-    return possible_outcomes(plan.first, plan.then, partial(evaluate, ctx=aside))
+
+    def values(expr: ast.Expr, rows: pd.DataFrame) -> Any:
+        aside = dataclasses.replace(
+            ctx, frame=rows, period=None, warnings=[], row_warnings=[], history_beyond=[]
+        )
+        return evaluate(expr, aside)
+
+    keys = [name for name, _ in plan.then.group_keys]
+    picked = table[keys[0]] if len(keys) == 1 and keys[0] in table.columns else None
+    return possible_outcomes(plan.first, plan.then, kept, picked, values)
 
 
 def _listed_dates(plan: Plan, output: StageOutput) -> np.ndarray | None:

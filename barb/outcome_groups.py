@@ -14,8 +14,14 @@ row is no number) by that one column, its where (if any) not on that column (``l
 '09:00'`` leaves the night out on purpose), and the outcomes are few (``MAX_OUTCOMES``: hours,
 weekdays, months; not the 1,380 minutes of a day, whose empty ones would bury the table).
 
-``possible_outcomes(first, then, values)`` gives ``{"low_hour": ['00:00', '01:00', …]}``;
-``with_outcomes(table, key, outcomes, counts)`` adds the rows for those not in the table.
+``possible_outcomes(first, then, kept, picked, values)`` gives ``{"low_hour": ['00:00',
+'01:00', …]}``; ``with_outcomes(table, key, outcomes, counts)`` adds the rows for those not
+in the table.
+
+Cost: a calendar or clock call (time(), dayname()) is read off the first row of each trading
+date and of each minute of the day, 6,035 of NQ's 6.4 million minute bars, in 40-70 ms (over
+all of them dayname() took 0.6 s); nothing is evaluated when the first stage's column
+already holds more values than ``MAX_OUTCOMES`` (the minute of each day's low).
 """
 
 from __future__ import annotations
@@ -27,9 +33,11 @@ import numpy as np
 import pandas as pd
 
 from barb.caveats.groups import MAX_KEY_VALUES
+from barb.frames import MINUTE_OF_DAY
 from barb.lineage import nodes, through_map
 from barb.planning import StagePlan
 from barb.script import ast
+from barb.script.library import lookup
 
 # At most this many outcomes are listed (a month's days, 31); beyond, the key is a date or
 # a minute, whose empty values are no answer.
@@ -39,12 +47,17 @@ _PICKS = frozenset({"arg_max", "arg_min"})
 
 
 def possible_outcomes(
-    first: StagePlan, then: StagePlan, values: Callable[[ast.Expr], Any]
+    first: StagePlan,
+    then: StagePlan,
+    kept: pd.DataFrame,
+    picked: pd.Series | None,
+    values: Callable[[ast.Expr, pd.DataFrame], Any],
 ) -> dict[str, list[Any]]:
     """The second stage's one group key, when it is a first-stage column an arg_max or
     arg_min picked and the stage counts rows alone, with every value the picked expression
-    takes (``values``: an expression over the first stage's rows kept), in key order;
-    else {}."""
+    takes over the first stage's rows ``kept`` (``values``: an expression evaluated over a
+    frame), in key order; else {}. ``picked``: that column as the first stage gave it, whose
+    own values are already too many for a minute's key (no evaluation, then)."""
     if first.shape != "grouped" or len(then.group_keys) != 1 or not then.select:
         return {}
     if not all(_counts_rows(item.expr) for item in then.select):
@@ -54,13 +67,16 @@ def possible_outcomes(
         return {}
     if then.where is not None and _reads(then.where, name, dict(then.map_exprs)):
         return {}  # "low_hour >= '09:00'" leaves the night hours out on purpose
+    if picked is not None and picked.nunique() > MAX_OUTCOMES:
+        return {}
     item = next((s for s in first.select if s.name == name), None)
     if item is None:
         return {}
-    picked = through_map(item.expr, dict(first.map_exprs))
-    if not (isinstance(picked, ast.Call) and picked.name.lower() in _PICKS and picked.args):
+    call = through_map(item.expr, dict(first.map_exprs))
+    if not (isinstance(call, ast.Call) and call.name.lower() in _PICKS and call.args):
         return {}
-    found = values(picked.args[0])
+    expr = call.args[0]
+    found = values(expr, _calendar_rows(kept) if _of_the_calendar(expr) else kept)
     if not isinstance(found, pd.Series):
         return {}
     uniques = pd.Series(pd.unique(found.dropna()))
@@ -70,6 +86,31 @@ def possible_outcomes(
         order = found.cat.categories.get_indexer(uniques)
         return {name: uniques.iloc[np.argsort(order)].tolist()}
     return {name: uniques.sort_values().tolist()}
+
+
+def _of_the_calendar(expr: ast.Expr) -> bool:
+    """A calendar or clock call of no argument (time(), dayname(), month()): its value is
+    its row's date's or its time of day's alone."""
+    if not isinstance(expr, ast.Call) or expr.args:
+        return False
+    spec = lookup(expr.name)
+    return spec is not None and spec.category == "time"
+
+
+def _calendar_rows(kept: pd.DataFrame) -> pd.DataFrame:
+    """The first row of each trading date and of each minute of the day, in time order:
+    every value a call ``_of_the_calendar`` takes over ``kept``, read off a few thousand
+    rows where dayname() over NQ's 6.4 million minute bars took 0.6 s."""
+    if "trading_date" not in kept.columns or len(kept) < 2:
+        return kept
+    dates = kept["trading_date"].to_numpy()
+    firsts = np.flatnonzero(np.r_[True, dates[1:] != dates[:-1]])
+    if MINUTE_OF_DAY in kept.columns:
+        minutes = kept[MINUTE_OF_DAY].to_numpy()
+        first_at = np.full(int(minutes.max()) + 1, -1, dtype=np.int64)
+        first_at[minutes[::-1]] = np.arange(len(minutes))[::-1]  # the last write, the first
+        firsts = np.union1d(firsts, first_at[first_at >= 0])
+    return kept.iloc[firsts]
 
 
 def with_outcomes(
