@@ -13,7 +13,7 @@ from __future__ import annotations
 import datetime as dt
 import difflib
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from functools import cached_property, partial
 
@@ -44,7 +44,14 @@ from barb.instruments import (
     format_clock,
     load_instrument,
 )
-from barb.lineage import Lineage, emptied_off, kept_by_own_run, nodes, through_map
+from barb.lineage import (
+    Lineage,
+    emptied_off,
+    kept_by_own_run,
+    nodes,
+    number_comparisons,
+    through_map,
+)
 from barb.plan_warnings import (
     other_point_value_caveat,
     restarted_in_first,
@@ -55,6 +62,7 @@ from barb.script.ast import (
     Column,
     Compare,
     Expr,
+    Node,
     default_name,
     literal_value,
     walk,
@@ -156,6 +164,19 @@ class StagePlan:
             if isinstance(node, Column)
         }
         return frozenset(named | {key.column for key in self.sort})
+
+    def number_comparisons(self, is_value: Callable[[Node], bool]) -> list[Compare] | None:
+        """The comparisons with a number the stage reads the value ``is_value`` picks through
+        (``barb.lineage.number_comparisons``); None when it reads the value itself, in an
+        expression, a sort or a table that lists every column."""
+        if self.shape == "table" and not self.select:
+            return None  # every column listed, the value's among them
+        # What the answer reads: the map's entries through the names it reads them by.
+        exprs = [expr for _, expr in self.group_keys] + [item.expr for item in self.select]
+        exprs += [self.where] if self.where is not None else []
+        exprs += [Column(key.column) for key in self.sort]
+        mapped = dict((*self.map_exprs, *self.hoisted))
+        return number_comparisons(exprs, mapped, is_value)
 
     def call_nodes(self) -> Iterator[Call]:
         """Every call of the stage's expressions, through its map's names."""

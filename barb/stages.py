@@ -64,7 +64,7 @@ from barb.lineage import conjuncts, inputs, nodes
 from barb.planning import HIDDEN, StagePlan
 from barb.ranking import in_sort_order
 from barb.result import Summary, summarize_grouped, summarize_table
-from barb.script.ast import Column, Expr
+from barb.script.ast import Call, Column, Compare, Expr, Node
 from barb.script.clock_order import sort_caveat
 from barb.script.context import EvalContext, RowGroups
 from barb.script.evaluator import RowsOverAll, SelectValue, evaluate, evaluate_select
@@ -138,6 +138,7 @@ def run_stage(
     result's, tested against no edge); None: not tested.
     """
     ctx.frame, ctx.period = frame, period
+    ctx.streak_reads = partial(_streak_reads, stage) if period is not None else None
     # A second stage's map (see barb.planning): its aggregates are over all its rows.
     over_all = RowsOverAll(order) if prefix else None
     for name, expr in stage.map_exprs:
@@ -313,6 +314,21 @@ def _by_outcome(stage: StagePlan, row_keys: Sequence[str]) -> bool:
         if not read - set(mapped) or read & set(row_keys):
             return False
     return True
+
+
+def _streak_reads(stage: StagePlan, cond: str) -> list[Compare] | None:
+    """The comparisons with a number ``stage`` reads streak(cond) through, ``cond`` as
+    written (``StagePlan.number_comparisons``); None where it reads the count itself."""
+
+    def is_streak(node: Node) -> bool:
+        return (
+            isinstance(node, Call)
+            and node.name.lower() == "streak"
+            and len(node.args) == 1
+            and node.args[0].to_text() == cond
+        )
+
+    return stage.number_comparisons(is_streak)
 
 
 def _sizes_before(
