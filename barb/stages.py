@@ -539,6 +539,9 @@ def _answer(
         return StageOutput(summary, source_rows=rows, warnings=warnings)
 
     history, unsorted = None, None
+    # The columns a table lists, told of the rows the data's start leaves empty (a first
+    # stage's), once the rows listed are known.
+    listed: dict[str, tuple[Expr, pd.Series]] = {}
     # The first stage's rows are bars (a second stage's, "then.", are the first's table).
     if not prefix and _ranked_from_few(stage, len(frame)):
         history = shown_rows(frame, ctx.timeframe, hide)
@@ -554,17 +557,16 @@ def _answer(
         extra = [k.column for k in stage.sort if k.column not in table.columns]
         for name in extra:
             table[name] = masked_values(frame[name], slice(None))
-        unsorted = table
+        unsorted, listed_at, rows_before_limit = table, len(warnings), len(table)
         if start is not None:
-            shown = {s.name: (s.expr, selected[s.name]) for s in stage.select}
-            warnings += listed_caveat(start, shown)
+            listed = {s.name: (s.expr, selected[s.name]) for s in stage.select}
         table, order, ties = sort_limit(table, stage, [table.columns[0]])
         warnings += ties + sort_caveat(ctx.night, unsorted, stage.sort)
         focus = names
     else:
+        listed_at, rows_before_limit = len(warnings), len(frame)
         if start is not None:
-            made = {name: (Column(name), start.frame[name]) for name, _ in stage.map_exprs}
-            warnings += listed_caveat(start, made)
+            listed = {name: (Column(name), start.frame[name]) for name, _ in stage.map_exprs}
         # Order the rows by their keys alone, then label and show only the rows kept: a
         # person's columns for 10 of 4,500 bars, not for all of them.
         order, ties = _ordered_positions(frame, stage, stage.label, ctx.timeframe)
@@ -572,6 +574,8 @@ def _answer(
         table = shown_rows(frame, ctx.timeframe, hide, at=order)
         focus = []
         if row_keys:  # groups kept and sorted: each still named by its keys ("2022, 391")
+            if start is not None:
+                warnings[listed_at:listed_at] = listed_caveat(start, listed, order)
             keys = [k for k in row_keys if k in table.columns]
             values = [c for c in table.columns if c not in keys]
             made = [name for name, _ in stage.map_exprs]
@@ -610,6 +614,12 @@ def _answer(
         sort=sort_keys(stage),
     )
     _unaveraged(summary, stage, query, ctx.timeframe)
+    if len(table) < rows_before_limit:
+        summary.limited_from = rows_before_limit
+    if start is not None:  # said of the rows listed, and of a mean only where one is given
+        averaged = [name for name, stats in summary.stats.items() if stats.mean is not None]
+        averaged = averaged if not summary.whole or len(table) > 1 else []
+        warnings[listed_at:listed_at] = listed_caveat(start, listed, order, averaged)
     return StageOutput(
         summary,
         table=table,
