@@ -205,6 +205,7 @@ def run_stage(
             then=bool(prefix),
             said=spoken,
             ahead=None if places is None else (places, ctx.timeframe),
+            month=period is not None and _within_a_month(every_row, period),
         )
     # As the aggregates read the rows kept: in time order where a sort had moved them.
     read = partial(_in_read_order, kept, None if order is None else order[keep])
@@ -314,6 +315,17 @@ def _by_outcome(stage: StagePlan, row_keys: Sequence[str]) -> bool:
         if not read - set(mapped) or read & set(row_keys):
             return False
     return True
+
+
+# The longest a calendar month runs, first trading date to last.
+_MONTH_DAYS = 30
+
+
+def _within_a_month(frame: pd.DataFrame, period: np.ndarray) -> bool:
+    """Whether the period's rows (``period``, a mask over ``frame``) lie within a month's
+    span of days: December 2025, the last 30 days, a week."""
+    dates = frame["trading_date"].to_numpy()[period]
+    return bool(len(dates)) and dates[-1] - dates[0] <= np.timedelta64(_MONTH_DAYS, "D")
 
 
 def _streak_reads(stage: StagePlan, cond: str) -> list[Compare] | None:
