@@ -244,6 +244,7 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
     rows_matched = output.rows_kept
     cut_rows = partial(cut_rows_text, plan, ctx, scope, output.summary, run_stage)
     warnings = list(plan.warnings) + scope_caveats(plan, scope, output.kept_dates, cut_rows)
+    past_end, past_end_at = plan.past_end, len(plan.warnings)
     if rows_matched == 0:
         warnings.append("No bars matched: the result is empty.")
         instrument = dataset.instrument
@@ -314,6 +315,7 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
         cuts = period_cuts(plan, scope, output.kept_dates)
         cut_groups = [g for g in (cut_group(plan, c) for c in cuts) if g is not None]
         said = open_group_caveat(plan, cut_short, output.kept, cut=cut_groups)
+        past_end = past_end if cut_short is None or not said else None
         parts = part_groups(plan, cut_short, said, cuts)
         if plan.then is None and output.table is not None:  # the model's highest and lowest
             table = output.table
@@ -373,6 +375,8 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
     warnings[looked_at:looked_at] = lookback_caveat(
         plan, ctx, frame, first, output if plan.then is not None else None
     )
+    if past_end is not None:  # in its place among the plan's, once no index above moves
+        warnings.insert(past_end_at, past_end)
     warnings += began_run_caveat(plan, frame, scope.in_period, first, output)
     warnings += run_past_period_caveat(plan, ctx, scope, frame, first)
     warnings += holiday_run_caveat(plan, ctx, scope.in_period, frame, first)

@@ -235,6 +235,10 @@ class Plan:
     # How many bars before and after the period the row expressions read.
     reach: Reach
     warnings: tuple[str, ...]
+    # "The period 2025:2026 is only partly covered …" when the period runs past the data's
+    # end alone: said unless a group the data's end cuts is said instead ("The year 2026 is
+    # not over …", its days against a whole year's), which says the same (p48d C6).
+    past_end: str | None = None
     # Whether the bars' range is read or shown: built per query, 1-minute bars have it
     # only then (``barb.period_rows``).
     reads_range: bool = True
@@ -287,7 +291,7 @@ def _plan(query: Query, dataset: Dataset, settings: EngineSettings) -> Plan:
     )
     if period.note:
         warnings.append(period.note)
-    _check_coverage(period, dataset, warnings)
+    past_end = _check_coverage(period, dataset, warnings)
     period = period.within(dataset.first_date, dataset.last_date)
 
     columns = set(BAR_COLUMNS)
@@ -342,6 +346,7 @@ def _plan(query: Query, dataset: Dataset, settings: EngineSettings) -> Plan:
         then=then,
         reach=needed,
         warnings=tuple(warnings),
+        past_end=past_end,
         reads_range="range" in _bar_columns_read(first),
     )
 
@@ -692,8 +697,9 @@ def _day_before_last(dataset: Dataset) -> dt.date | None:
     return dates[at - 1].astype("datetime64[D]").item() if at > 0 else None
 
 
-def _check_coverage(period: Period, dataset: Dataset, warnings: list[str]) -> None:
-    """A period outside the data is an error naming what exists; one partly outside, a warning."""
+def _check_coverage(period: Period, dataset: Dataset, warnings: list[str]) -> str | None:
+    """A period outside the data is an error naming what exists; one partly outside, a
+    warning, returned instead when the period runs past the data's end alone (``Plan.past_end``)."""
     first, last = dataset.first_date, dataset.last_date
     covers = f"data covers {first} to {last}"
     symbol = dataset.instrument.symbol
@@ -707,8 +713,10 @@ def _check_coverage(period: Period, dataset: Dataset, warnings: list[str]) -> No
         )
     starts_before = period.start is not None and _weekdays_between(period.start, first) > 1
     ends_after = period.end is not None and _weekdays_between(last, period.end) > 1
-    if starts_before or ends_after:
-        warnings.append(f"The period {period.text} is only partly covered: {covers}.")
+    said = f"The period {period.text} is only partly covered: {covers}."
+    if starts_before:
+        warnings.append(said)
+    return said if ends_after and not starts_before else None
 
 
 def _weekdays_between(start: dt.date, end: dt.date) -> int:

@@ -244,8 +244,18 @@ def run_stage(
         # Every group, not the limit's few: "range > 500 by year, top 2" had named 2020,
         # 2021, 2023 and 2025 (12, 5, 3 and 18 such days) among the years the where emptied.
         listed = output.groups if output.groups is not None else output.table
+        calendar = None
+        if again is not None and stage.where is not None:
+            calendar = partial(_calendar_rows, stage.where, dict(stage.map_exprs), again)
         output.warnings += empty_groups(
-            every_row, keys, given, listed, stage.where, dict(stage.map_exprs), focus or ()
+            every_row,
+            keys,
+            given,
+            listed,
+            stage.where,
+            dict(stage.map_exprs),
+            focus or (),
+            calendar=calendar,
         )
     # The rows listed are the answer ("the last 3 FOMC days"): what is said of the rows
     # kept is said of them, in time order.
@@ -315,6 +325,23 @@ def _by_outcome(stage: StagePlan, row_keys: Sequence[str]) -> bool:
         if not read - set(mapped) or read & set(row_keys):
             return False
     return True
+
+
+def _calendar_rows(
+    where: Expr, mapped: Mapping[str, Expr], again: Callable[[Expr], Any]
+) -> np.ndarray | None:
+    """The rows the where's parts on the calendar or a schedule alone keep (month() == 12
+    of "month() == 12 and close > open"), evaluated again over the stage's rows; None when
+    it has no such part."""
+    rows = None
+    for part in conjuncts(where):
+        if picks_by_values(part, mapped):
+            continue
+        values = again(part)
+        if isinstance(values, pd.Series) and pd.api.types.is_bool_dtype(values):
+            kept = values.fillna(False).to_numpy(dtype=bool)
+            rows = kept if rows is None else rows & kept
+    return rows
 
 
 # The longest a calendar month runs, first trading date to last.
