@@ -749,8 +749,10 @@ def _warn_run_before_period(
         else "streak() in a then stage over the rows the first stage lists"
     )
     reads = ctx.streak_reads(cond) if ctx.streak_reads is not None else None
-    began = int(starts[np.flatnonzero(crossing)[0]])
-    run = f"the run from {named(began)}, {first - began} of its rows before the period"
+    opening = int(np.flatnonzero(crossing)[0])
+    # The run's true rows before the period (an unknown row between is none of them).
+    before = counted_before - int(counted[opening] - runs[opening])
+    run = f"the run from {named(int(starts[opening]))}, {before} of its rows before the period"
 
     def compared(kept: np.ndarray) -> str | None:
         assert reads is not None
@@ -780,9 +782,9 @@ def _warn_run_before_period(
         length = int(runs[end])
         ends, begins, own_end = named(end), named(int(starts[end])), named(longest_end)
         message = (
-            f"streak() counts the run ending {ends} ({length}) from {begins}, "
-            f"{first - int(starts[end])} of its rows before the period; within the period "
-            f"alone the longest run is {longest}, ending {own_end}, as {form} counts it."
+            f"streak() counts the run ending {ends} ({length}) from {begins}, {before} of its "
+            f"rows before the period; within the period alone the longest run is {longest}, "
+            f"ending {own_end}, as {form} counts it."
         )
         ctx.cut_runs[message] = CutRun(
             length=length, ended=ends, began=begins, inside=longest, inside_end=own_end
