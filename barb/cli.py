@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 import click
 
 from barb.data.cli import data
+from barb.i18n import DEFAULT, LANGUAGES
 
 if TYPE_CHECKING:
     from barb.result import Result
@@ -66,14 +67,32 @@ main.add_command(data)
     type=click.Path(dir_okay=False, path_type=Path),
     help="Write the chart that proves the answer to this PNG file.",
 )
+@click.option(
+    "--lang",
+    "language",
+    type=click.Choice(LANGUAGES),
+    default=DEFAULT,
+    show_default=True,
+    help=(
+        "The chat language the CSV and the chart are made for, as the bot sends them: Barb's "
+        "own words in it, and for ru a CSV that Russian-locale Excel opens into columns "
+        "(';' between fields, ',' as the decimal mark). What the model reads stays English."
+    ),
+)
 def query(
     query_json: str,
     instrument: str,
     as_json: bool,
     csv_path: Path | None,
     chart_path: Path | None,
+    language: str,
 ) -> None:
-    """Run a Barb Script query: prints what the model would see and the first rows."""
+    """Run a Barb Script query: prints what the model would see and the first rows.
+
+    \b
+    barb query '{"from": "daily", "select": "mean(range)"}' --csv out.csv --lang ru
+    writes the file a Russian chat gets beside the answer.
+    """
     from barb.bar_labels import as_labelled
     from barb.errors import QueryError, QueryTimeout
     from barb.export import write_csv
@@ -109,12 +128,12 @@ def query(
     if not result.ok:
         sys.exit(1)
     if csv_path is not None:
-        write_csv(result, csv_path)
+        write_csv(result, csv_path, language)
         click.echo(f"\nCSV written to {csv_path}")
     if chart_path is not None:
         from barb.charts import render_chart
 
-        png = render_chart(result)
+        png = render_chart(result, language=language)
         if png is None:
             click.echo(f"\nNo chart: {_no_chart_reason(result)}")
         else:

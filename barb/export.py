@@ -17,21 +17,28 @@ fewer decimals than a tick has), plain (no thousands separators, no exponents), 
 its dates), on the first row: the rest of that column is empty. The words Barb writes (that
 note, its column's name, a ranking's notes) are in the person's language; the query's own
 column names and values are as the query has them.
+
+Fields are split and numbers written as a spreadsheet in the person's locale reads them
+(``csv_dialect``): Excel in a locale whose decimal mark is a comma (Russian, German) splits
+a line on ";" and reads "311.423" as text, so there the file is ``311,423`` between ``;``.
+A Russian chat's file had opened as one column per line.
 """
 
 from __future__ import annotations
 
 import io
 import re
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 from barb.bar_labels import as_labelled
-from barb.i18n import DEFAULT, N_, text
+from barb.i18n import DEFAULT, N_, decimal_mark, text
 from barb.instruments import Instrument, available_instruments
 from barb.planning import HIDDEN
+from barb.record_runs import record_columns, record_run_rows
 from barb.result import Result, result_instrument
 from barb.row_values import statistic_arguments
 from barb.time_keys import clock_kind, clock_text
@@ -55,18 +62,49 @@ OPEN_NOTE = N_("csv.open_note")
 WHOLE_NOTE = N_("csv.whole_note")
 
 
+@dataclass(frozen=True)
+class Dialect:
+    """How a spreadsheet splits a line into fields and which mark it reads as a number's
+    decimal point."""
+
+    separator: str
+    decimal: str
+
+
+def csv_dialect(locale: str | None = DEFAULT) -> Dialect:
+    """The CSV dialect of the spreadsheet in ``locale``: where the decimal mark is a comma
+    (Babel's number symbols), Excel takes ";" for the list separator, so ``csv_dialect("ru")``
+    is ``;`` and ``,``; ``csv_dialect("en")`` is ``,`` and ``.``."""
+    if decimal_mark(locale) == ",":
+        return Dialect(separator=";", decimal=",")
+    return Dialect(separator=",", decimal=".")
+
+
 def proof_frame(result: Result) -> pd.DataFrame | None:
     """The table for rows and groups; the source rows for a number or a few numbers, with
     the values a statistic of an expression took on each (``range / open * 100`` of
     ``mean(range / open * 100)``): the mapped form (``range_pct``) had that column and the
-    written one only the bars'."""
+    written one only the bars'. A streak record's, its longest runs (``barb.record_runs``)."""
     if result.table is not None:
         return _with_first_whole(result.table, result)
-    rows = result.source_rows
+    rows = _record_runs(result)
+    if rows is None:
+        rows = result.source_rows
     if rows is None:
         return None
     averaged = statistic_arguments(rows, result)
     return rows.assign(**averaged) if averaged else rows
+
+
+def _record_runs(result: Result) -> pd.DataFrame | None:
+    """The longest runs behind a streak record, found among all the rows behind it (those
+    past the first ``max_table_rows`` too); None for any other number."""
+    if result.table is not None or not record_columns(result.query):
+        return None
+    meta = result.metadata
+    every = result.drawn_rows if meta is not None and meta.truncated else None
+    rows = every if every is not None else result.source_rows
+    return record_run_rows(rows, result.query) if rows is not None else None
 
 
 def csv_rows(result: Result) -> int:
@@ -82,8 +120,8 @@ def whole_rows(result: Result) -> int:
     same as ``csv_rows`` when nothing was cut."""
     held = csv_rows(result)
     meta = result.metadata
-    if meta is None or not meta.truncated:
-        return held
+    if meta is None or not meta.truncated or _record_runs(result) is not None:
+        return held  # nothing cut, or a streak record's runs, which come whole
     if result.table is not None:  # the table's own count, taken before the cut
         total = result.summary.rows if result.summary is not None else None
         return max(held, total or 0)
@@ -155,10 +193,12 @@ def _on_tick(values: pd.Series, instrument: Instrument) -> pd.Series:
 
 def csv_bytes(result: Result, language: str | None = DEFAULT) -> bytes:
     """The proof frame as clean CSV (see the module's docstring), Barb's own words in
-    ``language``."""
+    ``language`` and its fields and numbers in that locale's dialect: ``18000,25;311,423``
+    for ``ru``, ``18000.25,311.423`` for ``en``."""
     frame = proof_frame(result)
     if frame is None:
         return b""
+    dialect = csv_dialect(language)
     instrument = result_instrument(result)
     timeframe = result.metadata.timeframe if result.metadata else ""
     out = as_labelled(frame, timeframe).copy(deep=False)
@@ -177,6 +217,8 @@ def csv_bytes(result: Result, language: str | None = DEFAULT) -> bytes:
                 out[name] = _on_tick(values, instrument)
             else:
                 out[name] = values.map(lambda v: _plain(v, SIGNIFICANT_DIGITS, decimals))
+            if dialect.decimal != ".":  # plain digits and one point: no grouping to mistake
+                out[name] = out[name].map(lambda v: v.replace(".", dialect.decimal))
     out = out.rename(columns={k: v for k, v in renamed.items() if v not in out.columns})
     if NOTE_COLUMN in out.columns:
         notes = out[NOTE_COLUMN].map(lambda key: text("barb", key, language))
@@ -189,7 +231,8 @@ def csv_bytes(result: Result, language: str | None = DEFAULT) -> bytes:
             source[0] = _source(result, language)
         out[text("barb", N_("csv.source_column"), language)] = source
     buffer = io.StringIO()
-    out.to_csv(buffer, index=False, lineterminator="\n")
+    # A text field holding the separator is quoted (QUOTE_MINIMAL): "a;b" stays one cell.
+    out.to_csv(buffer, index=False, sep=dialect.separator, lineterminator="\n")
     return buffer.getvalue().encode("utf-8-sig")
 
 
@@ -226,5 +269,6 @@ def _source(result: Result, language: str | None = DEFAULT) -> str:
     return meta.data_description
 
 
-def write_csv(result: Result, path: Path) -> None:
-    path.write_bytes(csv_bytes(result))
+def write_csv(result: Result, path: Path, language: str | None = DEFAULT) -> None:
+    """The bot's file for a chat in ``language`` (``barb query --csv F --lang ru``)."""
+    path.write_bytes(csv_bytes(result, language))

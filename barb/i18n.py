@@ -24,7 +24,7 @@ from functools import cache
 from pathlib import Path
 from typing import Literal
 
-from babel import Locale
+from babel import Locale, UnknownLocaleError
 from babel.dates import format_date
 from babel.messages.pofile import read_po
 from babel.numbers import (
@@ -33,6 +33,7 @@ from babel.numbers import (
     format_compact_decimal,
     format_currency,
     format_decimal,
+    get_decimal_symbol,
     parse_decimal,
     parse_pattern,
 )
@@ -125,6 +126,18 @@ def decimal(value: float, lang: str | None = DEFAULT, decimals: int | None = Non
         if decimals is None:
             return format_decimal(value, locale=locale)
         return _fixed(decimals).apply(value, locale)
+
+
+def decimal_mark(code: str | None) -> str:
+    """The decimal mark of the locale ``code`` names, from Babel's number symbols: "." for
+    ``en``, "," for ``ru`` (and ``de``, ``pt-BR``…); English's for a code Babel does not
+    know. Any locale, not only the languages Barb speaks: it is how the person's spreadsheet
+    reads a number."""
+    try:
+        locale = Locale.parse((code or DEFAULT).replace("-", "_"))
+    except (ValueError, UnknownLocaleError):
+        locale = _locale(DEFAULT)
+    return get_decimal_symbol(locale)
 
 
 def _half_away() -> AbstractContextManager[Context]:

@@ -43,19 +43,24 @@ from barb.caveats.early_close_bars import (
 )
 from barb.caveats.early_close_clocks import early_close_clock_caveat
 from barb.caveats.evening_extremes import evening_after_caveat, evening_extreme_caveat
-from barb.caveats.full_days import calendar_extreme_caveat, full_day_caveat
+from barb.caveats.full_days import (
+    calendar_extreme_caveat,
+    full_day_caveat,
+    full_day_indicator_caveat,
+)
 from barb.caveats.gap_sizes import sizeless_gap_caveat
 from barb.caveats.holiday_closes import holiday_close_caveat, long_break_caveat
 from barb.caveats.lookahead import then_past_period_caveat
 from barb.caveats.lookback import lookback_caveat
 from barb.caveats.open_runs import began_run_caveat, open_run_caveat
+from barb.caveats.open_units import open_unit_caveat
 from barb.caveats.part_day_picks import picked_short_caveat
 from barb.caveats.part_group_feeds import say_fed
 from barb.caveats.price_level_comparisons import Bars, comparison_caveat
 from barb.caveats.price_levels import price_level_caveat, running_total_caveat
 from barb.caveats.ranked_groups import PartGroups, cut_group, part_groups
 from barb.caveats.run_edges import holiday_run_caveat, run_past_period_caveat
-from barb.caveats.running_history import history_beyond_caveat
+from barb.caveats.running_history import history_beyond_caveat, run_from_history
 from barb.caveats.scope import (
     OpenGroup,
     last_whole_label,
@@ -103,6 +108,7 @@ from barb.period_rows import bars_in_scope, event_filtered, listed_open_bar, no_
 from barb.planning import Plan, plan_query, session_name
 from barb.process_memory import memory_ceiling
 from barb.result import (
+    EDGE_ROWS,
     Metadata,
     PartGroup,
     Result,
@@ -245,13 +251,16 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
 
     output = first_stage(ctx, frame)
     # Run again only when a running high or low met higher (lower) bars before the period:
-    # on a copy, so the caveats below read this run's columns.
-    history_beyond = history_beyond_caveat(
-        ctx, output, lambda again: first_stage(again, frame.copy(deep=False))
+    # on a copy, so the caveats below read this run's columns; its then stage too, whose
+    # answer is the one compared.
+    from_history = run_from_history(
+        ctx,
+        lambda again: _answer(plan, first_stage(again, frame.copy(deep=False)), again, day_open),
     )
     rows_matched = output.rows_kept
     cut_rows = partial(cut_rows_text, plan, ctx, scope, output.summary, run_stage)
     warnings = list(plan.warnings) + scope_caveats(plan, scope, output.kept_dates, cut_rows)
+    past_end, past_end_at = plan.past_end, len(plan.warnings)
     if rows_matched == 0:
         warnings.append("No bars matched: the result is empty.")
         instrument = dataset.instrument
@@ -277,7 +286,7 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
         )
     warnings += holiday_caveat(plan, output.kept_dates, shift)
     if plan.then is None:  # else said of the rows the then stage lists
-        warnings += short_sessions_caveat(plan, output.table)
+        warnings += short_sessions_caveat(plan, output.table, _rows_shown(output))
     said, short_weeks = short_weeks_caveat(plan, output)
     warnings += said
     warnings += holiday_close_caveat(plan, output.kept, frame, whole=output.summary.whole)
@@ -293,6 +302,8 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
     warnings += short_next_caveat(plan, ctx, frame, output.kept)
     warnings += after_window_close_caveat(plan, ctx, output.kept)
     warnings += full_day_caveat(plan, output.kept)
+    warnings += full_day_indicator_caveat(plan, ctx, output.kept)
+    warnings += open_unit_caveat(plan, ctx, output.kept)
     warnings += calendar_extreme_caveat(plan, output.kept)
     warnings += evening_extreme_caveat(plan, output.kept)
     warnings += evening_after_caveat(plan, output.kept)
@@ -322,6 +333,7 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
         cuts = period_cuts(plan, scope, output.kept_dates)
         cut_groups = [g for g in (cut_group(plan, c) for c in cuts) if g is not None]
         said = open_group_caveat(plan, cut_short, output.kept, cut=cut_groups)
+        past_end = past_end if cut_short is None or not said else None
         parts = part_groups(plan, cut_short, said, cuts)
         if plan.then is None and output.table is not None:  # the model's highest and lowest
             table = output.table
@@ -346,7 +358,7 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
             warnings.remove(record[0])
         warnings += output.warnings
         warnings += early_close_pick_caveat(plan, given, output.passed)
-        warnings += short_sessions_caveat(plan, output.table)
+        warnings += short_sessions_caveat(plan, output.table, _rows_shown(output))
         warnings += picked_short_caveat(plan, ctx, frame, keep, first, output)
         warnings += then_order_caveat(plan, first.order)
         warnings += then_past_period_caveat(plan, output.table)
@@ -382,6 +394,8 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
     warnings[looked_at:looked_at] = lookback_caveat(
         plan, ctx, frame, first, output if plan.then is not None else None
     )
+    if past_end is not None:  # in its place among the plan's, once no index above moves
+        warnings.insert(past_end_at, past_end)
     warnings += began_run_caveat(plan, frame, scope.in_period, first, output)
     warnings += run_past_period_caveat(plan, ctx, scope, frame, first)
     warnings += holiday_run_caveat(plan, ctx, scope.in_period, frame, first)
@@ -419,8 +433,11 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
         warnings += short_bar_row_caveat(
             plan.timeframe.name, window.hours, output.table, window.zone
         )
-        warnings += early_close_row_caveat(plan, output.table, settings.max_table_rows)
+        warnings += early_close_row_caveat(
+            plan, output.table, settings.max_table_rows, _rows_shown(output)
+        )
     table, source_rows, drawn, truncated = _bounded(output, settings, warnings)
+    history_beyond = history_beyond_caveat(from_history, output)
     warnings += [w for w in [*history_beyond, *ctx.warnings] if w not in warnings]
     warnings = list(dict.fromkeys(warnings))  # a fact two caveats found is said once
     metadata = Metadata(
@@ -544,6 +561,27 @@ def _second_stage(
         # Rows listed keep the first stage's order, not time order.
         output.summary.order = sort_order(sort_keys(plan.first))
     return output
+
+
+def _answer(
+    plan: Plan, first: StageOutput, ctx: EvalContext, day_open: DayOpen | None
+) -> StageOutput:
+    """The query's answer from its first stage's ``first``: the then stage's over its
+    table, or ``first`` itself."""
+    if plan.then is None or first.table is None:
+        return first
+    return _second_stage(plan, first, ctx, day_open)
+
+
+def _rows_shown(output: StageOutput) -> np.ndarray | None:
+    """Which rows of a table too long to show whole the model is shown (the first and the
+    last ``EDGE_ROWS``, ``barb.result``); None when it is shown all of them."""
+    table = output.table
+    if table is None or output.summary.whole:
+        return None
+    shown = np.zeros(len(table), dtype=bool)
+    shown[:EDGE_ROWS] = shown[-EDGE_ROWS:] = True
+    return shown
 
 
 def _keeps_none(rows: np.ndarray | None, passed: np.ndarray | None) -> bool:

@@ -87,6 +87,9 @@ class Summary(BaseModel):
     # Value columns the rows leave out (beyond MAX_SHOWN_VALUES): named, so none is missed.
     unlisted: list[str] = Field(default_factory=list)
     order: str | None = None
+    # A table's rows before its limit cut them (504 gaps, 3 listed): its mean line is of
+    # the rows listed, and says so.
+    limited_from: int | None = None
     whole: bool = False
     top: list[list[Any]] | None = None
     bottom: list[list[Any]] | None = None

@@ -204,7 +204,9 @@ async def answer_question(
                     ):
                         plan_lang = plan_language(action)
                         replaced = t("plan_replaced", plan_lang)
-                        await edit_plan_status(bot, action, action.message_id, replaced, plan_lang)
+                        await edit_plan_status(
+                            svc, bot, action, action.message_id, replaced, plan_lang
+                        )
                 reply = await svc.assistant.ask(asker, text, chat=chat, clarification=clarification)
             # Taken while the turn may still be stopped: a /cancel holding it stops the
             # turn, and one that comes after finds the answer out and its plan to drop.
@@ -328,7 +330,7 @@ async def answer_cancel(
     ):
         reply = await svc.assistant.cancelled(action)
         message_id = plan_message_id or action.message_id
-        await edit_plan_status(bot, action, message_id, t("cancelled", lang), lang)
+        await edit_plan_status(svc, bot, action, message_id, t("cancelled", lang), lang)
         await svc.sender(bot).reply(
             action.chat_id,
             reply,
@@ -355,6 +357,16 @@ async def run_plan(
     pass, which ends the runs a handler left answered (``recovery.finish_answered_runs``),
     takes that lock too and finds the run over, so that a long flood-control hold on the
     answer or on the edit does not have both say "Done."."""
+    if svc.moves.current(action.chat_id) != action.chat_id:
+        # The group became a supergroup since the plan was read (its "Running…" was refused
+        # so): the plan moved there with the group's settings and conversation, and runs as
+        # it is stored now. Its locks are the supergroup's, the chat the press came from:
+        # under the group's id the press never took its place in the supergroup's line of
+        # updates (``ChatLocks.hold``), and a /cancel sent there meanwhile waited for the
+        # whole run. Its question and answer are kept in the supergroup's conversation, not
+        # under the group's id, which nothing reads any more.
+        action = await svc.store.pending.get(action.id) or action
+        chat = None  # read again as the move left it: the group's settings, at the new id
     chat_id = action.chat_id
     message_id = plan_message_id or action.message_id
     async with svc.model_lock(chat_id), svc.chat_lock(chat_id):
@@ -423,12 +435,19 @@ async def end_plan(
             # Telegram: its buttons would only say "out of date".
             await svc.store.in_flight.finish(work_id)
             return
-    if await edit_plan_status(bot, action, message_id, status, lang):
+    if await edit_plan_status(svc, bot, action, message_id, status, lang):
         await svc.store.in_flight.finish(work_id)
 
 
 async def edit_plan_status(
-    bot: Bot, action: PendingAction, message_id: int | None, status: str | None, lang: str
+    svc: BotServices,
+    bot: Bot,
+    action: PendingAction,
+    message_id: int | None,
+    status: str | None,
+    lang: str,
+    *,
+    record_move: bool = False,
 ) -> bool:
     """The plan message loses its buttons and shows where it stands ("Running…", "Done.");
     with no ``status``, it is the plan with its Run and Cancel buttons again.
@@ -439,6 +458,8 @@ async def edit_plan_status(
     """
     if message_id is None:
         return True
+    # A move already known: straight to the supergroup, not refused there once more.
+    action = action.model_copy(update={"chat_id": svc.moves.current(action.chat_id)})
     view = pending_payload(action).view
     body = plan_html(view.text, t("plan_header", lang), view.plan or "")[-1]
     text = body if status is None else f"{body}\n\n⏵ {escape(status)}"
@@ -463,18 +484,30 @@ async def edit_plan_status(
         # "Running…" or "Done.": both edits were refused at the group's id.
         if exc.new_chat_id == action.chat_id:
             return True
+        if record_move:
+            # Only where nothing of the handler is left to do under the group's id (a Run:
+            # ``run_plan`` reads the plan again as the move left it). Mid-handler, a /reset
+            # cleared a conversation that had just moved and a question was asked with no
+            # history and stored where nothing reads it (r48a): a refused send at the end,
+            # or the service message, records the move there.
+            log.info("chat %s is now %s", action.chat_id, exc.new_chat_id)
+            await svc.chat_moved(action.chat_id, exc.new_chat_id)
         moved = action.model_copy(update={"chat_id": exc.new_chat_id})
-        return await edit_plan_status(bot, moved, message_id, status, lang)
+        return await edit_plan_status(svc, bot, moved, message_id, status, lang)
     except TelegramError as exc:  # gone, blocked: nothing to show it to
         log.debug("plan message %s not edited: %s", message_id, exc)
     return True
 
 
-async def remove_keyboard(bot: Bot, chat_id: int, message_id: int) -> None:
+async def remove_keyboard(svc: BotServices, bot: Bot, chat_id: int, message_id: int) -> None:
+    """The message's buttons go (a press refused for good, a reply chosen). Mid-handler: a
+    move Telegram tells of here is left for the handler's sends to record (see
+    ``edit_plan_status``)."""
+    chat_id = svc.moves.current(chat_id)
     try:
         await bot.edit_message_reply_markup(chat_id, message_id, reply_markup=None)
     except ChatMigrated as exc:  # in the supergroup the group became, as a plan's status
         if exc.new_chat_id != chat_id:
-            await remove_keyboard(bot, exc.new_chat_id, message_id)
+            await remove_keyboard(svc, bot, exc.new_chat_id, message_id)
     except TelegramError:  # already edited or deleted: nothing to remove
         log.debug("keyboard of %s/%s already gone", chat_id, message_id)

@@ -73,7 +73,7 @@ async def _refused(ctx: UpdateContext, query: CallbackQuery, taken: Taken, press
     await acknowledge(query, t(taken.verdict.text_key(press), ctx.lang))
     message_id = _pressed_message_id(query)
     if taken.verdict.buttons_dead and message_id is not None and _shows_buttons(query):
-        await remove_keyboard(ctx.bot, ctx.chat_id, message_id)
+        await remove_keyboard(ctx.svc, ctx.bot, ctx.chat_id, message_id)
 
 
 # --- the plan's buttons ---------------------------------------------------------------------
@@ -145,7 +145,9 @@ async def on_run(ctx: UpdateContext, query: CallbackQuery, parts: list[str]) -> 
         # forgot (expired while the bot was down, a 500) still runs.
         await acknowledge(query, t("running", lang))
         running = t("running_queued", lang, ahead=ahead) if ahead else t("running", lang)
-        await edit_plan_status(ctx.bot, action, plan_message_id, running, lang)
+        await edit_plan_status(
+            svc, ctx.bot, action, plan_message_id, running, lang, record_move=True
+        )
         acknowledged()
         await run_plan(
             svc,
@@ -226,7 +228,7 @@ async def on_option(ctx: UpdateContext, query: CallbackQuery, parts: list[str]) 
     await acknowledge(query)
     message_id = _pressed_message_id(query)
     if message_id is not None:
-        await remove_keyboard(ctx.bot, ctx.chat_id, message_id)
+        await remove_keyboard(ctx.svc, ctx.bot, ctx.chat_id, message_id)
     # A continuation the model fails puts the replies back (``answering._offer_again``).
     await answer_question(
         svc,

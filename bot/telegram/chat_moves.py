@@ -6,9 +6,15 @@ stays under the id it began with. Those lookups compare ids through ``ChatMoves.
 so that work begun in the group is found from the supergroup (p46ah #3). The ``Sender``
 learns a move from Telegram's refusal (``ChatMigrated``) as well as from the service
 messages, and from then on queues and sends the group's replies at the supergroup's id.
+Every move learned is recorded the one way, ``ChatMoves.record``.
 """
 
 from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from bot.store.repository import Store
 
 
 class ChatMoves:
@@ -26,6 +32,18 @@ class ChatMoves:
     def moved(self, old_id: int, new_id: int) -> None:
         if old_id != new_id:
             self._to[old_id] = new_id
+
+    async def record(self, store: Store, old_id: int, new_id: int) -> bool:
+        """Telegram said the group ``old_id`` is the supergroup ``new_id`` now (a service
+        message, or a call refused with ``ChatMigrated``): what the database keeps of the
+        group moves there, the move is stored for the other replicas (``chats.moved_to``;
+        ``ChatRepository.migrate``, True if anything moved), and this process knows it.
+        Whatever learns of a move records it here: a send, a plan's status edit, a
+        service message."""
+        moved = await store.chats.migrate(old_id, new_id)
+        # Once the database has it: a reply queued under the new id needs its chat's row.
+        self.moved(old_id, new_id)
+        return moved
 
     def current(self, chat_id: int) -> int:
         """The id the chat has now (a supergroup is never upgraded again: one step)."""

@@ -320,9 +320,11 @@ async def _drop_plans(ctx: UpdateContext) -> list[PendingAction]:
             continue  # stored by a stopped turn, never shown
         if action.kind == "confirm":
             lang = plan_language(action)  # the plan's own, as its other status lines
-            await edit_plan_status(ctx.bot, action, action.message_id, t("cancelled", lang), lang)
+            await edit_plan_status(
+                ctx.svc, ctx.bot, action, action.message_id, t("cancelled", lang), lang
+            )
         else:
-            await remove_keyboard(ctx.bot, ctx.chat_id, action.message_id)
+            await remove_keyboard(ctx.svc, ctx.bot, ctx.chat_id, action.message_id)
     return actions
 
 

@@ -261,7 +261,7 @@ async def _resume_cancel(svc: BotServices, bot: Bot, item: InFlight) -> None:
         log.info("cancel of plan %s worded after a restart", action.id)
         return
     # Handed back: the plan is cancelled all the same; say so without the model.
-    await _status_retried(bot, action, t("cancelled", lang), lang)
+    await _status_retried(svc, bot, action, t("cancelled", lang), lang)
     asker = pending_payload(action).paused.state.asker
     reply = Reply(text=t("restarted_cancel", lang), failed=True, language=lang)
     await _hand_back(
@@ -297,7 +297,7 @@ async def _resume_run(svc: BotServices, bot: Bot, item: InFlight) -> None:
         return
     # Handed back: the plan can be pressed again, from a fresh message with its buttons.
     await svc.store.pending.reopen(action.id)
-    await _status_retried(bot, action, t("interrupted", lang), lang)
+    await _status_retried(svc, bot, action, t("interrupted", lang), lang)
     stored = pending_payload(action)
     view = stored.view.model_copy(update={"text": t("restarted_run", lang)})
     pending = PendingView(id=action.id, **view.model_dump())
@@ -313,15 +313,17 @@ async def _resume_run(svc: BotServices, bot: Bot, item: InFlight) -> None:
     log.info("plan %s handed back after %d attempts", action.id, item.attempts)
 
 
-async def _status_retried(bot: Bot, action: PendingAction, status: str, lang: str) -> None:
+async def _status_retried(
+    svc: BotServices, bot: Bot, action: PendingAction, status: str, lang: str
+) -> None:
     """The handed-back plan's status line, tried again after a network error: this is the
     one chance to set it (its work row goes once the plan is handed back), and a CI run
     under load once left the old plan with no status beside the fresh one."""
     for wait in STATUS_RETRY_WAITS_S:
-        if await edit_plan_status(bot, action, action.message_id, status, lang):
+        if await edit_plan_status(svc, bot, action, action.message_id, status, lang):
             return
         await asyncio.sleep(wait)
-    await edit_plan_status(bot, action, action.message_id, status, lang)
+    await edit_plan_status(svc, bot, action, action.message_id, status, lang)
 
 
 async def _hand_back(

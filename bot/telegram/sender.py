@@ -322,14 +322,17 @@ def _csv_names(proofs: list[Proof], held: list[int]) -> list[str]:
 
 
 def _visible_text(reply: Reply) -> str:
-    """The reply's words, or "(no answer)" when they would show nothing (blank, an empty
-    code block) or an answer's charts come with none: the person always reads something,
-    and an answer's Query button, which rides on its words, is always there. An empty
-    Reply (a press that lost a race) stays empty."""
+    """The reply's words; when they would show nothing (blank, an empty code block), "(no
+    answer)" beside an answer's charts, whose Query button rides on its words, and with
+    nothing else a sentence saying the model's answer was empty (as the assistant says of
+    a blank one): the person always reads something. An empty Reply (a press that lost a
+    race) stays empty."""
     if reply.text and answer_html(reply.text):
         return reply.text
-    if reply.text or (reply.proofs and reply.pending is None):
+    if reply.proofs and reply.pending is None:
         return t("no_answer", reply.language)
+    if reply.text:
+        return t("blank_answer", reply.language)
     return ""
 
 
@@ -627,8 +630,7 @@ class Sender:
                 # there (if its service message has not moved it yet), this message too,
                 # and goes there now; so does what is sent to the group from now on.
                 log.info("chat %s is now %s", queued.chat_id, exc.new_chat_id)
-                await self.store.chats.migrate(queued.chat_id, exc.new_chat_id)
-                self.moves.moved(queued.chat_id, exc.new_chat_id)
+                await self.moves.record(self.store, queued.chat_id, exc.new_chat_id)
                 queued = queued.model_copy(update={"chat_id": exc.new_chat_id})
                 send = self._call(queued)
                 delay = 0.0

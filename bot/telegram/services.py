@@ -271,10 +271,7 @@ class BotServices:
         (``ChatRepository.migrate``; True if anything moved), and what this process keeps
         in memory is found there. Example: /cancel in the supergroup stops the question
         the model was thinking about when the group was upgraded."""
-        moved = await self.store.chats.migrate(old_id, new_id)
-        # Once the database has it: a reply queued under the new id needs its chat's row.
-        self.moves.moved(old_id, new_id)
-        return moved
+        return await self.moves.record(self.store, old_id, new_id)
 
     async def learn_moves(self, chat_ids: Collection[int]) -> None:
         """Learn the moves into and out of these chats that another replica recorded (it got

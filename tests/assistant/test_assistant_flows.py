@@ -14,6 +14,7 @@ from bot.assistant.replies import Asker
 from bot.llm.errors import ProviderUnavailable
 from bot.llm.scripted import text, tool_call, turn
 from bot.pool.jobs import QueryJob, QueryOutcome
+from bot.texts import t
 
 ALICE = Asker(chat_id=100, user_id=1)
 
@@ -125,6 +126,17 @@ async def test_cancel_tells_the_model_and_ends_briefly(make_assistant, store) ->
     assert again.text is None and again.proofs == []
 
 
+async def test_a_blank_answer_to_a_cancel_says_cancelled(make_assistant) -> None:
+    """The plan already reads "Cancelled."; a model that answers the Cancel with nothing
+    had the person read "please ask again" (r48a), with nothing to ask."""
+    assistant = make_assistant(
+        turn("Computing.", tool_call("execute_query", query=WEEKDAY_RANGE)), text(" ")
+    )
+    reply = await assistant.ask(ALICE, "average range by weekday")
+    done = await assistant.resume(reply.pending.id, ALICE.user_id, run=False)
+    assert done.text == t("cancelled", "en") == "Cancelled."
+
+
 async def test_new_message_while_pending_declines_it(make_assistant, store) -> None:
     assistant = make_assistant(
         turn("Computing.", tool_call("execute_query", query=WEEKDAY_RANGE)),
@@ -198,14 +210,15 @@ async def test_a_query_that_cannot_run_goes_back_to_the_model_before_any_plan(
     [proof] = done.proofs
     assert proof.query == reply.pending.query
     assert tool_results(assistant.provider.requests[2])[-1].content == proof.summary_text
-    # The Russian chat's CSV (p47d D11): Barb's words in Russian, once; RSI to 6 digits.
+    # The Russian chat's CSV (p47d D11): Barb's words in Russian, once; RSI to 6 digits,
+    # in the dialect of Russian-locale Excel (";" between fields, decimal commas).
     lines = proof.csv.decode("utf-8-sig").splitlines()
-    assert lines[0] == "date,open,high,low,close,volume,range,r,источник"
-    assert lines[1].endswith(',"синтетические данные, не история рынка"')
-    assert all(line.endswith(",") for line in lines[2:])
+    assert lines[0] == "date;open;high;low;close;volume;range;r;источник"
+    assert lines[1].endswith(";синтетические данные, не история рынка")
+    assert all(line.endswith(";") for line in lines[2:])
     rsi = execute(fixed, "NQ", settings=assistant.engine_settings).source_rows["r"]
-    written = [row[-2] for row in csv.reader(lines[1:4])]
-    assert written == [f"{v:.6g}" for v in rsi[:3]]
+    written = [row[-2] for row in csv.reader(lines[1:4], delimiter=";")]
+    assert written == [f"{v:.6g}".replace(".", ",") for v in rsi[:3]]
 
 
 async def test_queries_refused_twice_are_explained_without_a_plan(make_assistant) -> None:
@@ -225,6 +238,34 @@ async def test_queries_refused_twice_are_explained_without_a_plan(make_assistant
     assert "Do not retry" in second_error.content
     assert "not shown to the person" not in second_error.content
     assert requests[2].tools == []
+
+
+@pytest.mark.parametrize(
+    "after",
+    [tool_call("execute_query", query={"select": "mean(range)"}), text(" \n ")],
+    ids=["tools-again", "blank-words"],
+)
+async def test_a_question_given_up_after_refused_queries_says_so(make_assistant, after) -> None:
+    """Refused twice, the model calls a tool again or writes nothing: the person asked a
+    plain "mean range?" and read "please ask a narrower question" or "(no answer)" (p48a
+    M1, M2). Now one sentence says the queries were not accepted, in the person's language;
+    a model that merely reached for tools too often still hears the old sentence."""
+    assistant = make_assistant(
+        turn("Computing.", tool_call("execute_query", query={"select": "mean(rnage)"})),
+        tool_call("execute_query", query={"select": "mean(rangee)"}),
+        after,
+    )
+    reply = await assistant.ask(ALICE, "средний диапазон?")
+    assert reply.failed and reply.pending is None and reply.proofs == []
+    assert reply.text == t("queries_refused", "ru")
+    assert "Barb" in reply.text and reply.text != t("tool_loop_limit", "ru")
+
+
+async def test_a_blank_answer_with_nothing_run_is_a_sentence(make_assistant) -> None:
+    assistant = make_assistant(text("  "))
+    reply = await assistant.ask(ALICE, "hello")
+    assert reply.failed and reply.text == t("blank_answer", "en")
+    assert reply.text == "The model gave an empty answer; please ask again."
 
 
 async def test_one_refused_query_holds_back_the_whole_plan(make_assistant) -> None:

@@ -26,8 +26,8 @@ def imported(tmp_path: Path, settings: EngineSettings) -> pd.DataFrame:
     return bars
 
 
-def rows(data: bytes) -> list[dict[str, str]]:
-    return list(csv.DictReader(io.StringIO(data.decode("utf-8-sig"))))
+def rows(data: bytes, delimiter: str = ",") -> list[dict[str, str]]:
+    return list(csv.DictReader(io.StringIO(data.decode("utf-8-sig")), delimiter=delimiter))
 
 
 def test_times_are_the_exchange_clock_and_read_back_to_the_same_instants(
@@ -109,7 +109,7 @@ def test_the_sample_is_named_synthetic_in_the_csv(sample_settings: EngineSetting
         "synthetic sample, not market data",
         "",
     ]
-    russian = rows(csv_bytes(result, "ru"))
+    russian = rows(csv_bytes(result, "ru"), delimiter=";")
     assert russian[0]["источник"] == "синтетические данные, не история рынка"
 
 
@@ -196,9 +196,52 @@ def test_the_file_opens_in_excel_and_speaks_the_chat_language(
     assert data.count(b"\xef\xbb\xbf") == 1
     lines = data.decode("utf-8-sig").splitlines()
     # The query's columns and values are its own; the words Barb adds are Russian.
-    assert lines[0] == "date,open,high,low,close,volume,range,day,источник"
-    assert lines[1].endswith(',Mon,"my bars.csv, 2024-03-18 — 2024-03-22"')
-    assert all(line.endswith(",") for line in lines[2:])
+    assert lines[0] == "date;open;high;low;close;volume;range;day;источник"
+    assert lines[1].endswith(";Mon;my bars.csv, 2024-03-18 — 2024-03-22")
+    assert all(line.endswith(";") for line in lines[2:])
+
+
+def test_a_russian_file_opens_in_columns_with_numbers_that_are_numbers(
+    imported: pd.DataFrame, settings: EngineSettings
+) -> None:
+    """p47d D11: Russian-locale Excel splits a line on ";" and reads "," as the decimal mark:
+    the Russian chat's comma-separated file opened as one column per line, its "309.4375"
+    text. Read as that Excel reads it, the Russian file holds the English file's numbers,
+    prices exact, and a text holding ";" stays one field."""
+    query = {
+        "session": "RTH",
+        "from": "daily",
+        "map": {
+            "ret": "(close / prev(close) - 1) * 100",
+            "mid": "(high + low) / 3",
+            "tag": "if(close > open, 'up; kept', 'down, kept')",
+        },
+    }
+    result = execute(query, "NQ", settings=settings)
+    assert result.error is None
+    english = pd.read_csv(io.BytesIO(csv_bytes(result, "en")), encoding="utf-8-sig")
+    data = csv_bytes(result, "ru")
+    russian = pd.read_csv(io.BytesIO(data), encoding="utf-8-sig", sep=";", decimal=",")
+    assert list(russian.columns) == [*english.columns[:-1], "источник"]
+    # Every number the same, read as numbers (not text), and the texts whole.
+    pd.testing.assert_frame_equal(russian.iloc[:, :-1], english.iloc[:, :-1])
+    numbers = ["open", "high", "low", "close", "volume", "range", "ret", "mid"]
+    assert all(pd.api.types.is_numeric_dtype(russian[name]) for name in numbers)
+    bars = result.table if result.table is not None else result.source_rows
+    for name in ("open", "high", "low", "close"):
+        assert russian[name].tolist() == bars[name].tolist()  # exact
+    up = (bars["close"] > bars["open"]).tolist()
+    assert russian["tag"].tolist() == ["up; kept" if u else "down, kept" for u in up]
+    assert any(up) and not all(up)
+
+
+def test_the_csv_dialect_follows_the_locale_decimal_mark() -> None:
+    """Babel's number symbols say which: a comma's locales get ";" (German too, which Barb
+    does not speak), a point's ",", an unknown code English's."""
+    from barb.export import Dialect, csv_dialect
+
+    assert csv_dialect("ru") == csv_dialect("de") == csv_dialect("pt-BR") == Dialect(";", ",")
+    assert csv_dialect("en") == csv_dialect("en-GB") == csv_dialect("xx") == Dialect(",", ".")
 
 
 def test_a_query_column_named_like_the_ranking_note_is_written_as_it_is(

@@ -80,6 +80,27 @@ def test_writes_csv_and_chart(run, tmp_path) -> None:
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
+def test_lang_writes_the_csv_a_chat_in_that_language_gets(run, tmp_path, engine_settings) -> None:
+    """p47d D11: `barb query --csv` wrote English always. --lang ru writes the bot's file for
+    a Russian chat (its words, ';' and decimal commas), the same bytes; English by default."""
+    from barb.export import csv_bytes
+    from barb.interpreter import execute
+
+    query = {"session": "RTH", "from": "daily", "map": {"day": "dayname()"}}
+    query |= {"group_by": "day", "select": "mean(range)"}
+    russian, english = tmp_path / "ru.csv", tmp_path / "en.csv"
+    out = run(json.dumps(query), "--csv", str(russian), "--lang", "ru")
+    assert out.exit_code == 0, out.output
+    bot = csv_bytes(execute(query, "NQ", settings=engine_settings), "ru")
+    assert russian.read_bytes() == bot
+    lines = russian.read_text(encoding="utf-8-sig").splitlines()
+    assert lines[0] == "day;mean_range;источник"
+    assert "," in lines[1].split(";")[1]  # the mean, with a decimal comma
+    assert run(json.dumps(query), "--csv", str(english)).exit_code == 0
+    assert english.read_text(encoding="utf-8-sig").splitlines()[0] == "day,mean_range,source"
+    assert "--lang [en|ru]" in run("--help").output
+
+
 def test_a_query_past_the_time_limit_is_stopped_with_an_error_value(run, monkeypatch) -> None:
     """The bot's limit (BARB_QUERY_TIMEOUT_S) applies to `barb query` too, by an alarm."""
     from barb.script.limits import default_limits

@@ -446,3 +446,43 @@ def test_a_where_on_the_picked_hour_lists_no_hour_it_left_out(engine_settings, l
     result = ask(query, engine_settings)
     kept = low_hours[(low_hours.index >= "09:00") & (low_hours > 0)]
     assert dict(zip(result.table["low_hour"], result.table["days"], strict=True)) == kept.to_dict()
+
+
+def test_a_where_on_what_the_groups_are_keyed_by_is_no_count_to_test(
+    engine_settings, rth_days, minutes
+) -> None:
+    """p48c Q36: gap-up and gap-down weeks, "where": "open != pwc" under "group_by": "open >
+    pwc", were told "476 of 476 days against 460 of 464, Fisher p = 0.059": a test of how
+    often the where's filter on the key's own values passed. Such a part narrows each group's
+    days, as the calendar's does; a where with nothing else says nothing, and a part that
+    picks by other values is tested over the days the narrowing keeps (pandas' counts,
+    scipy's Fisher test)."""
+    up = rth_days["close"] > rth_days["open"]
+    query = {"session": "RTH", "from": "daily", "group_by": "close > open",
+             "select": "count() as days"}  # fmt: skip
+    kept = rth_days["close"] - rth_days["open"] > -30  # drops the 3 biggest down days
+    assert int((~up & ~kept).sum()) == 3 and (up & kept).equals(up)
+    alone = ask({**query, "where": "close - open > -30"}, engine_settings)
+    assert alone.table["days"].tolist() == [int((~up & kept).sum()), int(up.sum())]
+    assert not _noise(alone)  # had been "true 31 of 31 days and false 28 of 31, p = 0.24"
+
+    stamps = minutes["timestamp"]
+    minute = stamps.dt.hour * 60 + stamps.dt.minute
+    rth = minutes[(minute >= RTH[0]) & (minute < RTH[1])]
+    days = rth.groupby(rth["timestamp"].dt.normalize()).agg(
+        high=("high", "max"), low=("low", "min")
+    )
+    wide = (days["high"] - days["low"]) > 25
+    narrowed = rth_days["close"] - rth_days["open"] > -5
+    hits = narrowed & wide
+    table = [[int((hits & ~up).sum()), int((narrowed & ~up).sum())],
+             [int((hits & up).sum()), int((narrowed & up).sum())]]  # fmt: skip
+    assert table[0][1] < int((~up).sum())  # the case: the narrowing drops some down days
+    p = stats.fisher_exact([[hit, rows - hit] for hit, rows in table]).pvalue
+    assert p >= 0.05  # the premise: within noise, so said
+    result = ask({**query, "where": "close - open > -5 and range > 25"}, engine_settings)
+    assert result.table["days"].tolist() == [table[0][0], table[1][0]]
+    [said] = _noise(result)
+    for key, (hit, rows) in zip(("false", "true"), table, strict=True):
+        assert f"close_gt_open {key} {hit} of {rows} days" in said
+    assert f"Fisher's exact test p = {float(f'{p:.2g}'):g})" in said

@@ -179,3 +179,29 @@ def test_the_chart_names_the_last_whole_week_the_where_could_not_judge(
     assert note in shown.replace("\n", " "), shown
     earlier = {**query, "map": {"rise": "close > prev(close)"}}
     assert ask(earlier, engine_settings).metadata.unjudged_last is None
+
+
+def test_each_next_call_left_empty_is_named_with_its_count(engine_settings, minutes) -> None:
+    """The last 5 days listed with next(close, 3) and next(high): pandas leaves 3 and 1 of
+    them empty. The warning named next(close, 3) alone, and next(high)'s n/a on the last
+    row read as a value it did not concern."""
+    daily = rth_daily(minutes)
+    last = pd.DataFrame(
+        {
+            "ret3": (daily["close"].shift(-3) / daily["close"] - 1) * 100,
+            "reach": daily["high"].shift(-1) - daily["close"],
+        }
+    ).tail(5)
+    empty = last.isna().sum()
+    assert (empty["ret3"], empty["reach"]) == (3, 1)
+    query = _follow_through("timestamp desc", 5)
+    query["map"]["reach"] = "next(high) - close"
+    query["select"] = ["ret3", "reach"]
+    result = ask(query, engine_settings)
+    assert list(result.table["reach"].isna()) == list(last["reach"].isna()[::-1])
+    assert _warnings(result) == [
+        f"next(close, 3) is empty for {empty['ret3']} of the 5 rows the table holds "
+        f"(next(high) for {empty['reach']}): the data ends on {daily.index[-1]:%Y-%m-%d}; a "
+        f"mean of them over these rows averages only the rows with a value (the other "
+        f"{5 - empty['ret3']} for next(close, 3))."
+    ]

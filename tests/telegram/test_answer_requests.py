@@ -96,13 +96,14 @@ async def test_an_answer_is_three_requests_with_the_commentary_as_caption(
         # The CSV comes when asked for, once, and is the engine's result.
         await press(fake, ALICE, ALICE, photo.result, csv_button)
         [document] = await fake.wait_for("sendDocument", chat_id=ALICE)
+        # A Russian chat's file, as Russian-locale Excel reads it: ";" and decimal commas.
         rows = [
-            line.split(",")
+            line.split(";")
             for line in document.files["document"].content.decode("utf-8-sig").splitlines()
         ]
         engine = execute(WEEKDAY_RANGE, "NQ")
         assert [r[0] for r in rows[1:]] == ["Mon", "Tue", "Wed", "Thu", "Fri"]
-        assert [float(r[1]) for r in rows[1:]] == pytest.approx(
+        assert [float(r[1].replace(",", ".")) for r in rows[1:]] == pytest.approx(
             engine.table["mean_range"].tolist(), rel=1e-5
         )
         # Sent, its button goes and the Query button stays (p38c: it stayed, and a second

@@ -22,7 +22,7 @@ from bot_harness import (
     settled_outbox,
 )
 from fake_bot_api import FakeBotAPI, command_entities, mention_entities
-from test_commands_meanwhile import HeldModel
+from test_commands_meanwhile import HeldModel, HeldRunner
 
 from bot.llm.messages import ModelRequest
 from bot.llm.scripted import ScriptedProvider, text, tool_call, turn
@@ -38,6 +38,14 @@ TELEGRAM, CHANNEL_BOT = 777000, 136817688
 
 def mention(fake: FakeBotAPI, said: str) -> str:
     return f"@{fake.bot['username']} {said}"
+
+
+def asked(fake: FakeBotAPI, chat_id: int, said: str, chat_type: str) -> None:
+    fake.inject(
+        fake.message_update(
+            chat_id=chat_id, user_id=ALICE, text=mention(fake, said), chat_type=chat_type
+        )
+    )
 
 
 async def handled(fake: FakeBotAPI, svc: BotServices, update_id: int) -> None:
@@ -231,22 +239,120 @@ async def test_a_plan_waiting_when_the_group_becomes_a_supergroup_runs_there(
         await moved(svc)
 
 
-async def test_an_answer_refused_as_migrated_goes_to_the_supergroup(
+async def test_a_plan_status_refused_as_migrated_moves_the_chat_as_a_send_does(
     fake_telegram: FakeBotAPI, db_url: str
 ) -> None:
-    """Without Telegram's service messages first (the answer was on its way when the group
-    was upgraded), the refusal names the new id: the answer is sent there, and the group's
-    state moves there then."""
+    """Without Telegram's service messages first, the first call refused at the group's id
+    is the plan's "Running…": the refusal names the new id, and the group's state moves
+    there then, the move stored for the other replicas (``chats.moved_to``), as a refused
+    send moves it. Before, the edit went on at the new id and nothing else knew: the chart
+    went to the group first, to be refused again, and so did the "Done." edit."""
     fake = fake_telegram
     async with barb_bot(fake, db_url) as svc:
         plan = await group_plan(fake, svc)
         fake.upgrade_group(OLD, NEW, user_id=ALICE, announce=False)
-        said = await run_in_supergroup(fake, plan)
+        chart = fake.hold_next("sendPhoto")
+        await press(fake, NEW, ALICE, fake.message(NEW, plan["message_id"]), keyboard_data(plan)[0])
+        await chart.arrived()
+        # Recorded before the answer: it goes straight to the supergroup.
+        assert fake.calls("sendPhoto")[-1].params["chat_id"] == NEW
+        assert await svc.store.chats.moves_of([NEW]) == [(OLD, NEW)]
+        chart.release()
+        await fake.wait_for("sendPhoto", 1, chat_id=NEW)
+        said = fake.said(NEW)
 
         assert not any(broke(m) for m in said), said
-        assert [r.status for r in fake.calls("sendPhoto", chat_id=OLD)] == [400]
         assert "Answer:" in said[-1]["caption"]
+        assert fake.calls("sendPhoto", chat_id=OLD) == []
+        # One refusal, "Running…"'s; "Done." went to the supergroup at once.
+        assert [r.status for r in fake.calls("editMessageText", chat_id=OLD)] == [400]
         await moved(svc)
+
+
+@pytest.mark.parametrize("upgraded", [False, True], ids=["never-moved", "moved"])
+async def test_a_question_sent_before_the_upgrade_keeps_its_conversation(
+    fake_telegram: FakeBotAPI, db_url: str, upgraded: bool
+) -> None:
+    """Alice had a conversation in group OLD ("hello" answered) and a plan waiting. The
+    group is upgraded (no service message yet: it queues behind her message after a
+    restart or a backlog); her next question, sent in the group just before, is handled
+    now. Its "plan replaced" edit is refused as migrated. Had the edit recorded the move
+    then (r48a), the model, asked under OLD, saw no history and the turn was stored where
+    nothing reads it; the answer's refused send records it, the turn moving with the rest."""
+    fake = fake_telegram
+    async with barb_bot(fake, db_url) as svc:
+        asked(fake, OLD, "hello", "group")
+        await fake.wait_said(1, chat_id=OLD)
+        asked(fake, OLD, "weekday ranges", "group")
+        [_, plan] = await fake.wait_said(2, chat_id=OLD)
+        assert len(keyboard_data(plan)) == 2
+        where = OLD
+        if upgraded:
+            fake.upgrade_group(OLD, NEW, user_id=ALICE, announce=False)
+            where = NEW
+
+        asked(fake, OLD, "hello again", "group")
+        await fake.wait_said(1 if upgraded else 3, chat_id=where)
+        assert await settled_outbox(svc) == []
+
+        requests = svc.assistant.provider.requests  # type: ignore[attr-defined]
+        seen = [m.text for m in requests[-1].messages if m.role == "user"]
+        questions = [
+            m.payload.get("text")
+            for m in await svc.store.transcript.recent(where, 10)
+            if m.role == "user"
+        ]
+        left = [m.payload.get("text") for m in await svc.store.transcript.recent(OLD, 10)]
+        problems = []
+        # The model is asked with the conversation so far, as in a group that never moved.
+        if not any(s == "hello" for s in seen):
+            problems.append(f"model saw no history: {seen}")
+        # The turn is the supergroup's conversation, not left under the group's id.
+        if "hello again" not in questions:
+            problems.append(f"turn not in {where}'s conversation: {questions}")
+        if upgraded and left:
+            problems.append(f"left under the group's id {OLD}: {left}")
+        assert not problems, problems
+
+
+async def test_a_plan_said_replaced_in_the_moved_group_is_declined(
+    fake_telegram: FakeBotAPI, db_url: str
+) -> None:
+    """Same flow: the waiting plan's message says it was replaced (edited at NEW), and the
+    plan is declined, not left "pending" in the supergroup."""
+    fake = fake_telegram
+    async with barb_bot(fake, db_url) as svc:
+        asked(fake, OLD, "weekday ranges", "group")
+        [plan] = await fake.wait_said(1, chat_id=OLD)
+        fake.upgrade_group(OLD, NEW, user_id=ALICE, announce=False)
+        asked(fake, OLD, "hello again", "group")
+        await fake.wait_said(1, chat_id=NEW)
+        assert await settled_outbox(svc) == []
+        shown = fake.message(NEW, plan["message_id"])
+        assert keyboard_data(shown) == []  # edited: "replaced by a newer question"
+        still = [a.status for a in await svc.store.pending.open_for_chat(NEW, user_id=ALICE)]
+        assert "pending" not in still, still
+
+
+async def test_a_reset_sent_before_the_upgrade_forgets_what_moved(
+    fake_telegram: FakeBotAPI, db_url: str
+) -> None:
+    """Alice's /reset, sent in group OLD just before the upgrade, handled after it: its plan
+    edit ("Cancelled.") is refused as migrated, and what she is told is forgotten is, in
+    the supergroup too."""
+    fake = fake_telegram
+    async with barb_bot(fake, db_url) as svc:
+        asked(fake, OLD, "hello", "group")
+        await fake.wait_said(1, chat_id=OLD)
+        asked(fake, OLD, "weekday ranges", "group")
+        await fake.wait_said(2, chat_id=OLD)
+        fake.upgrade_group(OLD, NEW, user_id=ALICE, announce=False)
+        reset = f"/reset@{fake.bot['username']}"
+        fake.inject(fake.message_update(chat_id=OLD, user_id=ALICE, text=reset, chat_type="group"))
+        await fake.wait_said(1, chat_id=NEW)
+        assert await settled_outbox(svc) == []
+        kept = [m for m in await svc.store.transcript.recent(NEW, 10) if m.user_id == ALICE]
+        assert kept == [], [m.payload for m in kept]
 
 
 async def test_cancel_in_the_supergroup_stops_the_question_asked_in_the_group(
@@ -275,6 +381,47 @@ async def test_cancel_in_the_supergroup_stops_the_question_asked_in_the_group(
         assert fake.said(OLD) == []
 
 
+@pytest.mark.parametrize("upgraded", [False, True], ids=["never-moved", "moved"])
+async def test_a_run_pressed_in_the_supergroup_holds_its_later_updates_as_anywhere(
+    fake_telegram: FakeBotAPI, db_url: str, upgraded: bool
+) -> None:
+    """A Run pressed in the supergroup on a plan stored under the group's id (no service
+    message seen yet) took its place in the supergroup's line of updates, and its locks
+    under the group's id, as the plan was read: it never counted as queued, so Alice's
+    /cancel, sent while the query computed, waited for the whole run and spoke only after
+    the answer. The plan runs as the move left it, and the /cancel is answered at once, as
+    in a group that never moved."""
+    fake = fake_telegram
+    runner = HeldRunner()
+    async with barb_bot(fake, db_url, runner=runner) as svc, runner:
+        plan = await ask_and_get_plan(
+            fake, OLD, ALICE, mention(fake, "weekday ranges"), chat_type="group"
+        )
+        chat, chat_type = OLD, "group"
+        if upgraded:
+            fake.upgrade_group(OLD, NEW, user_id=ALICE, announce=False)
+            chat, chat_type = NEW, "supergroup"
+        run = keyboard_data(plan)[0]
+        await press(fake, chat, ALICE, fake.message(chat, plan["message_id"]), run)
+        await asyncio.wait_for(runner.running.wait(), 20)  # computing, the chat's locks held
+        before = len(fake.said(chat))
+        cancel = f"/cancel@{fake.bot['username']}"
+        fake.inject(
+            fake.message_update(chat_id=chat, user_id=ALICE, text=cancel, chat_type=chat_type)
+        )
+        said = await fake.wait_said(before + 1, chat_id=chat, timeout=10)
+        assert not runner.release.is_set()  # said while the query still computes
+        assert said[-1]["text"] == (
+            "The query is already running and cannot be stopped: the answer is on its way."
+        )
+        runner.release.set()
+        await fake.wait_for("sendPhoto", 1, chat_id=chat)
+        assert "Answer:" in fake.said(chat)[-1]["caption"]
+        assert await settled_outbox(svc) == []
+        if upgraded:
+            assert await svc.store.pending.open_for_chat(OLD) == []
+
+
 def long_answer(request: ModelRequest) -> Any:
     """``brain``'s plan, then a commentary too long for the chart's caption or one message:
     the answer is the chart, two messages of words and the CSV kept behind its button."""
@@ -300,9 +447,14 @@ async def test_an_answer_moved_on_its_way_is_sent_once_beside_the_supergroups_se
         plan = await ask_and_get_plan(
             fake, OLD, ALICE, mention(fake, "weekday ranges"), chat_type="group"
         )
+        # Run pressed in the group: "Running…" is shown there, and the chart is on its way
+        # when the group is upgraded (a refused "Running…" would have moved the chat first).
+        chart = fake.hold_next("sendPhoto", chat_id=OLD)
+        await press(fake, OLD, ALICE, fake.message(OLD, plan["message_id"]), keyboard_data(plan)[0])
+        await chart.arrived()
         fake.upgrade_group(OLD, NEW, user_id=ALICE, announce=False)
         words = fake.hold_next("sendMessage", chat_id=NEW)
-        await press(fake, NEW, ALICE, fake.message(NEW, plan["message_id"]), keyboard_data(plan)[0])
+        chart.release()
         await words.arrived()  # the chart is in the supergroup, its words on their way
 
         async def sending_pass() -> int:  # as ``app.send_queued`` flushes a chat
@@ -321,8 +473,8 @@ async def test_an_answer_moved_on_its_way_is_sent_once_beside_the_supergroups_se
         assert [r.status for r in fake.calls("sendPhoto", chat_id=OLD)] == [400]  # one refusal
         # The plan, before the upgrade; nothing after it.
         assert [r.status for r in fake.calls("sendMessage", chat_id=OLD)] == [200]
-        # The plan shows how it ended in the supergroup (it kept its buttons, both edits
-        # refused at the old id).
+        # The plan shows how it ended in the supergroup: its "Done.", refused at the
+        # group's id, went there.
         shown = fake.message(NEW, plan["message_id"])
         assert shown["text"].endswith("⏵ Done.") and keyboard_data(shown) == []
 

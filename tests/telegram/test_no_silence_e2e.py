@@ -249,13 +249,13 @@ async def test_query_answers_in_russian_for_a_russian_speaker(
 
 
 @pytest.mark.parametrize("words", ["  \n ", "```\n```"])
-async def test_a_blank_model_reply_to_a_question_says_no_answer(
+async def test_a_blank_model_reply_to_a_question_says_what_happened(
     fake_telegram: FakeBotAPI, db_url: str, words: str
 ) -> None:
     fake = fake_telegram
     async with barb_bot(fake, db_url, provider=ScriptedProvider([text(words)])):
         reply = await say(fake, "hello")
-        assert reply["text"] == "(no answer)"
+        assert reply["text"] == "The model gave an empty answer; please ask again."
 
 
 @pytest.mark.parametrize("words", ["  \n ", "```\n```"])

@@ -1,0 +1,95 @@
+"""A streak record's CSV holds its longest run, not every day (p47d q09): "the longest run of
+up days" (14 on NQ) came with all 4,647 RTH days. The runs are found with pandas over the
+hand-made bars' RTH days."""
+
+from __future__ import annotations
+
+import csv
+import io
+
+import pandas as pd
+import pytest
+from asking import RTH_DAILY, ask
+from rth_bars import rth_daily
+
+from barb.export import csv_bytes, csv_rows, whole_rows
+
+RECORD = {"map": {"run": "streak(close > prev(close))"}}
+
+
+def _runs(flags: pd.Series) -> pd.Series:
+    """How many rows in a row ``flags`` has been true, ending at each row (0 when false)."""
+    return flags.astype(int).groupby((~flags).cumsum()).cumsum()
+
+
+def _rows(data: bytes) -> list[dict[str, str]]:
+    return list(csv.DictReader(io.StringIO(data.decode("utf-8-sig"))))
+
+
+def _around_longest(runs: pd.Series) -> pd.Series:
+    """Each longest run of ``runs`` with the row before and the row after it."""
+    best = runs.max()
+    keep: set[int] = set()
+    for end in [i for i, v in enumerate(runs) if v == best]:
+        keep.update(range(max(end - best, 0), min(end + 2, len(runs))))
+    return runs.iloc[sorted(keep)]
+
+
+@pytest.fixture(scope="module")
+def days(minutes: pd.DataFrame) -> pd.DataFrame:
+    daily = rth_daily(minutes)
+    return daily.assign(up=_runs(daily["close"] > daily["close"].shift()))
+
+
+@pytest.mark.parametrize("select", [["max(run)", "arg_max(date(), run) as ended"], "max(run)"])
+def test_the_longest_up_run_is_the_file_with_the_days_either_side(
+    engine_settings, days, select
+) -> None:
+    result = ask({**RECORD, "select": select}, engine_settings, **RTH_DAILY)
+    expected = _around_longest(days["up"])
+    assert expected.tolist() == [0, *range(1, 10), 0]  # the hand-made days' longest: 9
+    written = _rows(csv_bytes(result))
+    assert [row["date"] for row in written] == [f"{d:%Y-%m-%d}" for d in expected.index]
+    assert [int(row["run"]) for row in written] == expected.tolist()
+    assert [float(row["close"]) for row in written] == days["close"][expected.index].tolist()
+    # The bot's button and caption count the file's rows, none cut.
+    assert csv_rows(result) == whole_rows(result) == len(expected) < len(days)
+
+
+def test_a_record_past_the_rows_kept_for_display_is_found(engine_settings, days) -> None:
+    """Rows behind a number are cut to their first max_table_rows (50,000 minute bars): the
+    run is looked for among all of them."""
+    few = engine_settings.model_copy(update={"max_table_rows": 10})
+    result = ask({**RECORD, "select": "max(run)"}, few, **RTH_DAILY)
+    assert result.metadata.truncated
+    expected = _around_longest(days["up"])
+    assert days.index.get_loc(expected.index[0]) > 10
+    written = _rows(csv_bytes(result))
+    assert [row["date"] for row in written] == [f"{d:%Y-%m-%d}" for d in expected.index]
+    assert csv_rows(result) == whole_rows(result) == len(expected)
+
+
+def test_tied_losing_runs_of_a_then_stage_are_all_in_the_file(engine_settings, days) -> None:
+    """Most losses in a row, streak(pnl < 0) in then.map (the backtest concept's form):
+    every run of the longest length, each with its neighbours."""
+    pnl = days["close"] - days["close"].shift()
+    losses = _runs(pnl < 0)
+    expected = _around_longest(losses)
+    query = {
+        "map": {"pnl": "close - prev(close)"},
+        "select": ["date()", "pnl"],
+        "then": {"map": {"loss_run": "streak(pnl < 0)"}, "select": "max(loss_run)"},
+    }
+    result = ask(query, engine_settings, **RTH_DAILY)
+    assert result.summary.value == losses.max()
+    written = _rows(csv_bytes(result))
+    assert [row["date"] for row in written] == [f"{d:%Y-%m-%d}" for d in expected.index]
+    assert [int(row["loss_run"]) for row in written] == expected.tolist()
+    assert (losses == losses.max()).sum() == 3  # a tie: the three runs are there
+
+
+def test_other_numbers_keep_every_row_behind_them(engine_settings, days) -> None:
+    """A mean of the streak, a max of something else: the rows behind the number, all."""
+    for select in ["mean(run)", "max(close)"]:
+        result = ask({**RECORD, "select": select}, engine_settings, **RTH_DAILY)
+        assert len(_rows(csv_bytes(result))) == len(days)
