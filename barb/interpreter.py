@@ -570,7 +570,7 @@ def _answer(
     table, or ``first`` itself."""
     if plan.then is None or first.table is None:
         return first
-    return _second_stage(plan, first, ctx, day_open)
+    return _second_stage(plan, first, ctx, day_open, _outcomes(plan, first, ctx))
 
 
 def _rows_shown(output: StageOutput) -> np.ndarray | None:
