@@ -87,6 +87,9 @@ class Summary(BaseModel):
     # Value columns the rows leave out (beyond MAX_SHOWN_VALUES): named, so none is missed.
     unlisted: list[str] = Field(default_factory=list)
     order: str | None = None
+    # A table's rows before its limit cut them (504 gaps, 3 listed): its mean line is of
+    # the rows listed, and says so.
+    limited_from: int | None = None
     whole: bool = False
     top: list[list[Any]] | None = None
     bottom: list[list[Any]] | None = None
@@ -118,6 +121,19 @@ class Baseline(BaseModel):
 
     value: float
     rows: int
+
+
+class LimitTie(BaseModel):
+    """A limit that cuts through a tie of a ranked table (``barb.caveats.limits``): ``tied``
+    rows share the sort's value, the limit keeps the first ``kept`` of them, and those past
+    it are named by their keys as text (``{"hi_day": "Fri", "hi_time": "09:00"}``), a few at
+    most (``left_count`` in all). The warning says it; a chart numbers the tied bars as one
+    place and notes the others."""
+
+    tied: int
+    kept: int
+    left: list[dict[str, str]]
+    left_count: int
 
 
 class PartCounted(BaseModel):
@@ -233,6 +249,13 @@ class Metadata(BaseModel):
     # "most often" (p43b Q17: 1,607 'high only' beside 1,568 'low only', p = 0.5) or "least
     # often" (p43f M2: Wed 137 beside Thu 141 and Tue 142). For the chart only.
     near_groups: dict[str, list[list[dict[str, str]]]] | None = Field(default=None, exclude=True)
+    # A limit that cut through a tie of the rows ranked (p48c Q35: 5 groups at 8 weeks, 3
+    # kept, numbered "6., 7., 8." as places). For the chart only.
+    limit_tie: LimitTie | None = Field(default=None, exclude=True)
+    # The label of the period's last whole bar when the where could not judge it, next()
+    # reading no bar after it (p48c Q13: "last week of the year" by year without 2025's
+    # 2025-12-29, which the text warned of and the chart did not). For the chart only.
+    unjudged_last: str | None = Field(default=None, exclude=True)
     # Of a rank of a distance listed on one row over blended price levels, the row's rank in
     # percent of the price by column (atr_rank 66.93 in points is 1.95 in percent): the card
     # gives it under the rank, as the warning does. For the chart only.

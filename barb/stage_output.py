@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 
 from barb.planning import StagePlan
-from barb.result import Baseline, RowsBuilder, Summary
+from barb.result import Baseline, LimitTie, RowsBuilder, Summary
 from barb.script.ast import Call
 
 # The shapes of a single-row answer.
@@ -75,6 +75,10 @@ class StageOutput:
     # A count whose most or fewest counted group is within noise of others, those groups'
     # keys by column, an end each, its group first (``group_noise.CountedNoise.near``).
     near_groups: dict[str, list[list[dict[str, str]]]] = field(default_factory=dict)
+    # A limit that cut through a tie of the groups ranked: a chart numbers them one place.
+    limit_tie: LimitTie | None = None
+    # The first stage's where had no value on the period's last row (a next() past it).
+    last_unjudged: bool = False
     # The groups of too few rows to compare, and the warning naming them.
     few_groups: FewGroupsWarning | None = None
     # The data's-first-year record warning and the table rows it is about (None: not
