@@ -43,20 +43,31 @@ from barb.caveats.early_close_bars import (
 )
 from barb.caveats.early_close_clocks import early_close_clock_caveat
 from barb.caveats.evening_extremes import evening_after_caveat, evening_extreme_caveat
-from barb.caveats.full_days import calendar_extreme_caveat, full_day_caveat
+from barb.caveats.full_days import (
+    calendar_extreme_caveat,
+    full_day_caveat,
+    full_day_indicator_caveat,
+)
 from barb.caveats.gap_sizes import sizeless_gap_caveat
 from barb.caveats.holiday_closes import holiday_close_caveat, long_break_caveat
 from barb.caveats.lookahead import then_past_period_caveat
 from barb.caveats.lookback import lookback_caveat
 from barb.caveats.open_runs import began_run_caveat, open_run_caveat
+from barb.caveats.open_units import open_unit_caveat
 from barb.caveats.part_day_picks import picked_short_caveat
 from barb.caveats.part_group_feeds import say_fed
 from barb.caveats.price_level_comparisons import Bars, comparison_caveat
 from barb.caveats.price_levels import price_level_caveat, running_total_caveat
 from barb.caveats.ranked_groups import PartGroups, cut_group, part_groups
 from barb.caveats.run_edges import holiday_run_caveat, run_past_period_caveat
-from barb.caveats.running_history import history_beyond_caveat
-from barb.caveats.scope import OpenGroup, open_group, open_group_caveat, scope_caveats
+from barb.caveats.running_history import history_beyond_caveat, run_from_history
+from barb.caveats.scope import (
+    OpenGroup,
+    last_whole_label,
+    open_group,
+    open_group_caveat,
+    scope_caveats,
+)
 from barb.caveats.sessions import (
     bar_window,
     part_of_day,
@@ -99,10 +110,12 @@ from barb.errors import (
 from barb.frames import take_rows
 from barb.lineage import nodes, through_map
 from barb.long_results import BuiltOnce, spread_rows
+from barb.outcome_groups import possible_outcomes
 from barb.period_rows import bars_in_scope, event_filtered, listed_open_bar, no_rows
 from barb.planning import Plan, plan_query, session_name
 from barb.process_memory import memory_ceiling
 from barb.result import (
+    EDGE_ROWS,
     Metadata,
     PartGroup,
     Result,
@@ -114,6 +127,7 @@ from barb.script import ast
 from barb.script.clock_order import NightSession
 from barb.script.context import EvalContext
 from barb.script.daily_calls import DAILY_ARGUMENTS
+from barb.script.evaluator import evaluate
 from barb.script.query import Query, parse_query
 from barb.settings import EngineSettings, default_settings
 from barb.short_bars import short_bar_caveat, short_bar_row_caveat
@@ -248,13 +262,16 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
 
     output = first_stage(ctx, frame)
     # Run again only when a running high or low met higher (lower) bars before the period:
-    # on a copy, so the caveats below read this run's columns.
-    history_beyond = history_beyond_caveat(
-        ctx, output, lambda again: first_stage(again, frame.copy(deep=False))
+    # on a copy, so the caveats below read this run's columns; its then stage too, whose
+    # answer is the one compared.
+    from_history = run_from_history(
+        ctx,
+        lambda again: _answer(plan, first_stage(again, frame.copy(deep=False)), again, day_open),
     )
     rows_matched = output.rows_kept
     cut_rows = partial(cut_rows_text, plan, ctx, scope, output.summary, run_stage)
     warnings = list(plan.warnings) + scope_caveats(plan, scope, output.kept_dates, cut_rows)
+    past_end, past_end_at = plan.past_end, len(plan.warnings)
     if rows_matched == 0:
         warnings.append("No bars matched: the result is empty.")
         instrument = dataset.instrument
@@ -280,7 +297,7 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
         )
     warnings += holiday_caveat(plan, output.kept_dates, shift)
     if plan.then is None:  # else said of the rows the then stage lists
-        warnings += short_sessions_caveat(plan, output.table)
+        warnings += short_sessions_caveat(plan, output.table, _rows_shown(output))
     said, short_weeks = short_weeks_caveat(plan, output)
     warnings += said
     warnings += holiday_close_caveat(plan, output.kept, frame, whole=output.summary.whole)
@@ -296,6 +313,8 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
     warnings += short_next_caveat(plan, ctx, frame, output.kept)
     warnings += after_window_close_caveat(plan, ctx, output.kept)
     warnings += full_day_caveat(plan, output.kept)
+    warnings += full_day_indicator_caveat(plan, ctx, output.kept)
+    warnings += open_unit_caveat(plan, ctx, output.kept)
     warnings += calendar_extreme_caveat(plan, output.kept)
     warnings += evening_extreme_caveat(plan, output.kept)
     warnings += evening_after_caveat(plan, output.kept)
@@ -325,6 +344,7 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
         cuts = period_cuts(plan, scope, output.kept_dates)
         cut_groups = [g for g in (cut_group(plan, c) for c in cuts) if g is not None]
         said = open_group_caveat(plan, cut_short, output.kept, cut=cut_groups)
+        past_end = past_end if cut_short is None or not said else None
         parts = part_groups(plan, cut_short, said, cuts)
         if plan.then is None and output.table is not None:  # the model's highest and lowest
             table = output.table
@@ -340,15 +360,16 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
         warnings += split_week_caveat(plan, output.kept_dates)
         warnings += early_close_bar_caveat(plan, output.kept)
     then_rows, first = None, output
+    outcomes = _outcomes(plan, first, ctx)
     if plan.then is not None:
         given = output.table
-        output = _second_stage(plan, output, ctx, day_open)
+        output = _second_stage(plan, output, ctx, day_open, outcomes)
         record = first.record_rows  # the data's first year's highs, in rows then drops
         if record is not None and _keeps_none(record[1], output.passed) and record[0] in warnings:
             warnings.remove(record[0])
         warnings += output.warnings
         warnings += early_close_pick_caveat(plan, given, output.passed)
-        warnings += short_sessions_caveat(plan, output.table)
+        warnings += short_sessions_caveat(plan, output.table, _rows_shown(output))
         warnings += picked_short_caveat(plan, ctx, frame, keep, first, output)
         warnings += then_order_caveat(plan, first.order)
         warnings += then_past_period_caveat(plan, output.table)
@@ -366,7 +387,7 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
         output if plan.then else None,
         warnings,
         ctx=ctx,
-        then_without=_then_without(plan, first, ctx, day_open) if plan.then else None,
+        then_without=_then_without(plan, first, ctx, day_open, outcomes) if plan.then else None,
     )
     # Groups by another zone's clock, whose exchange hours move with daylight saving.
     warnings += zone_group_caveat(plan, first, output if plan.then else None)
@@ -384,6 +405,8 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
     warnings[looked_at:looked_at] = lookback_caveat(
         plan, ctx, frame, first, output if plan.then is not None else None
     )
+    if past_end is not None:  # in its place among the plan's, once no index above moves
+        warnings.insert(past_end_at, past_end)
     warnings += began_run_caveat(plan, frame, scope.in_period, first, output)
     warnings += run_past_period_caveat(plan, ctx, scope, frame, first)
     warnings += holiday_run_caveat(plan, ctx, scope.in_period, frame, first)
@@ -421,8 +444,11 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
         warnings += short_bar_row_caveat(
             plan.timeframe.name, window.hours, output.table, window.zone
         )
-        warnings += early_close_row_caveat(plan, output.table, settings.max_table_rows)
+        warnings += early_close_row_caveat(
+            plan, output.table, settings.max_table_rows, _rows_shown(output)
+        )
     table, source_rows, drawn, truncated = _bounded(output, settings, warnings)
+    history_beyond = history_beyond_caveat(from_history, output)
     warnings += [w for w in [*history_beyond, *ctx.warnings] if w not in warnings]
     warnings = list(dict.fromkeys(warnings))  # a fact two caveats found is said once
     metadata = Metadata(
@@ -455,6 +481,8 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
         even_groups=output.even_columns or None,
         apart_groups=list(output.apart_columns) or None,
         near_groups=output.near_groups or None,
+        limit_tie=output.limit_tie,
+        unjudged_last=last_whole_label(plan, scope) if first.last_unjudged else None,
         percent_ranks=percent_ranks or None,
         part_counted=parts.counted,
         cut_runs=[run for said, run in ctx.cut_runs.items() if said in warnings],
@@ -468,6 +496,7 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
         metadata=metadata,
         focus_columns=output.focus,
         drawn_rows=drawn,
+        run_rows=output.run_rows,
     )
 
 
@@ -514,16 +543,23 @@ def _hidden(plan: Plan) -> tuple[str, ...]:
 
 
 def _second_stage(
-    plan: Plan, first: StageOutput, ctx: EvalContext, day_open: DayOpen | None
+    plan: Plan,
+    first: StageOutput,
+    ctx: EvalContext,
+    day_open: DayOpen | None,
+    outcomes: dict[str, list[Any]],
 ) -> StageOutput:
-    """``then``: the first stage's table is the second stage's rows."""
+    """``then``: the first stage's table is the second stage's rows; ``outcomes``, what its
+    count's key could take (``_outcomes``)."""
     assert plan.then is not None and first.table is not None
     rows = first.table.copy(deep=False)
     ctx.rows_are_weeks = groups_weeks(plan.first)
     ctx.rows_are_groups = plan.first.shape == "grouped"
     ctx.row_dates = day_key(plan.first)
     ctx.bar_clock_columns = _bar_clock_columns(plan)
-    output = _then_stage(plan, rows, first.order, ctx, day_open, query=plan.query)
+    output = _then_stage(
+        plan, rows, first.order, ctx, day_open, query=plan.query, outcomes=outcomes
+    )
     output.warnings += then_history_caveat(
         plan, rows, first.kept, first.passed, ctx.trading_dates, output.passed
     )
@@ -532,11 +568,35 @@ def _second_stage(
         # What the second stage's numbers rest on: the first stage's rows its where kept
         # (the weeks that opened down, not every week), with the columns its map made.
         mapped = [name for name, _ in plan.then.map_exprs if name not in first.table.columns]
-        output.source_rows = take_rows(rows[[*first.table.columns, *mapped]], output.passed)
+        shown = rows[[*first.table.columns, *mapped]]
+        output.source_rows = take_rows(shown, output.passed)
+        if output.runs_at is not None:  # a streak record's runs, as those rows show them
+            output.run_rows = shown.iloc[output.runs_at].reset_index(drop=True)
     if plan.then.shape == "table" and not plan.then.sort and plan.first.sort:
         # Rows listed keep the first stage's order, not time order.
         output.summary.order = sort_order(sort_keys(plan.first))
     return output
+
+
+def _answer(
+    plan: Plan, first: StageOutput, ctx: EvalContext, day_open: DayOpen | None
+) -> StageOutput:
+    """The query's answer from its first stage's ``first``: the then stage's over its
+    table, or ``first`` itself."""
+    if plan.then is None or first.table is None:
+        return first
+    return _second_stage(plan, first, ctx, day_open, _outcomes(plan, first, ctx))
+
+
+def _rows_shown(output: StageOutput) -> np.ndarray | None:
+    """Which rows of a table too long to show whole the model is shown (the first and the
+    last ``EDGE_ROWS``, ``barb.result``); None when it is shown all of them."""
+    table = output.table
+    if table is None or output.summary.whole:
+        return None
+    shown = np.zeros(len(table), dtype=bool)
+    shown[:EDGE_ROWS] = shown[-EDGE_ROWS:] = True
+    return shown
 
 
 def _keeps_none(rows: np.ndarray | None, passed: np.ndarray | None) -> bool:
@@ -572,9 +632,11 @@ def _then_stage(
     ctx: EvalContext,
     day_open: DayOpen | None,
     query: Query | None = None,
+    outcomes: dict[str, list[Any]] | None = None,
 ) -> StageOutput:
     """The then stage over ``rows`` of the first stage's table (``order``: their places in
-    time or key order); ``query`` None: its single row is not tested against no edge."""
+    time or key order); ``query`` None: its single row is not tested against no edge;
+    ``outcomes``: its count's key's values none of the rows picked are listed at 0."""
     assert plan.then is not None
     return run_stage(
         plan.then,
@@ -588,11 +650,16 @@ def _then_stage(
         carried=query_columns(plan.first) if plan.first.shape == "table" else (),
         counts=counted_columns(plan.first),
         query=query,
+        outcomes=outcomes,
     )
 
 
 def _then_without(
-    plan: Plan, first: StageOutput, ctx: EvalContext, day_open: DayOpen | None
+    plan: Plan,
+    first: StageOutput,
+    ctx: EvalContext,
+    day_open: DayOpen | None,
+    outcomes: dict[str, list[Any]],
 ) -> Callable[[np.ndarray], StageOutput]:
     """The then stage run again over the first stage's table less the rows a mask marks,
     saying nothing: the answer a caveat compares with (the 497 full days of 517)."""
@@ -602,9 +669,28 @@ def _then_without(
         rows = first.table[~drop].reset_index(drop=True)
         order = first.order[~drop] if first.order is not None else None
         aside = dataclasses.replace(ctx, warnings=[], row_warnings=[], history_beyond=[])
-        return _then_stage(plan, rows, order, aside, day_open)
+        return _then_stage(plan, rows, order, aside, day_open, outcomes=outcomes)
 
     return again
+
+
+def _outcomes(plan: Plan, first: StageOutput, ctx: EvalContext) -> dict[str, list[Any]]:
+    """Every value the then stage's count's key could take: what the first stage's arg_max
+    or arg_min reads over its rows kept (``barb.outcome_groups``); {} when not such a
+    count. Before ``ctx`` is set for the then stage's rows."""
+    kept, table = first.kept, first.table
+    if plan.then is None or kept is None or table is None:
+        return {}
+
+    def values(expr: ast.Expr, rows: pd.DataFrame) -> Any:
+        aside = dataclasses.replace(
+            ctx, frame=rows, period=None, warnings=[], row_warnings=[], history_beyond=[]
+        )
+        return evaluate(expr, aside)
+
+    keys = [name for name, _ in plan.then.group_keys]
+    picked = table[keys[0]] if len(keys) == 1 and keys[0] in table.columns else None
+    return possible_outcomes(plan.first, plan.then, kept, picked, values)
 
 
 def _listed_dates(plan: Plan, output: StageOutput) -> np.ndarray | None:
@@ -678,10 +764,11 @@ def _bounded(
         if output.table is None and output.rows_kept > limit:
             rows = BuiltOnce(source_rows, limit)
             source_rows, drawn, truncated = rows.first, rows.every, True
-            warnings.append(
-                f"The number is over {output.rows_kept:,} rows; the CSV holds the first "
-                f"{limit:,} of them."
-            )
+            if output.runs_at is None:  # a streak record's CSV holds its runs, whole
+                warnings.append(
+                    f"The number is over {output.rows_kept:,} rows; the CSV holds the first "
+                    f"{limit:,} of them."
+                )
     elif source_rows is not None and len(source_rows) > limit:
         drawn = source_rows
         source_rows, truncated = source_rows.iloc[:limit], True

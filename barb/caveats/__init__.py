@@ -10,9 +10,9 @@ so importing a check never pulls in the others.
 
 Called by the interpreter (``barb.interpreter``), once a query has run:
     bounded_conditions, calendar, channels, cut_bar_rows, early_close_bars, early_close_clocks,
-    full_days, gap_sizes, holiday_closes, lookback, open_runs, part_day_picks, part_group_feeds,
-    price_level_comparisons, price_levels, ranked_groups, running_history, scope (the
-    period's edges, a join, an unfinished week or year, a named session's hours),
+    full_days, gap_sizes, holiday_closes, lookback, open_runs, open_units, part_day_picks,
+    part_group_feeds, price_level_comparisons, price_levels, ranked_groups, running_history,
+    scope (the period's edges, a join, an unfinished week or year, a named session's hours),
     sessions, short_bar_picks, short_day_groups, short_session_groups, short_sessions,
     short_weeks, then_history, then_row_order, weekday_neighbours, yardsticks, zone_midnight,
     zone_window_groups, zones.

@@ -47,8 +47,13 @@ ROW_STEPPING = frozenset({"prev", "next", "streak", "bars_since"})
 # Holiday sessions named as the short ones among holidays of a window that are mostly not.
 NAMED_DAYS = 3
 # A weekday question's holiday rows are said when leaving them out moves a shown value by
-# this share of itself or more.
+# this share of its size or more: of itself, or of a mean's, median's or sum's over the
+# values' sizes (``_size``) where those are signed.
 HOLIDAY_SHIFT = 0.05
+# The statistics whose size is the same statistic of the sizes: a mean return near 0 moves
+# by "254 % of itself" (NQ's 2025 Thursdays, -0.0042 % -> -0.015 %) when its holiday rows
+# move it by 1 % of a day's move.
+_SIZED = frozenset({"mean", "median", "sum"})
 # ... or changes which group is highest or lowest by moving that group this much.
 RANK_SHIFT = HOLIDAY_SHIFT / 2
 
@@ -56,8 +61,8 @@ RANK_SHIFT = HOLIDAY_SHIFT / 2
 @dataclass(frozen=True)
 class HolidayShift:
     """What leaving the holiday sessions out does to the shown values: the most one moves,
-    as a share of itself, and the groups that then head a column in another's place
-    ("range_pct's lowest is 'Fri' 1.809 without them, not 'Mon' 1.79")."""
+    as a share of its size (``holiday_shift``), and the groups that then head a column in
+    another's place ("range_pct's lowest is 'Fri' 1.809 without them, not 'Mon' 1.79")."""
 
     most: float
     ends: list[str] = field(default_factory=list)
@@ -79,7 +84,11 @@ def holiday_shift(
     ``kept`` rows with and without them, per group, as ``barb.caveats.early_close_bars``
     measures a cut bar's group (1.0 for a group only they made). NQ's 2025 Mondays' mean
     close - open moved 0.216 % → 0.283 % (+31 %); its mean range 309.4 → 310.4 (+0.3 %).
-    A move under ``HOLIDAY_SHIFT`` can still change which group is highest or lowest: NQ's
+    A mean of signed values (returns) is measured against the mean size of its values, the
+    same yardstick a mean of sizes (range, volume) is against itself: NQ's 2025 weekday
+    returns moved by 3 % of a day's mean move (Monday 0.175 % -> 0.207 %, its days moving
+    1.0 % on average), its ranges by 1 %, and the note was under the returns alone (p48d
+    C5). A move under ``HOLIDAY_SHIFT`` can still change which group is highest or lowest: NQ's
     RTH range % by weekday over all history read Monday lowest (1.790) only through its 80
     holiday half days; without them Friday is (1.809), Monday 1.836 (+2.5 %, p47c D). A
     column whose groups are within noise of each other (``even``, said so already) has no
@@ -108,23 +117,40 @@ def holiday_shift(
             was = pd.Series(evaluate_aggregate(expr, before, by))
             now = pd.Series(evaluate_aggregate(expr, after, by)).reindex(was.index)
             was, now = pd.to_numeric(was, errors="coerce"), pd.to_numeric(now, errors="coerce")
-            shown = was.notna() & (was != 0)
-            moved = ((now[shown] / was[shown]) - 1).abs().fillna(1.0)
+            size = np.maximum(was.abs(), _size(expr, before, by, was.index))
+            shown = was.notna() & (size != 0)
+            moved = ((now[shown] - was[shown]) / size[shown]).abs().fillna(1.0)
             most = max(most, float(moved.max()) if len(moved) else 0.0)
             if by is not None and name not in even:
-                ends += _moved_ends(name, was, now)
+                ends += _moved_ends(name, was, now, size)
     except BarbError:
         return None
     return HolidayShift(most, ends)
 
 
-def _moved_ends(name: str, was: pd.Series, now: pd.Series) -> list[str]:
+def _size(expr: ast.Expr, ctx: EvalContext, by: list[str] | None, index: pd.Index) -> pd.Series:
+    """The same mean, median or sum over the sizes of its values (abs() of its argument), on
+    ``index``: what a move of a signed statistic is weighed against. 0 for another
+    statistic, or one whose argument has no size (a condition's share is its own)."""
+    none = pd.Series(0.0, index=index)
+    if not (isinstance(expr, ast.Call) and expr.name.lower() in _SIZED and len(expr.args) == 1):
+        return none
+    sized = ast.Call(expr.name, (ast.Call("abs", expr.args),))
+    try:
+        value = pd.Series(evaluate_aggregate(sized, ctx, by)).reindex(index)
+    except BarbError:
+        return none
+    return pd.to_numeric(value, errors="coerce").fillna(0.0)
+
+
+def _moved_ends(name: str, was: pd.Series, now: pd.Series, size: pd.Series) -> list[str]:
     """ "range_pct's lowest is 'Fri' 1.809 without them, not 'Mon' 1.79" for each end of
     ``name``'s groups (``was``) that another group takes without the holiday rows (``now``),
     among the groups with a value both ways, when the holidays moved the displaced group by
-    ``RANK_SHIFT`` or more: ranks swapped by a hair between near-equal groups are noise
-    (NQ's ETH range 2020-2025, Wed 396.2 then Fri 397.4), ES's Monday volume moved +3.5 %
-    (lowest 8.949e+05, then Friday's 9.263e+05) by its holiday sessions."""
+    ``RANK_SHIFT`` or more of its size (``size``): ranks swapped by a hair between
+    near-equal groups are noise (NQ's ETH range 2020-2025, Wed 396.2 then Fri 397.4), ES's
+    Monday volume moved +3.5 % (lowest 8.949e+05, then Friday's 9.263e+05) by its holiday
+    sessions."""
     both = was.notna() & now.notna()
     if int(both.sum()) < 2:
         return []
@@ -135,7 +161,8 @@ def _moved_ends(name: str, was: pd.Series, now: pd.Series) -> list[str]:
         if before == after or was[both].iloc[after] == was[both].iloc[before]:
             continue  # the same group, or a tie it only broke
         old, new = float(was[both].iloc[before]), float(now[both].iloc[before])
-        if old == 0 or abs(new / old - 1) < RANK_SHIFT:
+        scale = float(size[both].iloc[before])  # its size, as ``holiday_shift`` weighs it
+        if scale == 0 or abs(new - old) / scale < RANK_SHIFT:
             continue
         said.append(
             f"{name}'s {side} is {group_name(index, after, text_alone=True)} "

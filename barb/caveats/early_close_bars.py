@@ -29,6 +29,7 @@ import numpy as np
 import pandas as pd
 
 from barb.caveats.short_sessions import sizes_read
+from barb.events.rules import us_market_closed
 from barb.frames import MINUTE_OF_DAY
 from barb.instruments import MINUTES_PER_DAY, format_clock
 from barb.lineage import through_map
@@ -139,13 +140,18 @@ def cut_bars(plan: Plan, kept: pd.DataFrame, step: int) -> np.ndarray:
     return on_short & inside
 
 
-def early_close_row_caveat(plan: Plan, table: pd.DataFrame | None, shown: int) -> list[str]:
+def early_close_row_caveat(
+    plan: Plan, table: pd.DataFrame | None, shown: int, seen: np.ndarray | None = None
+) -> list[str]:
     """A table of intraday bars that lists a bar a short session cut: "2024-11-29 closed
     early, at 13:15 ET: its 12:30 bar is 45 minutes (12:30-13:15), the others an hour." The
     day after Thanksgiving's hourly RTH bars were listed with that bar as a normal one (range
     16.75, volume 55,189), and "the quietest hour" read it beside full ones (p47e M2). Said
     only of the ``shown`` first rows (those kept for display), naming up to ``NAMED_DAYS``
-    of their days."""
+    of their days. ``seen`` marks the rows the model is shown of a table too long to show
+    whole (None: all of them): those are named first, and how many of the cut bars it saw
+    is said. ES's RTH hours of November and December 2024 named Thanksgiving's and the
+    day after's "and 1 more listed day like it", none of them among the 10 rows shown."""
     step = plan.timeframe.minutes
     if step is None or table is None or not len(table):
         return []
@@ -153,6 +159,7 @@ def early_close_row_caveat(plan: Plan, table: pd.DataFrame | None, shown: int) -
         return []
     if "timestamp" not in table.columns or "trading_date" not in table.columns:
         return []
+    total = len(table)
     table = table.iloc[:shown]
     stamps = pd.to_datetime(table["timestamp"], errors="coerce")
     rows = pd.DataFrame(
@@ -164,35 +171,53 @@ def early_close_row_caveat(plan: Plan, table: pd.DataFrame | None, shown: int) -
     cut = cut_bars(plan, rows, step)
     if not cut.any():
         return []
-    listed = rows[cut]
+    first = np.ones(len(rows), dtype=bool) if seen is None else seen[: len(rows)]
+    order = np.concatenate([np.flatnonzero(cut & first), np.flatnonzero(cut & ~first)])
+    listed = rows.iloc[order]
     days = listed["trading_date"].to_numpy().astype("datetime64[D]")
     opened, closed = day_edges(plan.dataset, days)
     day_start = plan.dataset.instrument.trading_day_start_minute
     begins = (listed[MINUTE_OF_DAY].to_numpy().astype(np.int64) - day_start) % MINUTES_PER_DAY
     zone = short_name(plan.dataset.instrument.timezone)
     start, end = window_edges(plan.dataset, plan.session)
-    parts, seen = [], []
-    for day, begin, first, last in zip(days, begins, opened, closed, strict=True):
-        if len(seen) == NAMED_DAYS and day not in seen:
+    parts, named = [], []
+    for day, begin, opened_at, last in zip(days, begins, opened, closed, strict=True):
+        if len(named) == NAMED_DAYS and day not in named:
             continue
-        held_from, held_to = max(begin, first), min(begin + step, last)
+        held_from, held_to = max(begin, opened_at), min(begin + step, last)
         bar = (
             f"its {close_clock(plan.dataset, begin)} bar is {length_text(held_to - held_from)} "
             f"({close_clock(plan.dataset, held_from)}-{close_clock(plan.dataset, held_to)})"
         )
-        if day in seen:
+        if day in named:
             parts[-1] += f", {bar.removeprefix('its ')}"
             continue
-        seen.append(day)
+        named.append(day)
         edges = []
-        if first > start:
-            edges.append(f"opened late, at {close_clock(plan.dataset, first)} {zone}")
-        if last < end:
+        if opened_at > start:
+            edges.append(f"opened late, at {close_clock(plan.dataset, opened_at)} {zone}")
+        if last < end and start == 0 and bool(us_market_closed(np.array([day]))[0]):
+            # ETH: the holiday's Globex session is cut by its holiday halt, the stock
+            # market shut all day; RTH's 09:30-13:00 is a half day, an early close.
+            edges.append(
+                f"was a US holiday (stocks shut), trading halted at "
+                f"{close_clock(plan.dataset, last)} {zone}"
+            )
+        elif last < end:
             edges.append(f"closed early, at {close_clock(plan.dataset, last)} {zone}")
         parts.append(f"{day} {' and '.join(edges)}: {bar}")
-    more = len(np.unique(days)) - len(seen)
-    tail = f"; {more} more listed day{'s' if more > 1 else ''} like it" if more > 0 else ""
-    return ["; ".join(parts) + f", the others {length_text(step)}{tail}."]
+    more = len(np.unique(days)) - len(named)
+    bars, on_view = int(cut.sum()), int((cut & first).sum())
+    if on_view == bars:  # every one among the rows shown
+        tail = f"; {more} more listed day{'s' if more > 1 else ''} like it" if more > 0 else ""
+        return ["; ".join(parts) + f", the others {length_text(step)}{tail}."]
+    tail = f"; {more} more day{'s' if more > 1 else ''} like it" if more > 0 else ""
+    among = (
+        f"{on_view or 'None'} of {'these' if bars > 1 else 'this'} {bars} "
+        f"bar{'s' if bars > 1 else ''} {'is' if on_view <= 1 else 'are'} among the "
+        f"{int(first.sum())} rows shown, of {total:,}"
+    )
+    return ["; ".join(parts) + f", the others {length_text(step)}{tail}. {among}."]
 
 
 def _text(

@@ -192,6 +192,11 @@ BAR_VALUES = frozenset(BAR_COLUMNS) - {"timestamp", "trading_date"}
 _NAMED_GROUPS = 5
 # Groups an extreme is tested against one by one, the nearest first (``_Groups._pairs_p``).
 MAX_PAIRS = 60
+# A grouped mean's end is tested against each other group (``near_end``): Welch's t over all
+# of them at once (NQ's 1m bars by time(), 450 or 1,380 groups: 1-6 ms), the shares' and the
+# stretches' tests pair by pair, up to this many groups, a day's minutes (4,600 dates' shares
+# took 0.3 s); beyond it the end is said untested.
+MAX_PAIRED_GROUPS = 1440
 # Too-few groups named; the others are counted.
 _NAMED_FEW = 3
 
@@ -342,9 +347,10 @@ def even_groups(
         # Each end against every other group: the chart names the highest and the lowest.
         for lowest in (False, True):
             sentence, end = groups.near_end(item.name, lowest=lowest, rows=rows)
-            if not end:
+            if not sentence:
                 continue
-            near.setdefault(item.name, []).append(end)
+            if end:  # tested: the end and the groups within its noise, for the chart
+                near.setdefault(item.name, []).append(end)
             said_first = first_said and lowest == (not sort[0].descending)
             if sentence and not said_first:  # the ranking's sentence names that end already
                 ranked.append(sentence)
@@ -643,18 +649,35 @@ class _Groups:
         Each pair as the groups are tested (``_pair_p``), at ``LEVEL``, with no correction
         for the many pairs, as a count's ends are (``_first_count``): a correction would
         call more groups alike, and naming one too many beside the end is the safer
-        error. Groups of fewer than ``FEW_ROWS`` rows are neither ends nor named; nothing of
-        more than ``MAX_KEY_VALUES`` groups (4,600 dates took 0.1 s to name)."""
+        error. Groups of fewer than ``FEW_ROWS`` rows are neither ends nor named. Of more
+        than ``MAX_PAIRED_GROUPS`` groups (dates), the pair-by-pair tests (shares, stretches)
+        are not run and the end is said untested: it was skipped silently beyond 31 groups,
+        and NQ's minute bars of 2025 by time() crowned "lowest 16:49 5.064" of 450 minutes.
+        """
         sample = self.sample
         if sample is None or self.median or self.rows.index is None:
             return "", []
         finite = np.flatnonzero(np.isfinite(self.values) & (sample.counts >= FEW_ROWS))
         if len(finite) < 3:  # of two groups the test across them is the pair's
             return "", []
-        if len(finite) > MAX_KEY_VALUES:  # dates: no end a reader names, as of a count
-            return "", []
-        order = finite[np.argsort(self.values[finite] if lowest else -self.values[finite])]
+        # Stable: of tied ends the first, as the summary's highest and lowest name it.
+        keys = self.values[finite] if lowest else -self.values[finite]
+        order = finite[np.argsort(keys, kind="stable")]
         end = int(order[0])
+        paired = self.units is not None or sample.shares  # no test of all pairs at once
+        if paired and len(finite) > MAX_PAIRED_GROUPS:  # both ends said once, with the highest
+            if lowest:
+                return "", []
+            low = int(finite[np.argsort(self.values[finite], kind="stable")][0])
+            high_name, low_name = (
+                group_name(self.rows.index, at, text_alone=True) for at in (end, low)
+            )
+            return (
+                f"{column}: the highest mean ({high_name}) and the lowest ({low_name}) of "
+                f"{len(finite):,} groups were not tested against the others (too many to test "
+                "pair by pair): groups beside them may be within noise of them.",
+                [],
+            )
         ps = self._pairs_p(end, order[1:])
         close = [(int(at), float(p)) for at, p in zip(order[1:], ps, strict=True) if p >= LEVEL]
         if not close:
@@ -787,6 +810,7 @@ def counted_noise(
     rows: str = "rows",
     stretches: Callable[[], pd.Series | None] | None = None,
     blocks: str | None = None,
+    listed: pd.Index | None = None,
 ) -> CountedNoise:
     """Warnings for the ``count()`` items of a stage whose groups are outcomes its rows
     fell in (see the module's text): their counts no further from equal shares than chance
@@ -797,7 +821,9 @@ def counted_noise(
     are then the where's hits of those rows, tested as shares of them (``_RateTests``), the
     groups it emptied among them at 0. ``stretches``: of groups that are stretches of time
     (``blocks``, the key's calendar part), each stretch's share of its rows the where kept,
-    indexed by its group (``stretch_shares``): tested across the stretches, as a mean's."""
+    indexed by its group (``stretch_shares``): tested across the stretches, as a mean's.
+    ``listed``: every group the table lists, those no row counted among them (the hours no
+    day's low fell in, ``barb.outcome_groups``): tested at 0, the fewest end of them."""
     said: list[str] = []
     columns: list[str] = []
     near: dict[str, list[list[dict[str, str]]]] = {}
@@ -808,6 +834,8 @@ def counted_noise(
             continue
         counts = pd.to_numeric(pd.Series(answers[item.name].value), errors="coerce")
         counts = counts[counts > 0]
+        if listed is not None and counts.index.isin(listed).all():
+            counts = counts.reindex(listed, fill_value=0)
         if len(counts) < 2 or not isinstance(counts.index, pd.Index):
             continue
         if ranking is not None and ranking.column != item.name:

@@ -29,6 +29,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from barb.caveats.calendar import PLACE_FUNCTIONS
 from barb.caveats.sessions import open_against_previous, reads_previous_close
 from barb.caveats.short_sessions import without_rows
 from barb.events.rules import us_market_closed
@@ -94,7 +95,7 @@ def holiday_close_caveat(
     if eth and after.any():
         after &= ~_beside(plan, kept, days[np.maximum(rows - 1, 0)])
     seen = stage.shape == "table" and whole
-    asked = bool(stage.calls & HOLIDAY_CALENDAR)
+    asked = bool(stage.calls & HOLIDAY_CALENDAR) or counts_stock_days(stage)
     if not after.any() or not (seen or asked or _notable(plan, kept, after)):
         return []
     twice = bool(holiday[rows[after]].any())
@@ -204,6 +205,25 @@ def _steps_back(stage: StagePlan) -> bool:
         and bool(node.args)
         and isinstance(node.args[0], ast.Call)
         and node.args[0].name.lower() == "holiday"
+        for expr in stage.expressions
+        for node in nodes(expr, mapped)
+    )
+
+
+def counts_stock_days(stage: StagePlan) -> bool:
+    """Whether the stage numbers days among the stock market's (trading_day('month',
+    'stocks')): it asks about the stock market's days, so its day after a holiday is measured
+    from the last stock-market close, whatever the share of such rows. "The first trading
+    day of the month" kept 216 rows, 10 of them after Labor Day's or Memorial Day's session
+    (4.6%, under ``NOTABLE_SHARE``), 3 of which flip sign from the last stock close (p48c
+    Q7)."""
+    if not stage.calls & PLACE_FUNCTIONS:
+        return False
+    mapped = dict(stage.map_exprs)
+    return any(
+        isinstance(node, ast.Call)
+        and node.name.lower() in PLACE_FUNCTIONS
+        and any(ast.literal_value(arg) == "stocks" for arg in node.args)
         for expr in stage.expressions
         for node in nodes(expr, mapped)
     )

@@ -21,6 +21,7 @@ import pandas as pd
 from barb.lineage import nodes
 from barb.planning import Plan, StagePlan
 from barb.script import ast
+from barb.summary_text import listed_text
 
 
 def lookahead_caveats(
@@ -36,7 +37,10 @@ def lookahead_caveats(
     if call is None:
         return []
     table = stage.shape == "table"
-    warnings = [] if calendar else _past_data_end(call, frame, keep, intraday=intraday, table=table)
+    calls = next_calls(stage)
+    warnings = (
+        [] if calendar else _past_data_end(calls, frame, keep, intraday=intraday, table=table)
+    )
     across = intraday and not _reads_the_next_date(call[0])
     return warnings + (_across_days(call, frame, keep) if across else [])
 
@@ -49,37 +53,57 @@ def _reads_the_next_date(text: str) -> bool:
 
 
 def _past_data_end(
-    call: tuple[str, int], frame: pd.DataFrame, keep: np.ndarray, *, intraday: bool, table: bool
+    calls: dict[int, list[str]],
+    frame: pd.DataFrame,
+    keep: np.ndarray,
+    *,
+    intraday: bool,
+    table: bool,
 ) -> list[str]:
     """The kept rows (a ``table``'s: those it holds) the data's end leaves empty, and what
-    a mean of them is over."""
-    text, ahead = call
+    a mean of them is over. Each next() call is named, those reading nearer with their own
+    count: "next(close) and next(high) are empty for 1 of the 11 rows" named next(close)
+    alone, and the model read next(high)'s n/a as a value the note did not concern."""
     kept = int(np.count_nonzero(keep))
-    empty = int(np.count_nonzero(keep[max(len(keep) - ahead, 0) :]))
-    if not empty or not kept:
+    # By reach, farthest first: the rows each call leaves empty, the data's last ``ahead``.
+    found = [
+        (texts, int(np.count_nonzero(keep[max(len(keep) - ahead, 0) :])))
+        for ahead, texts in sorted(calls.items(), reverse=True)
+    ]
+    found = [(texts, empty) for texts, empty in found if empty]
+    if not found or not kept:
         return []
+    (texts, empty), nearer = found[0], found[1:]
+    text = f"{listed_text(texts)} {'is' if len(texts) == 1 else 'are'}"
+    also = ", ".join(f"{listed_text(t)} for {n:,}" for t, n in nearer)
+    also = f" ({also})" if also else ""
     last = frame.iloc[-1]
     end = (
         f"with the {pd.Timestamp(last['timestamp']):%Y-%m-%d %H:%M} bar"
         if intraday
         else f"on {pd.Timestamp(last['trading_date']):%Y-%m-%d}"
     )
+    it = "it" if len(texts) == 1 and not nearer else "them"
     others = kept - empty
+    # Nearer calls are empty on fewer rows: the count of the others is the farthest's.
+    other = f"the rows with a value (the other {others:,} for {listed_text(texts)})"
+    other = other if nearer else f"the other {others:,}"
+    only = f"only {other}" if nearer else f"{other} only"
     if table:
         held = f"{empty:,} of the {kept:,} rows the table holds" if kept > 1 else "its one row"
         over = (
-            f"a mean of it over them averages the other {others:,} only"
+            f"a mean of {it} over {'them' if it == 'it' else 'these rows'} averages {only}"
             if others
-            else "no mean of it has a row to average"
+            else f"no mean of {it} has a row to average"
         )
-        return [f"{text} is empty for {held}: the data ends {end}; {over}."]
+        return [f"{text} empty for {held}{also}: the data ends {end}; {over}."]
     text_empty = f"{empty:,} of the {kept:,} rows kept" if kept > 1 else "the one row kept"
     over = (
-        f"means and shares of it are over the other {others:,}, while count() counts all {kept:,}"
+        f"means and shares of {it} are over {other}, while count() counts all {kept:,}"
         if others
-        else "no mean or share of it has a row to average"
+        else f"no mean or share of {it} has a row to average"
     )
-    return [f"{text} is empty for {text_empty}: the data ends {end}; {over}."]
+    return [f"{text} empty for {text_empty}{also}: the data ends {end}; {over}."]
 
 
 def _across_days(call: tuple[str, int], frame: pd.DataFrame, keep: np.ndarray) -> list[str]:
@@ -153,33 +177,50 @@ def then_past_period_caveat(plan: Plan, table: pd.DataFrame | None) -> list[str]
     if period.end >= pd.Timestamp(plan.dataset.last_date).date():
         return []
     mapped = dict(then.map_exprs)
+    empty: dict[str, int] = {}  # each column read through next(), by its n/a rows listed
     for item in then.select:
         reads = any(
             isinstance(node, ast.Call) and node.name == "next" for node in nodes(item.expr, mapped)
         )
-        if not reads or item.name not in table.columns:
-            continue
-        empty = int(pd.isna(table[item.name]).sum())
-        if not empty:
-            continue
-        rows = "row" if empty == 1 else "rows"
-        key = _date_column(table)
-        start = f"{period.start:%Y-%m-%d}" if period.start is not None else None
-        end = f"{period.end:%Y-%m-%d}"
-        if key is not None:
-            kept = (
-                f"{key} <= '{end}'" if start is None else f"{key} >= '{start}' and {key} <= '{end}'"
-            )
-            form = f'leave the period out and keep the rows in then.where ("{kept}")'
-        else:
-            form = "leave the period out and keep the rows in then.where"
-        return [
-            f"{item.name} is n/a on {empty:,} {rows} listed: next() in then reads only the "
-            f"first stage's rows, which end with the period ({end}), while the data goes on to "
-            f'{pd.Timestamp(plan.dataset.last_date):%Y-%m-%d}, so n/a is not "not yet"; for '
-            f"the value after the period, {form}."
-        ]
-    return []
+        if reads and item.name in table.columns:
+            count = int(pd.isna(table[item.name]).sum())
+            if count:
+                empty[item.name] = count
+    if not empty:
+        return []
+    key = _date_column(table)
+    start = f"{period.start:%Y-%m-%d}" if period.start is not None else None
+    end = f"{period.end:%Y-%m-%d}"
+    if key is not None:
+        kept = f"{key} <= '{end}'" if start is None else f"{key} >= '{start}' and {key} <= '{end}'"
+        form = f'leave the period out and keep the rows in then.where ("{kept}")'
+    else:
+        form = "leave the period out and keep the rows in then.where"
+    return [
+        f"{_empty_text(empty)}: next() in then reads only the first stage's rows, which end "
+        f"with the period ({end}), while the data goes on to "
+        f'{pd.Timestamp(plan.dataset.last_date):%Y-%m-%d}, so n/a is not "not yet"; for '
+        f"the value after the period, {form}."
+    ]
+
+
+def _empty_text(empty: dict[str, int]) -> str:
+    """The columns n/a on rows listed, each named (the drawdown concept's recovered and
+    calendar_days both read next(peak); the note named recovered alone): "recovered and
+    calendar_days are n/a on 1 row listed", or each with its count where they differ:
+    "recovered is n/a on 1 row listed, calendar_days on 2"."""
+
+    def rows(count: int) -> str:
+        return f"{count:,} row{'' if count == 1 else 's'}"
+
+    names, counts = list(empty), set(empty.values())
+    if len(counts) == 1:
+        verb = "is" if len(names) == 1 else "are"
+        return f"{listed_text(names)} {verb} n/a on {rows(counts.pop())} listed"
+    first, *others = names
+    return f"{first} is n/a on {rows(empty[first])} listed, " + ", ".join(
+        f"{name} on {rows(empty[name])}" for name in others
+    )
 
 
 def _date_column(table: pd.DataFrame) -> str | None:

@@ -8,10 +8,14 @@ used to say so whenever they did, though the answer often stands: ES's max drawd
 a needless retry (p32f Q6). Under 2020 it is right: the 2019-12-31 close of 3230 was above
 2020's peak of 3218.75 before the trough, and the drawdown is -50.19%, not -50.01% (Q15).
 
-So the stage that found such bars is run again with its running highs and lows read from
-all history, and the warning (``EvalContext.history_beyond``) is said only when its answer
-(the number, the table, the groups) is not the same. The rows behind a number are not the
-answer: January 2022's running peak there is its own, as cummax() defines it.
+So the query whose first stage found such bars is run again with its running highs and lows
+read from all history, and the warning (``EvalContext.history_beyond``) is said only when its
+answer (the number, the table, the groups) is not the same. The answer is the last stage's:
+the drawdown concept's episodes of 2022 differ in January (its closes under 4866 start no
+episode when read from history), but its then.where keeps the falls of 10% or more, the April
+episode alone either way, and the warning beside it said nothing true of it (p47g d3). The
+rows behind a number are not the answer: January 2022's running peak there is its own, as
+cummax() defines it.
 """
 
 from __future__ import annotations
@@ -23,21 +27,37 @@ from barb.script.context import EvalContext
 from barb.stage_output import StageOutput
 
 
-def history_beyond_caveat(
-    ctx: EvalContext, output: StageOutput, rerun: Callable[[EvalContext], StageOutput]
-) -> list[str]:
+@dataclasses.dataclass(frozen=True)
+class FromHistory:
     """The first stage's warnings that the bars before its period went beyond a running high
-    or low (``ctx.history_beyond``, then forgotten), when ``rerun`` (the same stage, run on
-    the context given) answers otherwise with them read from all history; else none."""
+    or low, and the query's answer run again with them read from all history."""
+
+    pending: list[str]
+    again: StageOutput | None
+
+
+def run_from_history(ctx: EvalContext, rerun: Callable[[EvalContext], StageOutput]) -> FromHistory:
+    """The first stage's warnings of bars beyond a running high or low before its period
+    (``ctx.history_beyond``, then forgotten) and, when there are any, ``rerun``'s answer (the
+    query's last stage, run on the context given) with them read from all history. Called
+    before a then stage moves ``ctx``."""
     pending, ctx.history_beyond = ctx.history_beyond, []
     if not pending:
-        return []
+        return FromHistory([], None)
     again = rerun(
         dataclasses.replace(
             ctx, warnings=[], row_warnings=[], history_beyond=[], running_from_history=True
         )
     )
-    return [] if _same_answer(output, again) else pending
+    return FromHistory(pending, again)
+
+
+def history_beyond_caveat(found: FromHistory, answer: StageOutput) -> list[str]:
+    """The warnings ``found``, when the ``answer`` (the query's last stage's output) is not
+    the one read from all history; else none."""
+    if found.again is None or _same_answer(answer, found.again):
+        return []
+    return found.pending
 
 
 def _same_answer(one: StageOutput, other: StageOutput) -> bool:

@@ -78,7 +78,9 @@ SESSION_PRICES = {
 WINDOW_SIZES = {"session_high": "high", "session_low": "low", "session_volume": "volume"}
 
 
-def short_sessions_caveat(plan: Plan, table: pd.DataFrame | None) -> list[str]:
+def short_sessions_caveat(
+    plan: Plan, table: pd.DataFrame | None, shown: np.ndarray | None = None
+) -> list[str]:
     """Daily bars listed that are short sessions, each named with its close: in a ranking
     (sorted by a value, not by date), whatever it lists ("the 5 quietest days of 2024" listed
     Thanksgiving and the day after); in time order, when a column listed is one a part day
@@ -87,7 +89,12 @@ def short_sessions_caveat(plan: Plan, table: pd.DataFrame | None) -> list[str]:
     quiet full day. Prices alone are not, nor a gap: open - prev(close) on Thanksgiving is the
     whole night's move, as on any day. Over the overnight hours a holiday is no short session
     (only Good Friday's stops at 09:15), and is not named. ``table`` holds the rows the answer
-    lists: a then stage's, whose columns are read through the first stage's."""
+    lists: a then stage's, whose columns are read through the first stage's. ``shown``
+    marks the rows the model is shown of a table too long to show whole (its first and last
+    five; None: all of them): NQ's 2024 days by range read "10 of the 259 rows listed are
+    short sessions: 2024-11-28, 2024-05-27, 2024-12-24 and 7 more" beside the 10 rows shown,
+    one of them short. Those shown are counted and named first, the others counted among
+    all the rows."""
     stage, before = (plan.then, plan.first) if plan.then is not None else (plan.first, None)
     if plan.timeframe.name != "daily" or stage.shape != "table" or table is None:
         return []
@@ -104,10 +111,21 @@ def short_sessions_caveat(plan: Plan, table: pd.DataFrame | None) -> list[str]:
     short = short_days(plan.dataset, plan.session, days) & ~_picked_kind(stage, before, days)
     if not short.any():
         return []
-    listed = short_session_names(plan.dataset, days[short])
+    # The rows shown first, then the others, each in the table's order.
+    first = np.ones(len(days), dtype=bool) if shown is None else shown
+    order = np.concatenate([np.flatnonzero(short & first), np.flatnonzero(short & ~first)])
+    listed = short_session_names(plan.dataset, days[order])
     _, closed = day_edges(plan.dataset, days[short])
     n = int(short.sum())
     are = "is a short session" if n == 1 else "are short sessions"
+    of = f"{n} of the {len(days)} rows listed {are}"
+    if shown is not None:
+        seen, showing = int((short & shown).sum()), int(shown.sum())
+        if n == 1:
+            among = f"{'' if seen else 'not '}among the {showing} shown"
+        else:
+            among = f"{seen if seen else 'none'} of them among the {showing} shown"
+        of = f"{n} of the {len(days)} rows {are} ({among})"
     if ranked:
         what = "range and volume are"
     else:
@@ -118,10 +136,7 @@ def short_sessions_caveat(plan: Plan, table: pd.DataFrame | None) -> list[str]:
     if n == len(days):
         hours = same_hours(plan, plan.session, days[short])
         other = f"Against full days compare the hours both trade, {hours}."
-    return [
-        f"{n} of the {len(days)} rows listed {are}: {listed}; "
-        f"their {what} a part day's.{joined} {other}"
-    ]
+    return [f"{of}: {listed}; their {what} a part day's.{joined} {other}"]
 
 
 def short_session_names(dataset: Dataset, days: np.ndarray) -> str:

@@ -240,7 +240,8 @@ def decorate(
     y = TITLE_TOP
     height = fig.get_figheight() * 72  # figure height in points
     forms = [headline] if isinstance(headline, str) else list(headline)
-    for line in fit_headline(fig, forms):
+    drawn = fit_headline(fig, forms)
+    for line in drawn:
         fig.text(MARGIN_X, y, line, fontsize=TITLE_PT, fontweight="bold", color=INK, va="top")
         y -= TITLE_PT * LINE_SPACING / height
     y -= 4 / height
@@ -249,9 +250,16 @@ def decorate(
     y -= SCOPE_PT * LINE_SPACING / height + 3 / height
     subtitle = subtitle_text(result.query, words)
     lines = wrap(fig, subtitle, SUBTITLE_PT, MAX_SUBTITLE_LINES)
-    if meta.even_groups:  # under the headline naming the highest and the lowest group, on a
-        # line of its own: at the end of a long subtitle it was cut off
-        names = (column_name(c, result, words) for c in meta.even_groups)
+    # Under the headline naming the highest and the lowest group, on a line of its own: at
+    # the end of a long subtitle it was cut off. Not of the column the headline itself says
+    # is within noise ("average range: Mon 309.44 to Fri 326.47 (differences within
+    # noise)" over "average range: the differences are within noise").
+    names = [
+        name
+        for name in (column_name(c, result, words) for c in meta.even_groups or ())
+        if not _says_noise(" ".join(drawn), name, words)
+    ]
+    if names:
         noise = words("sub.noise", columns=", ".join(names))
         lines += wrap(fig, noise, SUBTITLE_PT, MAX_NOISE_LINES)
     for run in meta.cut_runs:  # the answer's run is not the period's own alone
@@ -318,3 +326,11 @@ def decorate(
         linespacing=1.1,
     )
     return y
+
+
+def _says_noise(headline: str, name: str, words: Words) -> bool:
+    """Whether the ``headline`` drawn is of the column ``name`` ("average range: …") and says
+    its groups are within noise: each form that does ends its words so, "(differences within
+    noise)", "(within noise)", «(в пределах шума)»."""
+    marker = words("compared_within_noise", compared="").strip().lstrip("(")
+    return headline.startswith(f"{name}:") and marker in headline

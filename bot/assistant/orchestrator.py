@@ -531,12 +531,14 @@ class Assistant:
         proofs: list[Proof] | None = None,
         *,
         keep_failed: bool = True,
+        blank: str = N_("blank_answer"),
     ) -> Reply:
         """The model and its tools until an answer in words, a pause (a plan, a clarifying
         question) or a stop. A model failure ends the question with one sentence, the
         question kept in the transcript; with ``keep_failed=False`` and nothing shown yet,
         the ``LLMError`` is raised instead and nothing is kept: the caller hands the
-        question back (a clarification's reply, to be pressed again)."""
+        question back (a clarification's reply, to be pressed again). ``blank``: what an
+        answer with no words says (``_blank_reply``)."""
         proofs = proofs if proofs is not None else []
         instrument = load_instrument(chat.instrument, self.engine_settings)
         meta = self._data_meta(instrument)
@@ -557,7 +559,7 @@ class Assistant:
                     await self._save(state)
                     if (message.text or "").strip():
                         return self._reply(state, message.text, proofs)
-                    return self._blank_reply(state, proofs)
+                    return self._blank_reply(state, proofs, blank)
                 if state.words_only:
                     return await self._tool_loop_ended(state, proofs)
                 outcome = await self._continue_calls(chat, state, 0, [], proofs)
@@ -986,15 +988,14 @@ class Assistant:
             return t("queries_refused", state.language)
         return t(otherwise, state.language)
 
-    def _blank_reply(self, state: LoopState, proofs: list[Proof]) -> Reply:
+    def _blank_reply(self, state: LoopState, proofs: list[Proof], blank: str) -> Reply:
         """The model answered with no words. Beside a run's chart and file the answer is
         there, its caption ending "(no answer)" (``Sender``); with nothing to show, the
-        person is told what happened and what to do."""
+        person is told what happened and what to do (``blank``; after a Cancel, that it is
+        cancelled, not "please ask again")."""
         if proofs:
             return self._reply(state, t("no_answer", state.language), proofs)
-        return self._reply(
-            state, self._stopped_text(state, N_("blank_answer")), proofs, failed=True
-        )
+        return self._reply(state, self._stopped_text(state, blank), proofs, failed=True)
 
     async def _cancelled(self, chat: Chat, paused: Paused) -> Reply:
         """Cancel: the model is told and answers briefly, without tools."""
@@ -1004,7 +1005,7 @@ class Assistant:
         state.messages.append(Message.tool(*results))
         state.words_only = True
         state.model_calls = min(state.model_calls, self.settings.max_model_calls - 1)
-        return await self._loop(chat, state)
+        return await self._loop(chat, state, blank=N_("cancelled"))
 
     def _close_remaining(
         self, state: LoopState, start: int, results: list[ToolResult], note: str

@@ -357,10 +357,11 @@ class ProcessRunner:
             # answers in progress): the job goes too, and so does the asyncio future. Left
             # pending, it would take the BrokenProcessPool pebble sets when the pool closes,
             # and print it unread ("Future exception was never retrieved") at shutdown.
-            if job.check_only and future.running():
-                # pebble stops a running job by ending its worker, whose replacement loads
-                # the instrument again (4.5 s on a loaded machine): a check given up on at
-                # its plan's wait ends in milliseconds by itself, its answer unread.
+            if job.check_only:
+                # pebble stops a job by ending the worker it is on, or will be on: a queued
+                # job is already in the workers' pipe. The replacement loads the instrument
+                # again (4.5 s on a loaded machine), where a check given up on at its plan's
+                # wait ends in milliseconds by itself, its answer unread.
                 wrapped.add_done_callback(_unread)
                 raise
             future.cancel()

@@ -446,6 +446,8 @@ async def edit_plan_status(
     message_id: int | None,
     status: str | None,
     lang: str,
+    *,
+    record_move: bool = False,
 ) -> bool:
     """The plan message loses its buttons and shows where it stands ("Running…", "Done.");
     with no ``status``, it is the plan with its Run and Cancel buttons again.
@@ -456,6 +458,8 @@ async def edit_plan_status(
     """
     if message_id is None:
         return True
+    # A move already known: straight to the supergroup, not refused there once more.
+    action = action.model_copy(update={"chat_id": svc.moves.current(action.chat_id)})
     view = pending_payload(action).view
     body = plan_html(view.text, t("plan_header", lang), view.plan or "")[-1]
     text = body if status is None else f"{body}\n\n⏵ {escape(status)}"
@@ -477,14 +481,17 @@ async def edit_plan_status(
     except ChatMigrated as exc:
         # The group is a supergroup now, its messages there under the same ids. Before,
         # a plan run before the move was known kept its Run and Cancel and never showed
-        # "Running…" or "Done.": both edits were refused at the group's id. The move is
-        # recorded as a refused send records it: before, the edit went on at the new id
-        # and nothing else knew, so the answer after "Running…" went to the group first,
-        # to be refused again.
+        # "Running…" or "Done.": both edits were refused at the group's id.
         if exc.new_chat_id == action.chat_id:
             return True
-        log.info("chat %s is now %s", action.chat_id, exc.new_chat_id)
-        await svc.chat_moved(action.chat_id, exc.new_chat_id)
+        if record_move:
+            # Only where nothing of the handler is left to do under the group's id (a Run:
+            # ``run_plan`` reads the plan again as the move left it). Mid-handler, a /reset
+            # cleared a conversation that had just moved and a question was asked with no
+            # history and stored where nothing reads it (r48a): a refused send at the end,
+            # or the service message, records the move there.
+            log.info("chat %s is now %s", action.chat_id, exc.new_chat_id)
+            await svc.chat_moved(action.chat_id, exc.new_chat_id)
         moved = action.model_copy(update={"chat_id": exc.new_chat_id})
         return await edit_plan_status(svc, bot, moved, message_id, status, lang)
     except TelegramError as exc:  # gone, blocked: nothing to show it to
@@ -493,12 +500,14 @@ async def edit_plan_status(
 
 
 async def remove_keyboard(svc: BotServices, bot: Bot, chat_id: int, message_id: int) -> None:
+    """The message's buttons go (a press refused for good, a reply chosen). Mid-handler: a
+    move Telegram tells of here is left for the handler's sends to record (see
+    ``edit_plan_status``)."""
+    chat_id = svc.moves.current(chat_id)
     try:
         await bot.edit_message_reply_markup(chat_id, message_id, reply_markup=None)
     except ChatMigrated as exc:  # in the supergroup the group became, as a plan's status
         if exc.new_chat_id != chat_id:
-            log.info("chat %s is now %s", chat_id, exc.new_chat_id)
-            await svc.chat_moved(chat_id, exc.new_chat_id)
             await remove_keyboard(svc, bot, exc.new_chat_id, message_id)
     except TelegramError:  # already edited or deleted: nothing to remove
         log.debug("keyboard of %s/%s already gone", chat_id, message_id)

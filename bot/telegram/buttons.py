@@ -145,7 +145,9 @@ async def on_run(ctx: UpdateContext, query: CallbackQuery, parts: list[str]) -> 
         # forgot (expired while the bot was down, a 500) still runs.
         await acknowledge(query, t("running", lang))
         running = t("running_queued", lang, ahead=ahead) if ahead else t("running", lang)
-        await edit_plan_status(svc, ctx.bot, action, plan_message_id, running, lang)
+        await edit_plan_status(
+            svc, ctx.bot, action, plan_message_id, running, lang, record_move=True
+        )
         acknowledged()
         await run_plan(
             svc,

@@ -126,6 +126,17 @@ async def test_cancel_tells_the_model_and_ends_briefly(make_assistant, store) ->
     assert again.text is None and again.proofs == []
 
 
+async def test_a_blank_answer_to_a_cancel_says_cancelled(make_assistant) -> None:
+    """The plan already reads "Cancelled."; a model that answers the Cancel with nothing
+    had the person read "please ask again" (r48a), with nothing to ask."""
+    assistant = make_assistant(
+        turn("Computing.", tool_call("execute_query", query=WEEKDAY_RANGE)), text(" ")
+    )
+    reply = await assistant.ask(ALICE, "average range by weekday")
+    done = await assistant.resume(reply.pending.id, ALICE.user_id, run=False)
+    assert done.text == t("cancelled", "en") == "Cancelled."
+
+
 async def test_new_message_while_pending_declines_it(make_assistant, store) -> None:
     assistant = make_assistant(
         turn("Computing.", tool_call("execute_query", query=WEEKDAY_RANGE)),

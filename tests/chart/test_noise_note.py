@@ -16,6 +16,7 @@ pytestmark = pytest.mark.slow
 
 NOISE = {"en": "the differences are within noise", "ru": "разница в пределах шума"}
 NAME = {"en": "average range", "ru": "средний диапазон"}  # mean(range), as the plan says it
+SAID = {"en": "within noise)", "ru": "в пределах шума)"}  # the headline's words for it
 
 
 def texts(fig) -> str:
@@ -46,8 +47,14 @@ def test_weekdays_within_noise_say_so_and_years_apart_do_not(
         "group_by": "weekday",
         "select": "mean(range)",
     }
-    shown = texts(figure(run(weekdays, sample_settings), language))
-    assert f"{NAME[language]}: {NOISE[language]}" in shown
+    fig = figure(run(weekdays, sample_settings), language)
+    shown = texts(fig)
+    # The headline is the column's and says it ("average range: Mon … to Fri … (differences
+    # within noise)"): once, not again in the subtitle.
+    header = " ".join(t.get_text() for t in fig.texts)
+    assert header.startswith(f"{NAME[language]}: ")
+    assert SAID[language] in header.split(" NQ · ")[0]
+    assert f"{NAME[language]}: {NOISE[language]}" not in shown
     percent = ranges / days["open"] * 100
     assert not within_noise(percent, pd.Series(dates.year, index=days.index))
     years = {
@@ -62,7 +69,8 @@ def test_weekdays_within_noise_say_so_and_years_apart_do_not(
 
 def test_the_note_stands_on_its_own_line_after_a_long_subtitle(sample_settings) -> None:
     """A subtitle of long map expressions filled its two lines, and the note at its end was
-    cut off: first hour up or down, and whether the day went the same way."""
+    cut off: first hour up or down, and whether the day went the same way, under a headline
+    of the mean range (which does not say the note)."""
     query = {
         "session": "RTH",
         "from": "daily",
@@ -71,7 +79,7 @@ def test_the_note_stands_on_its_own_line_after_a_long_subtitle(sample_settings) 
             "same_dir": "(fh > 0) == (close > open)",
         },
         "group_by": "fh > 0",
-        "select": "mean(same_dir)",
+        "select": ["mean(same_dir)", "mean(range)"],
     }
     result = run(query, sample_settings)
     assert result.metadata.even_groups == ["mean_same_dir"]

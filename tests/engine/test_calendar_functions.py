@@ -1070,3 +1070,52 @@ def test_a_crude_holiday_note_says_the_ranking_it_is_there_for(sample_settings) 
         f"mean_volume's lowest is 'Thu' {without['Thu']:.4g} without them, not 'Mon' "
         f"{every['Mon']:.4g}." in said
     )
+
+
+def test_a_signed_means_holiday_move_is_weighed_against_its_values_size(sample_settings) -> None:
+    """p48d C5: NQ's 2025 weekday returns were told of their holiday sessions, ranges not. A
+    mean return near 0 moved by "254 % of itself" (Thursday) when its holidays moved it by
+    about 3 % of a day's mean move; ranges moved 1 %. Both are now weighed the same way, the
+    move against the mean size of the values (pandas over the RTH bars, NYSE closures from
+    pandas_market_calendars): neither is told; the mean body (close against open, p46e q23),
+    moved by 5 % or more of its size on some weekday, still is."""
+    from rth_bars import RTH_END, RTH_START
+
+    columns = ["open", "high", "low", "close", "trading_date", "minute"]
+    bars = pd.read_parquet(data_path("NQ", sample_settings), columns=columns)
+    rth = bars[(bars["minute"] >= RTH_START) & (bars["minute"] < RTH_END)]
+    days = rth.groupby("trading_date").agg(
+        open=("open", "first"), high=("high", "max"), low=("low", "min"), close=("close", "last")
+    )
+    values = pd.DataFrame(
+        {
+            "ret": (days["close"] / days["close"].shift() - 1) * 100,
+            "body": (days["close"] / days["open"] - 1) * 100,
+            "range": days["high"] - days["low"],
+        }
+    ).loc["2025"]
+    weekday = values.index.dayofweek
+    kept = ~values.index.isin(_nyse_closures("2025-01-01", "2025-12-31"))
+    moved = {}
+    for column in values.columns:
+        every = values[column].groupby(weekday).mean()
+        without = values[column][kept].groupby(weekday[kept]).mean()
+        size = values[column].abs().groupby(weekday).mean()
+        moved[column] = (
+            ((without - every) / every).abs().max(),  # of itself, as before
+            ((without - every) / size).abs().max(),  # of the values' size
+        )
+    assert moved["ret"][0] >= 0.05 > moved["ret"][1]  # the case: told before, for nothing
+    assert max(moved["range"]) < 0.05
+    assert moved["body"][1] >= 0.05
+    for column, told in (("ret", False), ("range", False), ("body", True)):
+        result = rows(
+            {"session": "RTH", "from": "daily", "period": "2025",
+             "map": {"wd": "dayname()", "ret": "(close / prev(close) - 1) * 100",
+                     "body": "(close / open - 1) * 100"},
+             "group_by": "wd", "select": f"mean({column})"},
+            sample_settings,
+            "NQ",
+        )  # fmt: skip
+        said = [w for w in result.metadata.warnings if "US holiday sessions" in w]
+        assert bool(said) == told, column

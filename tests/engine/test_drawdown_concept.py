@@ -91,8 +91,13 @@ def test_a_recovery_after_the_period_is_said_and_the_concept_form_finds_it(
     cut = _january_falls(engine_settings, period="2024-01", where="max_dd <= -0.5")
     assert pd.to_datetime(cut.table["peak"]).tolist() == want["peak"].tolist()
     assert pd.isna(cut.table["recovered"]).all()
-    said = [w for w in cut.metadata.warnings if w.startswith("recovered is n/a")]
+    # Both columns reading next(peak) are n/a where pandas has a value, and both are named.
+    named = [c for c in ("recovered", "calendar_days") if want[c].notna().all()]
+    assert named == ["recovered", "calendar_days"]
+    assert cut.table[named].isna().all().all()
+    said = [w for w in cut.metadata.warnings if w.startswith("recovered ")]
     assert len(said) == 1, cut.metadata.warnings
+    assert said[0].startswith("recovered and calendar_days are n/a on 1 row listed: ")
     assert "(2024-01-31)" in said[0] and "peak >= '2024-01-02' and peak <= '2024-01-31'" in said[0]
     text = describe_concept("drawdown")
     assert "peak >= '2022-01-01' and peak <= '2022-12-31'" in text
@@ -103,10 +108,10 @@ def test_a_recovery_after_the_period_is_said_and_the_concept_form_finds_it(
     )
     assert pd.to_datetime(whole.table["recovered"]).tolist() == want["recovered"].tolist()
     np.testing.assert_allclose(whole.table["calendar_days"].astype(float), [51.0])
-    assert not any(w.startswith("recovered is n/a") for w in whole.metadata.warnings)
+    assert not any(w.startswith("recovered ") for w in whole.metadata.warnings)
     running = _january_falls(engine_settings, period=None, where="max_dd <= -0.5")
     assert pd.isna(running.table["recovered"]).iloc[-1]
-    assert not any(w.startswith("recovered is n/a") for w in running.metadata.warnings)
+    assert not any(w.startswith("recovered ") for w in running.metadata.warnings)
 
 
 def test_the_concept_cagr_in_one_stage_is_pandas(engine_settings, minutes) -> None:
@@ -124,3 +129,35 @@ def test_the_concept_cagr_in_one_stage_is_pandas(engine_settings, minutes) -> No
     days = (close.index[-1] - close.index[0]).days
     want = ((close.iloc[-1] / close.iloc[0]) ** (365.25 / days) - 1) * 100
     assert result.summary.value == pytest.approx(want, rel=1e-9)
+
+
+@pytest.mark.parametrize("above_all_before", [True, False])
+def test_the_running_peak_note_only_where_the_rows_listed_read_an_earlier_high(
+    engine_settings, minutes, above_all_before: bool
+) -> None:
+    """February 2024's episodes under "period": "2024-02": cummax() starts at 02-01's close,
+    below January's 17047.25. The episode from 02-01 reads its fall from its own close,
+    where all history reads it from January's high: that row, listed, is said. The episodes
+    from a close above every earlier one (pandas) are the same either way, and listed alone
+    they said "cummax() starts at the period's first bar …" of nothing they hold (p47g d3:
+    ES's 2022 episode from 5481.25, above 2021's 4866)."""
+    close = rth_daily(minutes)["close"]
+    before = close[close.index < "2024-02-01"].max()
+    february = close[(close.index >= "2024-02-01") & (close.index < "2024-03-01")]
+    assert february.iloc[0] < before < february.max()
+    own = _episodes(february)
+    history = _episodes(close[close.index < "2024-03-01"])
+    history = history[history["peak"] >= "2024-02-01"]
+    where = f"peak_close > {before}" if above_all_before else "peak <= '2024-02-01'"
+    if above_all_before:  # the same rows, from the same closes, either way
+        kept = own[own["peak_close"] > before].reset_index(drop=True)
+        same = history[history["peak_close"] > before].reset_index(drop=True)
+        pd.testing.assert_frame_equal(kept[["peak", "max_dd"]], same[["peak", "max_dd"]])
+    else:  # 02-01 begins no episode over all history: its fall is January's peak's
+        kept = own[own["peak"] == "2024-02-01"].reset_index(drop=True)
+        assert "2024-02-01" not in set(history["peak"].dt.strftime("%Y-%m-%d"))
+    result = _january_falls(engine_settings, period="2024-02", where=where)
+    assert pd.to_datetime(result.table["peak"]).tolist() == kept["peak"].tolist()
+    np.testing.assert_allclose(result.table["max_dd"].astype(float), kept["max_dd"])
+    said = [w for w in result.metadata.warnings if w.startswith("cummax() starts at")]
+    assert len(said) == (0 if above_all_before else 1), result.metadata.warnings

@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from nyse_holidays import NYSE_HOLIDAYS_2024
 from small_bars import bars_from_closes
 
 from barb import execute
@@ -99,3 +100,58 @@ def test_whole_bars_of_a_half_day_or_a_full_day_say_nothing(half_days) -> None:
     for frame_name, period in (("15m", "2024-11-29"), ("1h", "2024-11-27")):
         query = {"session": "RTH", "from": frame_name, "period": period}
         assert cut_warnings(execute(query, "NQ", settings=settings)) == []
+
+
+def test_a_holiday_s_full_session_is_said_halted_not_closed_early(half_days) -> None:
+    """ETH's 4-hour bars from 18:00 over Thanksgiving and the day after: the 10:00 bar holds
+    180 and 195 minutes (pandas). Thanksgiving's ETH session is the holiday's, the stock
+    market shut, cut by the trading halt at 13:00; "closed early" is the half day's (the day
+    after, 13:15), as RTH's 09:30-13:00 on the holiday is."""
+    settings, frame = half_days
+    assert "2024-11-28" in NYSE_HOLIDAYS_2024 and "2024-11-29" not in NYSE_HOLIDAYS_2024
+    stamps = frame["timestamp"]
+    since_open = (stamps - (stamps.dt.normalize() + pd.Timedelta(hours=18))) % pd.Timedelta(days=1)
+    slot = since_open // pd.Timedelta(hours=4)
+    minutes = frame.groupby([frame["trading_date"], slot]).size()
+    held_10 = {
+        day: int(minutes.loc[(pd.Timestamp(day), 4)]) for day in ("2024-11-28", "2024-11-29")
+    }
+    assert held_10 == {"2024-11-28": 180, "2024-11-29": 195}
+    query = {"session": "ETH", "from": "4h", "period": "2024-11-28:2024-11-29"}
+    result = execute(query, "NQ", settings=settings)
+    assert result.ok, result.to_dict()
+    assert [w for w in result.metadata.warnings if "its 10:00 bar" in w] == [
+        "2024-11-28 was a US holiday (stocks shut), trading halted at 13:00 ET: its 10:00 bar "
+        "is 3 hours (10:00-13:00); 2024-11-29 closed early, at 13:15 ET: its 10:00 bar is 195 "
+        "minutes (10:00-13:15), the others 4 hours."
+    ]
+
+
+def test_cut_bars_not_among_the_rows_shown_are_counted_as_such(half_days) -> None:
+    """The 4 days' hourly RTH bars by their open: 24 rows of 5 values, of which the model is
+    shown the first and the last five. The note named the half days' 12:30 bars as listed
+    though the model was shown at most one (pandas); it says how many of them it was shown."""
+    settings, frame = half_days
+    minute = frame["minute"].astype(int)
+    rth = frame[(minute >= 570) & (minute < 1020)].assign(slot=(minute - 570) // 60)
+    bars = rth.groupby(["trading_date", "slot"]).agg(open=("open", "first"), held=("slot", "size"))
+    ranked = bars.sort_values("open", ascending=False, kind="stable").reset_index()
+    shown = np.zeros(len(ranked), dtype=bool)
+    shown[:5] = shown[-5:] = True
+    cut = ranked["held"].lt(60) & ranked["slot"].lt(7)  # the 16:30 bar is half an hour always
+    assert len(ranked) == 24 and cut.sum() == 2
+    seen = int((cut & shown).sum())
+    assert seen < 2
+    query = {
+        "session": "RTH",
+        "from": "1h",
+        "period": "2024-11-26:2024-11-29",
+        "map": {"o": "open", "h": "high", "l": "low", "c": "close", "v": "volume"},
+        "sort": "o desc",
+    }
+    result = execute(query, "NQ", settings=settings)
+    assert not result.summary.whole
+    (said,) = cut_warnings(result)
+    assert said.endswith(
+        f"the others an hour. {seen or 'None'} of these 2 bars is among the 10 rows shown, of 24."
+    ), said

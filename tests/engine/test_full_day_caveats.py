@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import pandas as pd
 import pytest
+import talib
 from asking import RTH_DAILY, ask
 
 from barb.charts import draw_chart
-from barb.result import Result
+from barb.result import Result, short_value
 
 RTH = (570, 1020)  # 09:30-17:00, minutes of the day
 
@@ -235,3 +236,64 @@ def test_full_session_and_price_free_long_bars_say_nothing(engine_settings):
         session="RTH",
     )
     assert _full_day(eth) == [] and _full_day(rth) == []
+
+
+@pytest.fixture(scope="module")
+def session_bars(minutes: pd.DataFrame) -> dict[str, pd.DataFrame]:
+    """Daily open, high, low, close per trading date of the full day and of RTH."""
+    bars = minutes.copy()
+    stamp = bars["timestamp"]
+    bars["date"] = (stamp + pd.Timedelta(hours=6)).dt.normalize()
+    minute = stamp.dt.hour * 60 + stamp.dt.minute
+    rth = bars[(minute >= RTH[0]) & (minute < RTH[1])]
+    ohlc = {"open": "first", "high": "max", "low": "min", "close": "last"}
+    return {
+        "ETH": bars.groupby("date").agg(ohlc),
+        "RTH": rth.groupby("date").agg(ohlc),
+    }
+
+
+def test_rth_atr_is_said_beside_the_full_days(engine_settings, session_bars):
+    """ATR(14) "now" on RTH's daily bars read RTH's highs and lows only; the full day's bars
+    (TA-Lib over them) give another value, said with the form that reads it (p48d M2)."""
+    atr = {name: talib.ATR(d["high"], d["low"], d["close"], 14) for name, d in session_bars.items()}
+    day = atr["RTH"].index[-1]
+    part, whole = atr["RTH"].iloc[-1], atr["ETH"].loc[day]
+    assert abs(whole / part - 1) >= 0.05  # the data has the case
+    query = {"map": {"atr14": "atr(14)"}, "sort": "timestamp desc", "limit": 1}
+    result = ask(query | {"select": ["close", "atr14"]}, engine_settings, **RTH_DAILY)
+    said = [w for w in result.metadata.warnings if w.startswith("atr14 is read")]
+    assert said == [
+        "atr14 is read from RTH (09:30-17:00) bars only, a part of the day: on full-day (ETH) "
+        f"bars, what a daily chart shows, it is {short_value(whole):.10g} on {day.date()}, "
+        f'{abs(whole / part - 1):.0%} more. The full day\'s: "session": "ETH".'
+    ]
+    # A map column read through another: ATR in % of the close (TA-Lib's NATR).
+    chained = {"atr14": "atr(14)", "natr": "atr14 / close * 100"}
+    natr = ask(query | {"map": chained, "select": ["natr"]}, engine_settings, **RTH_DAILY)
+    eth = session_bars["ETH"]
+    full = talib.NATR(eth["high"], eth["low"], eth["close"], 14).loc[day]
+    [said] = [w for w in natr.metadata.warnings if w.startswith("natr is read")]
+    assert f"it is {short_value(full):.10g} on {day.date()}" in said
+    mean = ask({"select": "mean(atr(14)) as m"}, engine_settings, **RTH_DAILY)
+    assert mean.summary.value == pytest.approx(atr["RTH"].mean())
+    shift = atr["ETH"].loc[atr["RTH"].index].mean() / atr["RTH"].mean() - 1
+    assert [w for w in mean.metadata.warnings if w.startswith("m is read")] == [
+        "m is read from RTH (09:30-17:00) bars only, a part of the day: on full-day (ETH) "
+        f"bars, what a daily chart shows, over the same {len(atr['RTH'])} days it is "
+        f"{short_value(atr['ETH'].loc[atr['RTH'].index].mean()):.10g}, {shift:.0%} more. The "
+        'full day\'s: "session": "ETH".'
+    ]
+
+
+@pytest.mark.parametrize(
+    ("session", "column"),
+    [
+        ("ETH", "atr(14)"),  # the full day itself
+        ("RTH", "rsi(close, 14)"),  # a line of the close, which RTH shares with the full day
+    ],
+)
+def test_no_full_day_indicator_where_the_bars_are_the_days(engine_settings, session, column):
+    query = {"map": {"x": column}, "sort": "timestamp desc", "limit": 1, "select": ["close", "x"]}
+    result = ask(query, engine_settings, **RTH_DAILY | {"session": session})
+    assert [w for w in result.metadata.warnings if w.startswith("x is read")] == []

@@ -343,3 +343,29 @@ def test_a_day_after_a_holiday_among_the_rows_listed_is_named(
     # Holiday sessions listed too: the stock market's days are the others.
     fix = _stock_days(ONE_BACK) if listed["holiday"].any() else f"From that close: {ONE_BACK}."
     assert warnings_with(result, KEPT) == [_text(len(after), limit, "; ".join(named), fix)]
+
+
+def test_the_stock_markets_first_day_of_the_month_is_said_whatever_its_share(
+    sample_settings, rth, closed_at
+) -> None:
+    """trading_day('month', 'stocks') asks about the stock market's days: its day after
+    Labor Day or Memorial Day reads the holiday's short session as prev(close), though those
+    are 10 of 217 rows, under the share said over every day (p48c Q7)."""
+    stock = rth[~rth["holiday"]]
+    first = stock.groupby(stock.index.to_period("M")).head(1)
+    after = first.index[first["after"]]
+    assert len(first) == 217 and len(after) == 10  # 4.6%: under NOTABLE_SHARE
+    query = {
+        "map": {"ret": RET},
+        "where": "trading_day('month', 'stocks') == 1",
+        "select": ["count() as days", "mean(ret)"],
+    }
+    result = ask(query, sample_settings, **RTH_DAILY)
+    assert result.summary.values["days"] == len(first)
+    example = "e.g. " + _after(rth, after[0], closed_at)
+    assert warnings_with(result, KEPT) == [
+        _text(len(after), len(first), example, f"From that close: {ONE_BACK}.")
+    ]
+    # The exchange's own first days (holiday sessions among them) are asked as every day is.
+    exchange = ask({**query, "where": "trading_day('month') == 1"}, sample_settings, **RTH_DAILY)
+    assert warnings_with(exchange, KEPT) == []

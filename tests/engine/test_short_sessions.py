@@ -103,8 +103,12 @@ def test_overnight_rankings_name_only_the_nights_that_stopped_early(
     holidays = [d for d in nights.index if d in NYSE_HOLIDAYS_2024]
     stopped = nights[nights["night"] < 24 * 60 - OVERNIGHT[0] + OVERNIGHT[1]].index.tolist()
     assert len(holidays) == 8 and stopped == ["2024-03-29"]
+    # The model is shown the first and the last five of them.
+    at = nights.index.get_loc("2024-03-29")
+    among = "" if at < 5 or at >= len(nights) - 5 else "not "
     assert _short(result) == [
-        f"1 of the {len(nights)} rows listed is a short session: 2024-03-29 (holiday, closed "
+        f"1 of the {len(nights)} rows is a short session ({among}among the 10 shown): "
+        f"2024-03-29 (holiday, closed "
         f"{days_2024.loc['2024-03-29', 'closed']}); their range and volume are a part day's. "
         f"{LEAVE_OUT}"
     ]
@@ -259,6 +263,39 @@ def test_rows_listed_by_date_name_their_short_sessions(
         f"{len(short)} of the {len(listed)} rows listed {are}: {', '.join(named[:3])}{more}; "
         f"their {said} a part day's. {other}"
     ]
+
+
+@pytest.mark.slow
+def test_a_table_too_long_to_show_counts_the_short_sessions_shown(sample_settings) -> None:
+    """September to December 2025's days by range: the model is shown the first and the last
+    five of 84 rows. The note said "N of the 84 rows listed are short sessions", naming days
+    it was not shown; it counts those shown among all of them and names them first."""
+    bars = pd.read_parquet(
+        data_path("NQ", sample_settings),
+        filters=[("trading_date", ">=", pd.Timestamp("2025-09-01"))],
+    )
+    bars = bars[bars["trading_date"] < "2026-01-01"]
+    rth = bars[(bars["minute"] >= RTH[0]) & (bars["minute"] < RTH[1])]
+    days = rth.groupby("trading_date").agg(
+        high=("high", "max"), low=("low", "min"), rth=("minute", "size")
+    )
+    days["range"] = days["high"] - days["low"]
+    days.index = [f"{d:%Y-%m-%d}" for d in days.index]
+    ranked = days.sort_values("range", ascending=False, kind="stable")
+    short = ranked["rth"] < RTH[1] - RTH[0]
+    shown = np.zeros(len(ranked), dtype=bool)
+    shown[:5] = shown[-5:] = True
+    assert len(ranked) > 60 and 0 < (short & shown).sum() < short.sum()
+    query = {"period": "2025-09:2025-12", "select": "range", "sort": "range desc"}
+    result = ask(query, sample_settings, **RTH_DAILY)
+    assert result.table["date"].astype(str).tolist() == ranked.index.tolist()
+    assert not result.summary.whole
+    (said,) = _short(result)
+    first = ranked.index[short & shown][0]
+    assert said.startswith(
+        f"{short.sum()} of the {len(ranked)} rows are short sessions ({(short & shown).sum()} "
+        f"of them among the 10 shown): {first} ("
+    ), said
 
 
 @pytest.mark.parametrize(

@@ -272,3 +272,46 @@ def test_which_weekday_first_takes_out_last_weeks_high(sample_settings, con) -> 
     ).fetchall()
     assert got == dict(expected)
     assert got == {"Mon": 273, "Tue": 103, "Wed": 71, "Thu": 56, "Fri": 32, "none": 405}
+
+
+def test_the_datas_open_week_is_said_where_it_moves_the_answer(engine_settings, minutes) -> None:
+    """ "Is the weekly high in by Wednesday?" counts the data's last Wednesday (2024-03-27),
+    whose week is not over on Thursday 2024-03-28 (CME traded Good Friday): its final high
+    is the high so far, so that row is true by construction. Said with the mean over the
+    whole weeks' Wednesdays (pandas over the RTH days) and the period that keeps those only
+    (p48c Q41)."""
+    query = {
+        "map": {
+            "so_far": "cummax(high, 'week')",
+            "wk_hi": "weekly(high, 0)",
+            "by_wed": "so_far == wk_hi",
+        },
+        "where": "dayofweek() == 2",
+        "select": ["count()", "mean(by_wed) as share"],
+    }
+    result = ask(query, engine_settings, session="RTH", **{"from": "daily"})
+    days = rth_daily(minutes)
+    week = _unit_start(days.index, "W")
+    so_far = days["high"].groupby(week).cummax()
+    whole = days["high"].groupby(week).transform("max")
+    wednesdays = (so_far == whole)[days.index.dayofweek == 2]
+    assert result.summary.values["share"] == pytest.approx(wednesdays.mean())
+    assert wednesdays.index[-1] == pd.Timestamp("2024-03-27") and wednesdays.iloc[-1]
+    done = wednesdays.iloc[:-1]
+    assert f"{done.mean():.4g}" != f"{wednesdays.mean():.4g}"  # the row moves the answer
+    assert warnings_with(result, "is not over") == [
+        "The week 2024-03-25 is not over (the data ends on 2024-03-28): weekly(high, 0) on "
+        "its 1 row kept is the week's value so far, not its final one. Without it, share is "
+        f'{done.mean():.4g} ({len(done)} rows). Whole weeks only: "period": ":2024-03-24".'
+    ]
+    # That period, or last week's high (known at the week's open), say nothing of it.
+    whole_weeks = ask(
+        query | {"period": ":2024-03-24"}, engine_settings, session="RTH", **{"from": "daily"}
+    )
+    previous = ask(
+        query | {"map": query["map"] | {"wk_hi": "weekly(high)"}},
+        engine_settings,
+        session="RTH",
+        **{"from": "daily"},
+    )
+    assert warnings_with(whole_weeks, "is not over") == warnings_with(previous, "is not over") == []

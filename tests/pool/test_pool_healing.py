@@ -117,7 +117,27 @@ async def test_a_check_given_up_on_while_running_keeps_its_worker(
     assert json.loads(described.summary_text)["pid"] == pid
     assert runner.restarts == 0 and runner.pool_replacements == 0
 
+    # Given up on while queued behind a run (a busy pool: what the wait is for), the check
+    # is already in the workers' pipe, and a cancel ended the worker that took it (r48a).
+    started.unlink()
+    query = {**COUNT, "sleep": 1.5, "started": str(started)}
+    running = asyncio.create_task(runner.run(QueryJob(query=query)))
+    pid = await started_pid(started)
+    check = QueryJob(query={**COUNT, "sleep": 0.5}, check_only=True)
+    checking = asyncio.create_task(runner.check(check))
+    await asyncio.sleep(0.3)
+    checking.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        await checking
+    assert answered(await running)
+    traced = tmp_path / "trace"
+    query = {**COUNT, "trace": str(traced)}  # queued behind the given-up check
+    assert answered(await runner.run(QueryJob(query=query, chart=False, csv=False)))
+    assert traced.read_text().split() == [str(pid)]
+    assert runner.restarts == 0 and runner.pool_replacements == 0
+
     # A run given up on still stops its worker: its query may run for minutes.
+    query = {**COUNT, "sleep": 0.5, "started": str(started)}
     started.unlink()
     running = asyncio.create_task(runner.run(QueryJob(query=query | {"sleep": 60})))
     pid = await started_pid(started)

@@ -40,6 +40,14 @@ def mention(fake: FakeBotAPI, said: str) -> str:
     return f"@{fake.bot['username']} {said}"
 
 
+def asked(fake: FakeBotAPI, chat_id: int, said: str, chat_type: str) -> None:
+    fake.inject(
+        fake.message_update(
+            chat_id=chat_id, user_id=ALICE, text=mention(fake, said), chat_type=chat_type
+        )
+    )
+
+
 async def handled(fake: FakeBotAPI, svc: BotServices, update_id: int) -> None:
     """Until the bot has stored ``update_id`` and its handlers have ended."""
     await fake.wait_confirmed(update_id)
@@ -259,6 +267,92 @@ async def test_a_plan_status_refused_as_migrated_moves_the_chat_as_a_send_does(
         # One refusal, "Running…"'s; "Done." went to the supergroup at once.
         assert [r.status for r in fake.calls("editMessageText", chat_id=OLD)] == [400]
         await moved(svc)
+
+
+@pytest.mark.parametrize("upgraded", [False, True], ids=["never-moved", "moved"])
+async def test_a_question_sent_before_the_upgrade_keeps_its_conversation(
+    fake_telegram: FakeBotAPI, db_url: str, upgraded: bool
+) -> None:
+    """Alice had a conversation in group OLD ("hello" answered) and a plan waiting. The
+    group is upgraded (no service message yet: it queues behind her message after a
+    restart or a backlog); her next question, sent in the group just before, is handled
+    now. Its "plan replaced" edit is refused as migrated. Had the edit recorded the move
+    then (r48a), the model, asked under OLD, saw no history and the turn was stored where
+    nothing reads it; the answer's refused send records it, the turn moving with the rest."""
+    fake = fake_telegram
+    async with barb_bot(fake, db_url) as svc:
+        asked(fake, OLD, "hello", "group")
+        await fake.wait_said(1, chat_id=OLD)
+        asked(fake, OLD, "weekday ranges", "group")
+        [_, plan] = await fake.wait_said(2, chat_id=OLD)
+        assert len(keyboard_data(plan)) == 2
+        where = OLD
+        if upgraded:
+            fake.upgrade_group(OLD, NEW, user_id=ALICE, announce=False)
+            where = NEW
+
+        asked(fake, OLD, "hello again", "group")
+        await fake.wait_said(1 if upgraded else 3, chat_id=where)
+        assert await settled_outbox(svc) == []
+
+        requests = svc.assistant.provider.requests  # type: ignore[attr-defined]
+        seen = [m.text for m in requests[-1].messages if m.role == "user"]
+        questions = [
+            m.payload.get("text")
+            for m in await svc.store.transcript.recent(where, 10)
+            if m.role == "user"
+        ]
+        left = [m.payload.get("text") for m in await svc.store.transcript.recent(OLD, 10)]
+        problems = []
+        # The model is asked with the conversation so far, as in a group that never moved.
+        if not any(s == "hello" for s in seen):
+            problems.append(f"model saw no history: {seen}")
+        # The turn is the supergroup's conversation, not left under the group's id.
+        if "hello again" not in questions:
+            problems.append(f"turn not in {where}'s conversation: {questions}")
+        if upgraded and left:
+            problems.append(f"left under the group's id {OLD}: {left}")
+        assert not problems, problems
+
+
+async def test_a_plan_said_replaced_in_the_moved_group_is_declined(
+    fake_telegram: FakeBotAPI, db_url: str
+) -> None:
+    """Same flow: the waiting plan's message says it was replaced (edited at NEW), and the
+    plan is declined, not left "pending" in the supergroup."""
+    fake = fake_telegram
+    async with barb_bot(fake, db_url) as svc:
+        asked(fake, OLD, "weekday ranges", "group")
+        [plan] = await fake.wait_said(1, chat_id=OLD)
+        fake.upgrade_group(OLD, NEW, user_id=ALICE, announce=False)
+        asked(fake, OLD, "hello again", "group")
+        await fake.wait_said(1, chat_id=NEW)
+        assert await settled_outbox(svc) == []
+        shown = fake.message(NEW, plan["message_id"])
+        assert keyboard_data(shown) == []  # edited: "replaced by a newer question"
+        still = [a.status for a in await svc.store.pending.open_for_chat(NEW, user_id=ALICE)]
+        assert "pending" not in still, still
+
+
+async def test_a_reset_sent_before_the_upgrade_forgets_what_moved(
+    fake_telegram: FakeBotAPI, db_url: str
+) -> None:
+    """Alice's /reset, sent in group OLD just before the upgrade, handled after it: its plan
+    edit ("Cancelled.") is refused as migrated, and what she is told is forgotten is, in
+    the supergroup too."""
+    fake = fake_telegram
+    async with barb_bot(fake, db_url) as svc:
+        asked(fake, OLD, "hello", "group")
+        await fake.wait_said(1, chat_id=OLD)
+        asked(fake, OLD, "weekday ranges", "group")
+        await fake.wait_said(2, chat_id=OLD)
+        fake.upgrade_group(OLD, NEW, user_id=ALICE, announce=False)
+        reset = f"/reset@{fake.bot['username']}"
+        fake.inject(fake.message_update(chat_id=OLD, user_id=ALICE, text=reset, chat_type="group"))
+        await fake.wait_said(1, chat_id=NEW)
+        assert await settled_outbox(svc) == []
+        kept = [m for m in await svc.store.transcript.recent(NEW, 10) if m.user_id == ALICE]
+        assert kept == [], [m.payload for m in kept]
 
 
 async def test_cancel_in_the_supergroup_stops_the_question_asked_in_the_group(
