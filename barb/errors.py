@@ -20,6 +20,31 @@ class BarbError(Exception):
     """Base of every error the engine raises on purpose."""
 
 
+#: Exceptions that stop a query from outside it, registered by whoever raises them
+#: (``stops_from_outside``): a worker's time limit, which a signal handler raises as an
+#: ordinary ``Exception`` at whatever line the engine is on (Celery's
+#: ``SoftTimeLimitExceeded``, registered by ``bot.pool.queue_app``). The engine's own limit
+#: (``barb.script.limits.time_limit``) needs none: its alarm is a ``BaseException``.
+_FROM_OUTSIDE: list[type[BaseException]] = []
+
+
+def stops_from_outside(kind: type[BaseException]) -> None:
+    """Let ``kind`` through the engine's catch-all for its own bugs (``execute``), to the
+    code that raised it and says what it means; the engine itself knows nothing of it.
+
+    >>> class WorkerTimeUp(Exception): ...
+    >>> stops_from_outside(WorkerTimeUp)
+    >>> stopped_from_outside(WorkerTimeUp())
+    True
+    """
+    if kind not in _FROM_OUTSIDE:
+        _FROM_OUTSIDE.append(kind)
+
+
+def stopped_from_outside(exc: BaseException) -> bool:
+    return isinstance(exc, tuple(_FROM_OUTSIDE))
+
+
 class DataError(BarbError):
     """A data file is missing, malformed or inconsistent."""
 

@@ -38,7 +38,6 @@ from barb.bar_labels import as_labelled
 from barb.i18n import DEFAULT, N_, decimal_mark, text
 from barb.instruments import Instrument, available_instruments
 from barb.planning import HIDDEN
-from barb.record_runs import record_columns, record_run_rows
 from barb.result import Result, result_instrument
 from barb.row_values import statistic_arguments
 from barb.time_keys import clock_kind, clock_text
@@ -64,19 +63,27 @@ WHOLE_NOTE = N_("csv.whole_note")
 
 @dataclass(frozen=True)
 class Dialect:
-    """How a spreadsheet splits a line into fields and which mark it reads as a number's
-    decimal point."""
+    """How a spreadsheet splits a line into fields, which mark it reads as a number's
+    decimal point, and what it reads as true and false."""
 
     separator: str
     decimal: str
+    true: str = "True"
+    false: str = "False"
 
 
 def csv_dialect(locale: str | None = DEFAULT) -> Dialect:
     """The CSV dialect of the spreadsheet in ``locale``: where the decimal mark is a comma
     (Babel's number symbols), Excel takes ";" for the list separator, so ``csv_dialect("ru")``
-    is ``;`` and ``,``; ``csv_dialect("en")`` is ``,`` and ``.``."""
+    is ``;`` and ``,``; ``csv_dialect("en")`` is ``,`` and ``.``.
+
+    A condition's True/False is a boolean to an English spreadsheet and to pandas; Russian
+    Excel and LibreOffice know ИСТИНА/ЛОЖЬ only (German WAHR/FALSCH…) and opened "True" as
+    text (r48b). There it is 1 and 0: a number in every locale and every tool, which sums to
+    the days counted and averages to their share; a locale's own words would be text to all
+    but that locale's spreadsheet."""
     if decimal_mark(locale) == ",":
-        return Dialect(separator=";", decimal=",")
+        return Dialect(separator=";", decimal=",", true="1", false="0")
     return Dialect(separator=",", decimal=".")
 
 
@@ -97,14 +104,10 @@ def proof_frame(result: Result) -> pd.DataFrame | None:
 
 
 def _record_runs(result: Result) -> pd.DataFrame | None:
-    """The longest runs behind a streak record, found among all the rows behind it (those
-    past the first ``max_table_rows`` too); None for any other number."""
-    if result.table is not None or not record_columns(result.query):
-        return None
-    meta = result.metadata
-    every = result.drawn_rows if meta is not None and meta.truncated else None
-    rows = every if every is not None else result.source_rows
-    return record_run_rows(rows, result.query) if rows is not None else None
+    """The longest runs behind a streak record, found by the engine among all the rows
+    behind it (those past the first ``max_table_rows`` too); None for any other answer, a
+    record beside other statistics too (a backtest's trades are its proof)."""
+    return result.run_rows if result.table is None else None
 
 
 def csv_rows(result: Result) -> int:
@@ -148,6 +151,10 @@ def _with_first_whole(table: pd.DataFrame, result: Result) -> pd.DataFrame:
     out = pd.concat([table, whole], ignore_index=True)
     out[NOTE_COLUMN] = [OPEN_NOTE, WHOLE_NOTE]
     return out
+
+
+def _flag(value: bool, dialect: Dialect) -> str:
+    return dialect.true if value else dialect.false
 
 
 def _is_price(name: str) -> bool:
@@ -219,6 +226,8 @@ def csv_bytes(result: Result, language: str | None = DEFAULT) -> bytes:
                 out[name] = values.map(lambda v: _plain(v, SIGNIFICANT_DIGITS, decimals))
             if dialect.decimal != ".":  # plain digits and one point: no grouping to mistake
                 out[name] = out[name].map(lambda v: v.replace(".", dialect.decimal))
+        elif pd.api.types.is_bool_dtype(values):  # an unknown (NA) stays empty
+            out[name] = values.map(lambda v: "" if pd.isna(v) else _flag(bool(v), dialect))
     out = out.rename(columns={k: v for k, v in renamed.items() if v not in out.columns})
     if NOTE_COLUMN in out.columns:
         notes = out[NOTE_COLUMN].map(lambda key: text("barb", key, language))
@@ -231,8 +240,11 @@ def csv_bytes(result: Result, language: str | None = DEFAULT) -> bytes:
             source[0] = _source(result, language)
         out[text("barb", N_("csv.source_column"), language)] = source
     buffer = io.StringIO()
-    # A text field holding the separator is quoted (QUOTE_MINIMAL): "a;b" stays one cell.
-    out.to_csv(buffer, index=False, sep=dialect.separator, lineterminator="\n")
+    # A text field holding the separator or a line break is quoted (QUOTE_MINIMAL): "a;b"
+    # stays one cell. Lines end "\r\n" (RFC 4180, as Excel writes them): the csv module
+    # quotes a field holding a character of the line ending only, and a bare "\r" in a
+    # text left unquoted after "\n" endings split its row in Excel and pandas (r48b).
+    out.to_csv(buffer, index=False, sep=dialect.separator, lineterminator="\r\n")
     return buffer.getvalue().encode("utf-8-sig")
 
 

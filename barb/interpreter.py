@@ -61,7 +61,13 @@ from barb.caveats.price_levels import price_level_caveat, running_total_caveat
 from barb.caveats.ranked_groups import PartGroups, cut_group, part_groups
 from barb.caveats.run_edges import holiday_run_caveat, run_past_period_caveat
 from barb.caveats.running_history import history_beyond_caveat, run_from_history
-from barb.caveats.scope import OpenGroup, open_group, open_group_caveat, scope_caveats
+from barb.caveats.scope import (
+    OpenGroup,
+    last_whole_label,
+    open_group,
+    open_group_caveat,
+    scope_caveats,
+)
 from barb.caveats.sessions import (
     bar_window,
     part_of_day,
@@ -93,10 +99,18 @@ from barb.caveats.zone_midnight import zone_midnight_caveat
 from barb.caveats.zone_window_groups import zone_window_group_caveat
 from barb.caveats.zones import zone_window_caveat
 from barb.closed_days import no_trading_error
-from barb.errors import BarbError, DataError, ExecutionError, QueryError, out_of_memory
+from barb.errors import (
+    BarbError,
+    DataError,
+    ExecutionError,
+    QueryError,
+    out_of_memory,
+    stopped_from_outside,
+)
 from barb.frames import take_rows
 from barb.lineage import nodes, through_map
 from barb.long_results import BuiltOnce, spread_rows
+from barb.outcome_groups import possible_outcomes
 from barb.period_rows import bars_in_scope, event_filtered, listed_open_bar, no_rows
 from barb.planning import Plan, plan_query, session_name
 from barb.process_memory import memory_ceiling
@@ -113,6 +127,7 @@ from barb.script import ast
 from barb.script.clock_order import NightSession
 from barb.script.context import EvalContext
 from barb.script.daily_calls import DAILY_ARGUMENTS
+from barb.script.evaluator import evaluate
 from barb.script.query import Query, parse_query
 from barb.settings import EngineSettings, default_settings
 from barb.short_bars import short_bar_caveat, short_bar_row_caveat
@@ -139,7 +154,9 @@ def execute(
     *,
     settings: EngineSettings | None = None,
 ) -> Result:
-    """Run a Barb Script query. Bad queries come back as ``Result.error``, never as raises."""
+    """Run a Barb Script query. Bad queries come back as ``Result.error``, never as raises;
+    only what stops it from outside (a worker's time limit, ``stops_from_outside``) is
+    raised on to the worker."""
     started = time.perf_counter()
     raw = query.to_json() if isinstance(query, Query) else query
     try:
@@ -161,6 +178,8 @@ def execute(
             query=raw if isinstance(raw, dict) else {}, error=out_of_memory(memory_ceiling())
         )
     except (BarbError, Exception) as exc:  # a bug: log it, never crash the caller
+        if stopped_from_outside(exc):  # a worker's time limit: its worker says so
+            raise
         ref = uuid.uuid4().hex[:8]
         log.error("query failed (ref %s): %r", ref, raw, exc_info=exc)
         return Result(
@@ -252,6 +271,7 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
     rows_matched = output.rows_kept
     cut_rows = partial(cut_rows_text, plan, ctx, scope, output.summary, run_stage)
     warnings = list(plan.warnings) + scope_caveats(plan, scope, output.kept_dates, cut_rows)
+    past_end, past_end_at = plan.past_end, len(plan.warnings)
     if rows_matched == 0:
         warnings.append("No bars matched: the result is empty.")
         instrument = dataset.instrument
@@ -324,6 +344,7 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
         cuts = period_cuts(plan, scope, output.kept_dates)
         cut_groups = [g for g in (cut_group(plan, c) for c in cuts) if g is not None]
         said = open_group_caveat(plan, cut_short, output.kept, cut=cut_groups)
+        past_end = past_end if cut_short is None or not said else None
         parts = part_groups(plan, cut_short, said, cuts)
         if plan.then is None and output.table is not None:  # the model's highest and lowest
             table = output.table
@@ -339,9 +360,10 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
         warnings += split_week_caveat(plan, output.kept_dates)
         warnings += early_close_bar_caveat(plan, output.kept)
     then_rows, first = None, output
+    outcomes = _outcomes(plan, first, ctx)
     if plan.then is not None:
         given = output.table
-        output = _second_stage(plan, output, ctx, day_open)
+        output = _second_stage(plan, output, ctx, day_open, outcomes)
         record = first.record_rows  # the data's first year's highs, in rows then drops
         if record is not None and _keeps_none(record[1], output.passed) and record[0] in warnings:
             warnings.remove(record[0])
@@ -365,7 +387,7 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
         output if plan.then else None,
         warnings,
         ctx=ctx,
-        then_without=_then_without(plan, first, ctx, day_open) if plan.then else None,
+        then_without=_then_without(plan, first, ctx, day_open, outcomes) if plan.then else None,
     )
     # Groups by another zone's clock, whose exchange hours move with daylight saving.
     warnings += zone_group_caveat(plan, first, output if plan.then else None)
@@ -383,6 +405,8 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
     warnings[looked_at:looked_at] = lookback_caveat(
         plan, ctx, frame, first, output if plan.then is not None else None
     )
+    if past_end is not None:  # in its place among the plan's, once no index above moves
+        warnings.insert(past_end_at, past_end)
     warnings += began_run_caveat(plan, frame, scope.in_period, first, output)
     warnings += run_past_period_caveat(plan, ctx, scope, frame, first)
     warnings += holiday_run_caveat(plan, ctx, scope.in_period, frame, first)
@@ -457,6 +481,8 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
         even_groups=output.even_columns or None,
         apart_groups=list(output.apart_columns) or None,
         near_groups=output.near_groups or None,
+        limit_tie=output.limit_tie,
+        unjudged_last=last_whole_label(plan, scope) if first.last_unjudged else None,
         percent_ranks=percent_ranks or None,
         part_counted=parts.counted,
         cut_runs=[run for said, run in ctx.cut_runs.items() if said in warnings],
@@ -470,6 +496,7 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
         metadata=metadata,
         focus_columns=output.focus,
         drawn_rows=drawn,
+        run_rows=output.run_rows,
     )
 
 
@@ -516,16 +543,23 @@ def _hidden(plan: Plan) -> tuple[str, ...]:
 
 
 def _second_stage(
-    plan: Plan, first: StageOutput, ctx: EvalContext, day_open: DayOpen | None
+    plan: Plan,
+    first: StageOutput,
+    ctx: EvalContext,
+    day_open: DayOpen | None,
+    outcomes: dict[str, list[Any]],
 ) -> StageOutput:
-    """``then``: the first stage's table is the second stage's rows."""
+    """``then``: the first stage's table is the second stage's rows; ``outcomes``, what its
+    count's key could take (``_outcomes``)."""
     assert plan.then is not None and first.table is not None
     rows = first.table.copy(deep=False)
     ctx.rows_are_weeks = groups_weeks(plan.first)
     ctx.rows_are_groups = plan.first.shape == "grouped"
     ctx.row_dates = day_key(plan.first)
     ctx.bar_clock_columns = _bar_clock_columns(plan)
-    output = _then_stage(plan, rows, first.order, ctx, day_open, query=plan.query)
+    output = _then_stage(
+        plan, rows, first.order, ctx, day_open, query=plan.query, outcomes=outcomes
+    )
     output.warnings += then_history_caveat(
         plan, rows, first.kept, first.passed, ctx.trading_dates, output.passed
     )
@@ -534,7 +568,10 @@ def _second_stage(
         # What the second stage's numbers rest on: the first stage's rows its where kept
         # (the weeks that opened down, not every week), with the columns its map made.
         mapped = [name for name, _ in plan.then.map_exprs if name not in first.table.columns]
-        output.source_rows = take_rows(rows[[*first.table.columns, *mapped]], output.passed)
+        shown = rows[[*first.table.columns, *mapped]]
+        output.source_rows = take_rows(shown, output.passed)
+        if output.runs_at is not None:  # a streak record's runs, as those rows show them
+            output.run_rows = shown.iloc[output.runs_at].reset_index(drop=True)
     if plan.then.shape == "table" and not plan.then.sort and plan.first.sort:
         # Rows listed keep the first stage's order, not time order.
         output.summary.order = sort_order(sort_keys(plan.first))
@@ -548,7 +585,7 @@ def _answer(
     table, or ``first`` itself."""
     if plan.then is None or first.table is None:
         return first
-    return _second_stage(plan, first, ctx, day_open)
+    return _second_stage(plan, first, ctx, day_open, _outcomes(plan, first, ctx))
 
 
 def _rows_shown(output: StageOutput) -> np.ndarray | None:
@@ -595,9 +632,11 @@ def _then_stage(
     ctx: EvalContext,
     day_open: DayOpen | None,
     query: Query | None = None,
+    outcomes: dict[str, list[Any]] | None = None,
 ) -> StageOutput:
     """The then stage over ``rows`` of the first stage's table (``order``: their places in
-    time or key order); ``query`` None: its single row is not tested against no edge."""
+    time or key order); ``query`` None: its single row is not tested against no edge;
+    ``outcomes``: its count's key's values none of the rows picked are listed at 0."""
     assert plan.then is not None
     return run_stage(
         plan.then,
@@ -611,11 +650,16 @@ def _then_stage(
         carried=query_columns(plan.first) if plan.first.shape == "table" else (),
         counts=counted_columns(plan.first),
         query=query,
+        outcomes=outcomes,
     )
 
 
 def _then_without(
-    plan: Plan, first: StageOutput, ctx: EvalContext, day_open: DayOpen | None
+    plan: Plan,
+    first: StageOutput,
+    ctx: EvalContext,
+    day_open: DayOpen | None,
+    outcomes: dict[str, list[Any]],
 ) -> Callable[[np.ndarray], StageOutput]:
     """The then stage run again over the first stage's table less the rows a mask marks,
     saying nothing: the answer a caveat compares with (the 497 full days of 517)."""
@@ -625,9 +669,28 @@ def _then_without(
         rows = first.table[~drop].reset_index(drop=True)
         order = first.order[~drop] if first.order is not None else None
         aside = dataclasses.replace(ctx, warnings=[], row_warnings=[], history_beyond=[])
-        return _then_stage(plan, rows, order, aside, day_open)
+        return _then_stage(plan, rows, order, aside, day_open, outcomes=outcomes)
 
     return again
+
+
+def _outcomes(plan: Plan, first: StageOutput, ctx: EvalContext) -> dict[str, list[Any]]:
+    """Every value the then stage's count's key could take: what the first stage's arg_max
+    or arg_min reads over its rows kept (``barb.outcome_groups``); {} when not such a
+    count. Before ``ctx`` is set for the then stage's rows."""
+    kept, table = first.kept, first.table
+    if plan.then is None or kept is None or table is None:
+        return {}
+
+    def values(expr: ast.Expr, rows: pd.DataFrame) -> Any:
+        aside = dataclasses.replace(
+            ctx, frame=rows, period=None, warnings=[], row_warnings=[], history_beyond=[]
+        )
+        return evaluate(expr, aside)
+
+    keys = [name for name, _ in plan.then.group_keys]
+    picked = table[keys[0]] if len(keys) == 1 and keys[0] in table.columns else None
+    return possible_outcomes(plan.first, plan.then, kept, picked, values)
 
 
 def _listed_dates(plan: Plan, output: StageOutput) -> np.ndarray | None:
@@ -701,10 +764,11 @@ def _bounded(
         if output.table is None and output.rows_kept > limit:
             rows = BuiltOnce(source_rows, limit)
             source_rows, drawn, truncated = rows.first, rows.every, True
-            warnings.append(
-                f"The number is over {output.rows_kept:,} rows; the CSV holds the first "
-                f"{limit:,} of them."
-            )
+            if output.runs_at is None:  # a streak record's CSV holds its runs, whole
+                warnings.append(
+                    f"The number is over {output.rows_kept:,} rows; the CSV holds the first "
+                    f"{limit:,} of them."
+                )
     elif source_rows is not None and len(source_rows) > limit:
         drawn = source_rows
         source_rows, truncated = source_rows.iloc[:limit], True

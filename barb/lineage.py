@@ -10,7 +10,7 @@ here, so that they follow a name the same way.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -187,6 +187,51 @@ def nodes(expr: ast.Node, mapped: Mapping[str, ast.Expr]) -> Iterator[ast.Node]:
             if isinstance(node, ast.Column) and node.name in mapped and node.name not in seen:
                 seen.add(node.name)
                 pending.append(mapped[node.name])
+
+
+def number_comparisons(
+    exprs: Iterable[ast.Expr], mapped: Mapping[str, ast.Expr], is_value: Callable[[ast.Node], bool]
+) -> list[ast.Compare] | None:
+    """The comparisons with a number through which ``exprs`` (and the map entries they name)
+    read the value ``is_value`` picks (a call, or a map column made by one): ``run == 3`` in
+    "where": "run == 3", ``dn == 3`` in count(dn == 3). None when one reads the value itself:
+    max(run), run - 1, a sort by it. A row's place in its run against a number is all the
+    answer takes of a streak there, never the run's whole length."""
+    found: list[ast.Compare] = []
+    seen: set[str] = set()
+
+    def picked(node: ast.Node) -> bool:
+        if is_value(node):
+            return True
+        return (
+            isinstance(node, ast.Column)
+            and node.name in mapped
+            and is_value(through_map(node, mapped))
+        )
+
+    pending: list[ast.Node] = list(exprs)
+    while pending:
+        node = pending.pop()
+        if isinstance(node, ast.Compare):
+            left, right = node.left, node.right
+            number = (picked(left) and _is_number(right)) or (picked(right) and _is_number(left))
+            if number:
+                found.append(node)
+                continue
+        if picked(node):
+            return None
+        if isinstance(node, ast.Column) and node.name in mapped:
+            if node.name not in seen:
+                seen.add(node.name)
+                pending.append(mapped[node.name])
+            continue
+        pending.extend(node.children())
+    return found
+
+
+def _is_number(expr: ast.Expr) -> bool:
+    value = ast.literal_value(expr)
+    return isinstance(value, int | float) and not isinstance(value, bool)
 
 
 # Running counts and totals: a row's value is the run (or the total) up to it, 0 on a day

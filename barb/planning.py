@@ -13,7 +13,7 @@ from __future__ import annotations
 import datetime as dt
 import difflib
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from functools import cached_property, partial
 
@@ -44,7 +44,14 @@ from barb.instruments import (
     format_clock,
     load_instrument,
 )
-from barb.lineage import Lineage, emptied_off, kept_by_own_run, nodes, through_map
+from barb.lineage import (
+    Lineage,
+    emptied_off,
+    kept_by_own_run,
+    nodes,
+    number_comparisons,
+    through_map,
+)
 from barb.plan_warnings import (
     other_point_value_caveat,
     restarted_in_first,
@@ -55,6 +62,7 @@ from barb.script.ast import (
     Column,
     Compare,
     Expr,
+    Node,
     default_name,
     literal_value,
     walk,
@@ -157,6 +165,19 @@ class StagePlan:
         }
         return frozenset(named | {key.column for key in self.sort})
 
+    def number_comparisons(self, is_value: Callable[[Node], bool]) -> list[Compare] | None:
+        """The comparisons with a number the stage reads the value ``is_value`` picks through
+        (``barb.lineage.number_comparisons``); None when it reads the value itself, in an
+        expression, a sort or a table that lists every column."""
+        if self.shape == "table" and not self.select:
+            return None  # every column listed, the value's among them
+        # What the answer reads: the map's entries through the names it reads them by.
+        exprs = [expr for _, expr in self.group_keys] + [item.expr for item in self.select]
+        exprs += [self.where] if self.where is not None else []
+        exprs += [Column(key.column) for key in self.sort]
+        mapped = dict((*self.map_exprs, *self.hoisted))
+        return number_comparisons(exprs, mapped, is_value)
+
     def call_nodes(self) -> Iterator[Call]:
         """Every call of the stage's expressions, through its map's names."""
         mapped = dict(self.map_exprs)
@@ -214,6 +235,10 @@ class Plan:
     # How many bars before and after the period the row expressions read.
     reach: Reach
     warnings: tuple[str, ...]
+    # "The period 2025:2026 is only partly covered …" when the period runs past the data's
+    # end alone: said unless a group the data's end cuts is said instead ("The year 2026 is
+    # not over …", its days against a whole year's), which says the same (p48d C6).
+    past_end: str | None = None
     # Whether the bars' range is read or shown: built per query, 1-minute bars have it
     # only then (``barb.period_rows``).
     reads_range: bool = True
@@ -266,7 +291,7 @@ def _plan(query: Query, dataset: Dataset, settings: EngineSettings) -> Plan:
     )
     if period.note:
         warnings.append(period.note)
-    _check_coverage(period, dataset, warnings)
+    past_end = _check_coverage(period, dataset, warnings)
     period = period.within(dataset.first_date, dataset.last_date)
 
     columns = set(BAR_COLUMNS)
@@ -321,6 +346,7 @@ def _plan(query: Query, dataset: Dataset, settings: EngineSettings) -> Plan:
         then=then,
         reach=needed,
         warnings=tuple(warnings),
+        past_end=past_end,
         reads_range="range" in _bar_columns_read(first),
     )
 
@@ -671,8 +697,9 @@ def _day_before_last(dataset: Dataset) -> dt.date | None:
     return dates[at - 1].astype("datetime64[D]").item() if at > 0 else None
 
 
-def _check_coverage(period: Period, dataset: Dataset, warnings: list[str]) -> None:
-    """A period outside the data is an error naming what exists; one partly outside, a warning."""
+def _check_coverage(period: Period, dataset: Dataset, warnings: list[str]) -> str | None:
+    """A period outside the data is an error naming what exists; one partly outside, a
+    warning, returned instead when the period runs past the data's end alone (``Plan.past_end``)."""
     first, last = dataset.first_date, dataset.last_date
     covers = f"data covers {first} to {last}"
     symbol = dataset.instrument.symbol
@@ -686,8 +713,10 @@ def _check_coverage(period: Period, dataset: Dataset, warnings: list[str]) -> No
         )
     starts_before = period.start is not None and _weekdays_between(period.start, first) > 1
     ends_after = period.end is not None and _weekdays_between(last, period.end) > 1
-    if starts_before or ends_after:
-        warnings.append(f"The period {period.text} is only partly covered: {covers}.")
+    said = f"The period {period.text} is only partly covered: {covers}."
+    if starts_before:
+        warnings.append(said)
+    return said if ends_after and not starts_before else None
 
 
 def _weekdays_between(start: dt.date, end: dt.date) -> int:

@@ -4,110 +4,125 @@
 and the rows behind that number are every day it was read over: NQ's CSV held all 4,647
 RTH days for an answer of 14 (p47d q09), the 14 a trader wants to check lost among them,
 and on minute bars the run could lie past the file's first 50,000 rows. A streak record's
-file holds each longest run (every one of a tie) with the row before it and the row after
+file holds each longest run (every one of a tie) with the bar before it and the bar after
 it, so the streak's column reads 0, 1, 2 … 14, 0: where the run began and where it broke,
 and each of its days beside the one it was compared with. The chart still draws the
 streak over every row (the distribution it is the longest of).
+
+Only when the record is the whole answer: a backtest's ``count() as trades``, win rate and
+total beside ``max(loss_run)`` are over every trade, and its file had held 18 of 516 (r48b).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
 import numpy as np
 import pandas as pd
 
-from barb.errors import BarbError
-from barb.lineage import MAX_DEPTH, Lineage
-from barb.proof_names import as_list
+from barb.lineage import through_map
+from barb.planning import StagePlan
 from barb.script import ast
-from barb.script.parser import parse_select_item
 
-# The select calls that read a column's longest run, and which of their arguments is it.
-_RECORD_ARGUMENT = {"max": 0, "arg_max": -1}
+# The select calls that read a column's longest run: max(run) and arg_max(date(), run) (the
+# value of anything on the record's row), and how many arguments each takes.
+_RECORD_CALLS = {"max": 1, "arg_max": 2}
 
 
-def record_columns(query: Mapping[str, Any]) -> list[str]:
-    """The streak columns whose longest run the answer's select reads: ``run`` of
-    ``max(run)`` or ``arg_max(date(), run)``, where ``run`` is ``streak(…)`` in the map
-    (through its names). A statistic of a streak written in place (``max(streak(…))``)
-    is none: its values are no column of the rows."""
-    then = query.get("then")
-    stage = then if isinstance(then, dict) and then else query
-    lineage = Lineage(query)
+def record_columns(stage: StagePlan) -> list[str]:
+    """The streak columns whose longest run is the stage's whole answer: every select item
+    is ``max(run)`` or ``arg_max(…, run)`` of a column its map makes with streak() (through
+    its names). [] when any item is something else: ``["max(run)", "mean(range)",
+    "count()"]`` is over every row, and so is an inline ``max(streak(…))``, whose values are
+    no column of the rows."""
+    mapped = dict(stage.map_exprs)
     found: list[str] = []
-    for item in as_list(stage.get("select")):
-        try:
-            expr, _ = parse_select_item(item)
-        except BarbError:
-            continue
-        if not isinstance(expr, ast.Call) or not expr.args:
-            continue
-        at = _RECORD_ARGUMENT.get(expr.name.lower())
-        read = expr.args[at] if at is not None else None
-        if isinstance(read, ast.Column) and read.name not in found and _is_streak(lineage, read):
+    for item in stage.select:
+        expr = item.expr
+        if not isinstance(expr, ast.Call) or _RECORD_CALLS.get(expr.name.lower()) != len(expr.args):
+            return []
+        read = expr.args[-1]
+        if not isinstance(read, ast.Column):
+            return []
+        made = through_map(read, mapped)
+        if not (isinstance(made, ast.Call) and made.name.lower() == "streak"):
+            return []
+        if read.name not in found:
             found.append(read.name)
     return found
 
 
-def _is_streak(lineage: Lineage, column: ast.Column) -> bool:
-    """Whether the stage's ``column`` (read from its map, scope 1) is made by streak()."""
-    found = lineage.definition(column.name, 1)
-    for _ in range(MAX_DEPTH):
-        if found is None:
-            return False
-        expr, _, inner = found
-        if not isinstance(expr, ast.Column):
-            return isinstance(expr, ast.Call) and expr.name.lower() == "streak"
-        found = lineage.definition(expr.name, inner)
-    return False
+def record_run_positions(
+    stage: StagePlan,
+    rows: pd.DataFrame,
+    given: np.ndarray,
+    kept: np.ndarray,
+    order: np.ndarray | None = None,
+) -> np.ndarray | None:
+    """Where in ``rows`` (the stage's rows before its where, with its map's columns) the
+    longest runs of the streaks ``record_columns`` names lie, each with the bar before and
+    the bar after it, in time order (``order``: each row's place in time; None: the rows'
+    own), only those the where kept (``kept``); ``given``: the rows the stage answers from
+    (the period's). None when the answer reads no streak's record, no row is in a run, the
+    runs would be about as many rows as were kept, or the where dropped a row of a run or
+    the bar either side of it (``"where": "run > 0"``: the days it began after and broke on
+    are not among the rows): the rows behind the number prove it then, as before.
 
-
-def record_run_rows(rows: pd.DataFrame, query: Mapping[str, Any]) -> pd.DataFrame | None:
-    """The rows of each longest run of the streaks ``record_columns`` names, with the row
-    before and the row after each, in the rows' order; None when the answer reads no
-    streak's record, no row is in a run, a run's rows are not all among ``rows`` (a where
-    that dropped some) or the runs would be about as many rows as ``rows``: the rows
-    behind the number prove it then, as before.
-
-    A run ending at 2020-11-10 with 14 there holds the rows whose streak reads 14, 13 … 1
-    going back (an empty row among them, which streak() skips, too); the rows are then
-    2020-10-22 (0) to 2020-11-11 (0). A run the rows' start cuts (begun before the period)
-    holds the rows there are."""
-    positions: set[int] = set()
-    for name in record_columns(query):
-        if name not in rows.columns or not pd.api.types.is_numeric_dtype(rows[name]):
+    A run ending 2020-11-10 at 14 holds the bars reading 14, 13 … 1 going back (an unknown
+    one among them, which streak() skips, too); the rows are then 2020-10-22 (0) to
+    2020-11-11 (0). Unknown bars next to the run are passed over to the known one (with
+    Wednesdays unknown: 0, empty, 1 … 6, 0). A run the rows' start cuts (begun before the
+    period) holds the rows there are, and one still going at their end, no bar after."""
+    names = [name for name in record_columns(stage) if name in rows.columns]
+    if not names:
+        return None
+    time = np.arange(len(rows)) if order is None else np.argsort(order, kind="stable")
+    given, kept = given[time], kept[time]
+    spans: set[int] = set()
+    for name in names:
+        if not pd.api.types.is_numeric_dtype(rows[name]):
             continue
-        values = rows[name].to_numpy(dtype="float64", na_value=np.nan)
-        best = np.nanmax(values, initial=0)
+        values = rows[name].to_numpy(dtype="float64", na_value=np.nan)[time]
+        best = np.nanmax(values[kept], initial=0)
         if not best > 0:
             continue
-        ends = np.flatnonzero(values == best)
-        if len(ends) * (best + 2) >= len(values):
+        ends = np.flatnonzero(kept & (values == best))
+        if len(ends) * (best + 2) >= np.count_nonzero(kept):
             return None  # a tie of runs about as long as the rows: the rows themselves
         for end in ends:
-            run = _run(values, int(end))
-            if run is None:
+            span = _span(values, given, kept, int(end))
+            if span is None:
                 return None
-            first, last = max(run[0] - 1, 0), min(run[1] + 1, len(values) - 1)
-            positions.update(range(first, last + 1))
-    if not positions:
+            spans.update(range(span[0], span[1] + 1))
+    if not spans:
         return None
-    return rows.iloc[sorted(positions)].reset_index(drop=True)
+    at = np.array(sorted(spans))
+    return time[at[kept[at]]]
 
 
-def _run(values: np.ndarray, end: int) -> tuple[int, int] | None:
-    """The first and last row of the run ending at row ``end``: back from its length to 1,
-    over empty rows; None when a row reads other than the next count down."""
-    want, at = values[end], end
-    while at >= 0:
-        value = values[at]
-        if not np.isnan(value):
-            if value != want:
+def _span(
+    values: np.ndarray, given: np.ndarray, kept: np.ndarray, end: int
+) -> tuple[int, int] | None:
+    """The first and last bar of the run ending at ``end`` with the known bar either side
+    (none past the rows given); None when the where dropped one of them or a bar of the run
+    reads other than the next count down."""
+    want, at, first = values[end], end, end
+    while at >= 0 and given[at] and want >= 1:
+        if not np.isnan(values[at]):
+            if values[at] != want or not kept[at]:
                 return None
-            if want == 1:
-                return at, end
-            want -= 1
+            first, want = at, want - 1
         at -= 1
-    return 0, end  # begun before the first row
+    before, after = _known(values, given, first, -1), _known(values, given, end, 1)
+    if any(edge is not None and not kept[edge] for edge in (before, after)):
+        return None
+    return first if before is None else before, end if after is None else after
+
+
+def _known(values: np.ndarray, given: np.ndarray, at: int, step: int) -> int | None:
+    """The first bar past ``at`` going ``step`` whose value is known; None when the rows
+    given end first."""
+    at += step
+    while 0 <= at < len(values) and given[at]:
+        if not np.isnan(values[at]):
+            return at
+        at += step
+    return None

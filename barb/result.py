@@ -87,6 +87,9 @@ class Summary(BaseModel):
     # Value columns the rows leave out (beyond MAX_SHOWN_VALUES): named, so none is missed.
     unlisted: list[str] = Field(default_factory=list)
     order: str | None = None
+    # A table's rows before its limit cut them (504 gaps, 3 listed): its mean line is of
+    # the rows listed, and says so.
+    limited_from: int | None = None
     whole: bool = False
     top: list[list[Any]] | None = None
     bottom: list[list[Any]] | None = None
@@ -118,6 +121,19 @@ class Baseline(BaseModel):
 
     value: float
     rows: int
+
+
+class LimitTie(BaseModel):
+    """A limit that cuts through a tie of a ranked table (``barb.caveats.limits``): ``tied``
+    rows share the sort's value, the limit keeps the first ``kept`` of them, and those past
+    it are named by their keys as text (``{"hi_day": "Fri", "hi_time": "09:00"}``), a few at
+    most (``left_count`` in all). The warning says it; a chart numbers the tied bars as one
+    place and notes the others."""
+
+    tied: int
+    kept: int
+    left: list[dict[str, str]]
+    left_count: int
 
 
 class PartCounted(BaseModel):
@@ -233,6 +249,13 @@ class Metadata(BaseModel):
     # "most often" (p43b Q17: 1,607 'high only' beside 1,568 'low only', p = 0.5) or "least
     # often" (p43f M2: Wed 137 beside Thu 141 and Tue 142). For the chart only.
     near_groups: dict[str, list[list[dict[str, str]]]] | None = Field(default=None, exclude=True)
+    # A limit that cut through a tie of the rows ranked (p48c Q35: 5 groups at 8 weeks, 3
+    # kept, numbered "6., 7., 8." as places). For the chart only.
+    limit_tie: LimitTie | None = Field(default=None, exclude=True)
+    # The label of the period's last whole bar when the where could not judge it, next()
+    # reading no bar after it (p48c Q13: "last week of the year" by year without 2025's
+    # 2025-12-29, which the text warned of and the chart did not). For the chart only.
+    unjudged_last: str | None = Field(default=None, exclude=True)
     # Of a rank of a distance listed on one row over blended price levels, the row's rank in
     # percent of the price by column (atr_rank 66.93 in points is 1.95 in percent): the card
     # gives it under the rank, as the warning does. For the chart only.
@@ -294,6 +317,9 @@ class Result:
     # When the table or the rows behind a number were cut to their first rows for display:
     # what the chart draws instead, over the whole period (``barb.long_results``).
     drawn_rows: pd.DataFrame | RowsBuilder | None = _BuiltWhenRead()  # type: ignore[assignment]
+    # A streak record's proof: its longest runs with the bar either side (``barb.record_runs``),
+    # the CSV's rows in place of every row behind the number; None for any other answer.
+    run_rows: pd.DataFrame | RowsBuilder | None = _BuiltWhenRead()  # type: ignore[assignment]
 
     @property
     def ok(self) -> bool:
@@ -306,6 +332,7 @@ class Result:
         drawn = self.__dict__.get("_drawn_rows")
         if drawn is None or self.metadata is None:
             return self
+        runs = self.__dict__.get("_run_rows")
         if self.table is not None:
             total = self.summary.rows if self.summary is not None else None
             # Groups come whole (the chart thins them and says so itself): no sample.
@@ -313,9 +340,11 @@ class Result:
             spread = None if whole else total
             meta = self.metadata.model_copy(update={"truncated": False, "spread_over": spread})
             rows = self.__dict__.get("_source_rows")
-            return replace(self, table=drawn, metadata=meta, drawn_rows=None, source_rows=rows)
+            return replace(
+                self, table=drawn, metadata=meta, drawn_rows=None, source_rows=rows, run_rows=runs
+            )
         meta = self.metadata.model_copy(update={"truncated": False})
-        return replace(self, source_rows=drawn, metadata=meta, drawn_rows=None)
+        return replace(self, source_rows=drawn, metadata=meta, drawn_rows=None, run_rows=runs)
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON form: the data; ``barb query --json`` adds the text the model reads."""

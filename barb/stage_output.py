@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 
 from barb.planning import StagePlan
-from barb.result import Baseline, RowsBuilder, Summary
+from barb.result import Baseline, LimitTie, RowsBuilder, Summary
 from barb.script.ast import Call
 
 # The shapes of a single-row answer.
@@ -53,6 +53,11 @@ class StageOutput:
     listed_from: pd.DataFrame | None = None
     # Which of the rows given passed the stage's where (all of them without one).
     passed: np.ndarray | None = None
+    # A streak record's longest runs with the bar either side, by their places among the
+    # stage's rows before its where, in time order (``barb.record_runs``), and those rows as
+    # the CSV shows them (built when read).
+    runs_at: np.ndarray | None = None
+    run_rows: pd.DataFrame | RowsBuilder | None = None
     focus: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     # Each table row's place before the stage's sort and limit: time order for bars, key
@@ -70,6 +75,10 @@ class StageOutput:
     # A count whose most or fewest counted group is within noise of others, those groups'
     # keys by column, an end each, its group first (``group_noise.CountedNoise.near``).
     near_groups: dict[str, list[list[dict[str, str]]]] = field(default_factory=dict)
+    # A limit that cut through a tie of the groups ranked: a chart numbers them one place.
+    limit_tie: LimitTie | None = None
+    # The first stage's where had no value on the period's last row (a next() past it).
+    last_unjudged: bool = False
     # The groups of too few rows to compare, and the warning naming them.
     few_groups: FewGroupsWarning | None = None
     # The data's-first-year record warning and the table rows it is about (None: not

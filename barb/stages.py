@@ -38,7 +38,7 @@ from barb.caveats.group_noise import (
     stretch_shares,
 )
 from barb.caveats.groups import empty_groups, keyless_rows
-from barb.caveats.limits import tie_at_limit
+from barb.caveats.limits import NAMED_ROWS, cut_tie, tie_at_limit
 from barb.caveats.lookahead import lookahead_caveats
 from barb.caveats.no_edge import no_edge_caveat
 from barb.caveats.open_runs import open_run_end_caveat
@@ -60,16 +60,19 @@ from barb.column_units import COUNTED_ROWS, PRICE, column_units
 from barb.errors import TypeMismatch
 from barb.events.names import minutes_compare_hint
 from barb.frames import MINUTE_OF_DAY, masked_values, take_rows
-from barb.lineage import conjuncts, nodes
+from barb.lineage import conjuncts, inputs, nodes
+from barb.outcome_groups import listed_index, outcomes_of, with_outcomes
 from barb.planning import HIDDEN, StagePlan
 from barb.ranking import in_sort_order
-from barb.result import Summary, summarize_grouped, summarize_table
-from barb.script.ast import Column, Expr
+from barb.record_runs import record_run_positions
+from barb.result import LimitTie, Summary, summarize_grouped, summarize_table
+from barb.script.ast import Call, Column, Compare, Expr, Node
 from barb.script.clock_order import sort_caveat
 from barb.script.context import EvalContext, RowGroups
 from barb.script.evaluator import RowsOverAll, SelectValue, evaluate, evaluate_select
 from barb.script.functions import KIND_NAMES, value_kind
 from barb.script.query import Query
+from barb.script.reach import map_reach, reach
 from barb.stage_output import SINGLE_ROW, StageOutput, counted_columns, query_columns, sort_keys
 from barb.summary_text import value_text
 from barb.time_keys import calendar_part, from_the_open, period_keys
@@ -121,6 +124,7 @@ def run_stage(
     carried: Sequence[str] = (),
     counts: Sequence[str] = (),
     query: Query | None = None,
+    outcomes: Mapping[str, Sequence[Any]] | None = None,
 ) -> StageOutput:
     """Run ``stage`` over ``frame``; ``keep`` marks the rows it may answer from.
 
@@ -135,9 +139,12 @@ def run_stage(
     stage's table, whose own columns (its select) it lists before the ones it makes.
     ``counts``: the rows' columns that count rows (a first stage's ``count() as days``).
     ``query``: the whole query, whose names say what a single row's means are of (a
-    result's, tested against no edge); None: not tested.
+    result's, tested against no edge); None: not tested. ``outcomes``: a second stage's
+    count by what the first stage's rows picked, every value its key could take
+    (``barb.outcome_groups``): those no row took are listed at 0.
     """
     ctx.frame, ctx.period = frame, period
+    ctx.streak_reads = partial(_streak_reads, stage) if period is not None else None
     # A second stage's map (see barb.planning): its aggregates are over all its rows.
     over_all = RowsOverAll(order) if prefix else None
     for name, expr in stage.map_exprs:
@@ -204,6 +211,7 @@ def run_stage(
             then=bool(prefix),
             said=spoken,
             ahead=None if places is None else (places, ctx.timeframe),
+            month=period is not None and _within_a_month(every_row, period),
         )
     # As the aggregates read the rows kept: in time order where a sort had moved them.
     read = partial(_in_read_order, kept, None if order is None else order[keep])
@@ -224,8 +232,19 @@ def run_stage(
         row_values=read,
         query=None if query is None else query.to_json(),
         before=before,
+        outcomes=outcomes,
     )
     output.warnings[:0] = said
+    if stage.shape in SINGLE_ROW:
+        output.runs_at = record_run_positions(stage, every_row, given, keep, order)
+        if output.runs_at is not None:
+            output.run_rows = shown_rows(every_row, ctx.timeframe, hide, output.runs_at)
+    if condition is not None and period is not None and len(period) and period[-1]:
+        # The where's value on the period's last row: none when it reads a next() past the
+        # data's last whole bar (the week of 2025-12-29 is no "last week of the year").
+        assert stage.where is not None
+        ahead = reach(stage.where, map_reach(stage.map_exprs)).ahead
+        output.last_unjudged = ahead > 0 and bool(pd.isna(condition.iloc[-1]))
     if records is not None and output.table is not None:
         output.record_rows = (
             records[0],
@@ -242,8 +261,18 @@ def run_stage(
         # Every group, not the limit's few: "range > 500 by year, top 2" had named 2020,
         # 2021, 2023 and 2025 (12, 5, 3 and 18 such days) among the years the where emptied.
         listed = output.groups if output.groups is not None else output.table
+        calendar = None
+        if again is not None and stage.where is not None:
+            calendar = partial(_calendar_rows, stage.where, dict(stage.map_exprs), again)
         output.warnings += empty_groups(
-            every_row, keys, given, listed, stage.where, dict(stage.map_exprs), focus or ()
+            every_row,
+            keys,
+            given,
+            listed,
+            stage.where,
+            dict(stage.map_exprs),
+            focus or (),
+            calendar=calendar,
         )
     # The rows listed are the answer ("the last 3 FOMC days"): what is said of the rows
     # kept is said of them, in time order.
@@ -315,6 +344,49 @@ def _by_outcome(stage: StagePlan, row_keys: Sequence[str]) -> bool:
     return True
 
 
+def _calendar_rows(
+    where: Expr, mapped: Mapping[str, Expr], again: Callable[[Expr], Any]
+) -> np.ndarray | None:
+    """The rows the where's parts on the calendar or a schedule alone keep (month() == 12
+    of "month() == 12 and close > open"), evaluated again over the stage's rows; None when
+    it has no such part."""
+    rows = None
+    for part in conjuncts(where):
+        if picks_by_values(part, mapped):
+            continue
+        values = again(part)
+        if isinstance(values, pd.Series) and pd.api.types.is_bool_dtype(values):
+            kept = values.fillna(False).to_numpy(dtype=bool)
+            rows = kept if rows is None else rows & kept
+    return rows
+
+
+# The longest a calendar month runs, first trading date to last.
+_MONTH_DAYS = 30
+
+
+def _within_a_month(frame: pd.DataFrame, period: np.ndarray) -> bool:
+    """Whether the period's rows (``period``, a mask over ``frame``) lie within a month's
+    span of days: December 2025, the last 30 days, a week."""
+    dates = frame["trading_date"].to_numpy()[period]
+    return bool(len(dates)) and dates[-1] - dates[0] <= np.timedelta64(_MONTH_DAYS, "D")
+
+
+def _streak_reads(stage: StagePlan, cond: str) -> list[Compare] | None:
+    """The comparisons with a number ``stage`` reads streak(cond) through, ``cond`` as
+    written (``StagePlan.number_comparisons``); None where it reads the count itself."""
+
+    def is_streak(node: Node) -> bool:
+        return (
+            isinstance(node, Call)
+            and node.name.lower() == "streak"
+            and len(node.args) == 1
+            and node.args[0].to_text() == cond
+        )
+
+    return stage.number_comparisons(is_streak)
+
+
 def _sizes_before(
     stage: StagePlan,
     frame: pd.DataFrame,
@@ -328,10 +400,21 @@ def _sizes_before(
     alone ("chg < -3 and year() >= 2020" counts the weekdays since 2020); and of groups that
     are stretches of time, each stretch's share of those rows the where kept (``keep``,
     ``stretch_shares``). None when the where picks by the calendar or a schedule alone,
-    whose counts are the calendar's."""
+    whose counts are the calendar's, or by the values the groups are keyed by alone: "open
+    != pwc" under "group_by": "open > pwc" keeps every gap-up week and all but 4 gap-down
+    ones, and "476 of 476 days against 460 of 464, Fisher p = 0.059" had tested how often
+    a gap was none (p48c Q36). Such a part is read as the calendar's is: it narrows the
+    rows each group is of."""
     assert stage.where is not None
     mapped = dict(stage.map_exprs)
-    if not picks_by_values(stage.where, mapped):
+    keyed = set().union(*(inputs(expr, mapped) for _, expr in stage.group_keys))
+
+    def of_keys(part: Expr) -> bool:
+        """Whether ``part`` reads only what the group keys read (open != pwc, open > pwc)."""
+        return inputs(part, mapped) <= keyed
+
+    picking = [part for part in conjuncts(stage.where) if picks_by_values(part, mapped)]
+    if all(of_keys(part) for part in picking):
         return None
     keys = [name for name, _ in stage.group_keys]
 
@@ -340,7 +423,7 @@ def _sizes_before(
         assert stage.where is not None
         rows = _judged(given, condition)
         for part in conjuncts(stage.where):
-            if not picks_by_values(part, mapped):
+            if not picks_by_values(part, mapped) or of_keys(part):
                 values = again(part)
                 if isinstance(values, pd.Series) and pd.api.types.is_bool_dtype(values):
                     rows = rows & values.fillna(False).to_numpy(dtype=bool)
@@ -415,6 +498,7 @@ def _answer(
     row_values: Callable[[Expr], np.ndarray | None] | None = None,
     query: dict[str, Any] | None = None,
     before: Before | None = None,
+    outcomes: Mapping[str, Sequence[Any]] | None = None,
 ) -> StageOutput:
     """The stage's answer from the rows kept. ``row_values`` gives an expression's numbers
     at those rows as the aggregates read them (a caveat's; None: not read); ``query``, the
@@ -429,13 +513,16 @@ def _answer(
         answers = {s.name: evaluate_select(s.expr, ctx, by) for s in stage.select}
         columns = {name: answer.value for name, answer in answers.items()}
         table = pd.DataFrame(columns).reset_index()
-        groups = np.arange(len(table))  # each row's group, in key order
+        groups = np.arange(len(table))  # each row's group, in key order (-1: an outcome added)
+        possible = outcomes_of(outcomes, by)
+        if possible:  # the hours no day's low fell in, at 0 (``barb.outcome_groups``)
+            table, groups = with_outcomes(table, by[0], possible, list(columns))
         # Before the limit: "the first 3 hours" of ETH start at 18:00.
         opened = day_open.order(table, by) if day_open and not stage.sort else None
         if opened is not None:
-            table, groups = table.iloc[opened].reset_index(drop=True), opened
+            table, groups = table.iloc[opened].reset_index(drop=True), groups[opened]
         every_group = table
-        table, order, warnings = sort_limit(table, stage, by)
+        table, order, warnings, limit_tie = sort_limit(table, stage, by)
         warnings += sort_caveat(ctx.night, every_group, stage.sort)
         names = [s.name for s in stage.select]
         summary = summarize_grouped(
@@ -444,7 +531,8 @@ def _answer(
         if day_open and opened is not None:
             summary.order = day_open.order_text(by)
         focus = by + [s.name for s in stage.select]
-        sampled, begun = sample_caveats(stage.select, ctx, answers, groups[order], start)
+        shown = groups[order]
+        sampled, begun = sample_caveats(stage.select, ctx, answers, shown[shown >= 0], start)
         # Not of groups a second stage reads: it keeps whole seasons alone, as the Santa
         # rally's "days == 7" drops the season the data begins in, n/a start and all.
         if start is not None and query is not None and not query.get("then"):
@@ -468,7 +556,8 @@ def _answer(
         even = even_groups(stage.select, answers, stage.sort, rows, overlapping, part)
         counted = CountedNoise()
         if prefix and _by_outcome(stage, row_keys):
-            counted = counted_noise(stage.select, answers, stage.sort)
+            listed = listed_index(every_group, by[0]) if possible else None
+            counted = counted_noise(stage.select, answers, stage.sort, listed=listed)
         elif before is not None:  # the where's hits as shares of each group's rows
             counted = counted_noise(
                 stage.select, answers, stage.sort, before.sizes, rows, before.stretches, part
@@ -484,6 +573,7 @@ def _answer(
             even_columns=even.columns + counted.columns,
             apart_columns=even.apart,
             near_groups={**even.near, **counted.near},
+            limit_tie=limit_tie,
             few_groups=even.few,
             begun_groups=_begun_keys(begun, answers),
         )
@@ -512,6 +602,9 @@ def _answer(
         return StageOutput(summary, source_rows=rows, warnings=warnings)
 
     history, unsorted = None, None
+    # The columns a table lists, told of the rows the data's start leaves empty (a first
+    # stage's), once the rows listed are known.
+    listed: dict[str, tuple[Expr, pd.Series]] = {}
     # The first stage's rows are bars (a second stage's, "then.", are the first's table).
     if not prefix and _ranked_from_few(stage, len(frame)):
         history = shown_rows(frame, ctx.timeframe, hide)
@@ -527,17 +620,16 @@ def _answer(
         extra = [k.column for k in stage.sort if k.column not in table.columns]
         for name in extra:
             table[name] = masked_values(frame[name], slice(None))
-        unsorted = table
+        unsorted, listed_at, rows_before_limit = table, len(warnings), len(table)
         if start is not None:
-            shown = {s.name: (s.expr, selected[s.name]) for s in stage.select}
-            warnings += listed_caveat(start, shown)
-        table, order, ties = sort_limit(table, stage, [table.columns[0]])
+            listed = {s.name: (s.expr, selected[s.name]) for s in stage.select}
+        table, order, ties, _ = sort_limit(table, stage, [table.columns[0]])
         warnings += ties + sort_caveat(ctx.night, unsorted, stage.sort)
         focus = names
     else:
+        listed_at, rows_before_limit = len(warnings), len(frame)
         if start is not None:
-            made = {name: (Column(name), start.frame[name]) for name, _ in stage.map_exprs}
-            warnings += listed_caveat(start, made)
+            listed = {name: (Column(name), start.frame[name]) for name, _ in stage.map_exprs}
         # Order the rows by their keys alone, then label and show only the rows kept: a
         # person's columns for 10 of 4,500 bars, not for all of them.
         order, ties = _ordered_positions(frame, stage, stage.label, ctx.timeframe)
@@ -545,6 +637,8 @@ def _answer(
         table = shown_rows(frame, ctx.timeframe, hide, at=order)
         focus = []
         if row_keys:  # groups kept and sorted: each still named by its keys ("2022, 391")
+            if start is not None:
+                warnings[listed_at:listed_at] = listed_caveat(start, listed, order)
             keys = [k for k in row_keys if k in table.columns]
             values = [c for c in table.columns if c not in keys]
             made = [name for name, _ in stage.map_exprs]
@@ -583,6 +677,12 @@ def _answer(
         sort=sort_keys(stage),
     )
     _unaveraged(summary, stage, query, ctx.timeframe)
+    if len(table) < rows_before_limit:
+        summary.limited_from = rows_before_limit
+    if start is not None:  # said of the rows listed, and of a mean only where one is given
+        averaged = [name for name, stats in summary.stats.items() if stats.mean is not None]
+        averaged = averaged if not summary.whole or len(table) > 1 else []
+        warnings[listed_at:listed_at] = listed_caveat(start, listed, order, averaged)
     return StageOutput(
         summary,
         table=table,
@@ -745,14 +845,16 @@ def _row_name(frame: pd.DataFrame, timeframe: str, positions: np.ndarray, at: in
 
 def sort_limit(
     table: pd.DataFrame, stage: StagePlan, named_by: Sequence[str] = ()
-) -> tuple[pd.DataFrame, np.ndarray, list[str]]:
-    """The table sorted and cut, with each kept row's position in the table as given, and
-    the warning of a tie the limit cuts through (its rows named by ``named_by`` columns)."""
+) -> tuple[pd.DataFrame, np.ndarray, list[str], LimitTie | None]:
+    """The table sorted and cut, with each kept row's position in the table as given, the
+    warning of a tie the limit cuts through (its rows named by ``named_by`` columns), and
+    that tie for a chart (the rows past the limit by their ``named_by`` keys)."""
     if not _numbered(table):
         table = table.reset_index(drop=True)
     if not stage.sort and stage.limit is None:
-        return table, np.arange(len(table)), []  # nothing to order or cut
+        return table, np.arange(len(table)), [], None  # nothing to order or cut
     ties: list[str] = []
+    cut = None
     if stage.sort:
         keys = [k.column for k in stage.sort]
         table = in_sort_order(table, stage.sort)
@@ -767,9 +869,30 @@ def sort_limit(
                 return " ".join(value_text(column[at]) for column in named)
 
             ties = tie_at_limit(keys_at, keys, len(table), stage.limit, name if named_by else None)
+            if ties and named_by:
+                cut = _limit_tie(table, keys_at, stage.limit, named_by)
     if stage.limit is not None:
         table = table.head(stage.limit)
-    return table.reset_index(drop=True), table.index.to_numpy(dtype=np.int64), ties
+    return table.reset_index(drop=True), table.index.to_numpy(dtype=np.int64), ties, cut
+
+
+def _limit_tie(
+    table: pd.DataFrame,
+    keys_at: Callable[[int], Sequence[object]],
+    limit: int | None,
+    named_by: Sequence[str],
+) -> LimitTie | None:
+    """The tie ``tie_at_limit`` warned of, in ``table``'s sort order: its rows past the
+    limit by their ``named_by`` keys as text, the first few (``NAMED_ROWS``)."""
+    found = cut_tie(keys_at, len(table), limit)
+    if found is None or limit is None:
+        return None
+    first, last = found
+    past = range(limit, min(last, limit + NAMED_ROWS - 1) + 1)
+    left = [{str(k): value_text(table[k].iloc[at]) for k in named_by} for at in past]
+    return LimitTie(
+        tied=last - first + 1, kept=limit - first, left=left, left_count=last + 1 - limit
+    )
 
 
 def _numbered(table: pd.DataFrame) -> bool:

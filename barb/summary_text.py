@@ -155,9 +155,16 @@ def _table_lines(s: Summary, timeframe: str) -> list[str]:
     if not rows:
         return [head + "."]
     lines = [head + _listing(s), *_rows_block(s)]
+    # Of the rows a limit listed, said: "mean: gap_pct=-1.331" under the 3 latest of 504
+    # gaps read as all 504's (p48d C6).
+    listed = (
+        f" of the {rows:,} rows listed, not of all {s.limited_from:,}" if s.limited_from else ""
+    )
     if s.whole:
-        lines += _means(s, "mean")
+        lines += _means(s, f"mean{listed}")
     else:
+        if listed and s.stats:
+            lines.append(f"Figures{listed}:")
         lines += [f"{name}: {_stats_text(st)}" for name, st in s.stats.items()]
     return lines
 

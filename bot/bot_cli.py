@@ -166,6 +166,8 @@ async def running_bot(
         shared_flood_url=settings.queue_url,
     )
     stopping = shutdown or Shutdown()
+    # Read once: the runner drops the checks the assistant no longer waits for.
+    assistant_settings = AssistantSettings()
     async with connected(application, settings.telegram_api_base_url):
         store_settings = store_settings or _settings(StoreSettings)
         try:
@@ -184,7 +186,9 @@ async def running_bot(
         except BaseException:
             await store.close()
             raise
-        runner = make_runner(settings, warm_instruments=("NQ",))
+        runner = make_runner(
+            settings, warm_instruments=("NQ",), check_wait_s=assistant_settings.check_wait_s
+        )
         try:
             services = BotServices(
                 settings=settings,
@@ -192,7 +196,7 @@ async def running_bot(
                     provider,
                     store,
                     runner,
-                    settings=AssistantSettings(),
+                    settings=assistant_settings,
                     engine_settings=default_settings(),
                 ),
                 store=store,

@@ -23,7 +23,7 @@ the same cut: NQ's 11 "all-time highs" of 2008 are highs since 2008-01-02 (``rec
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
@@ -270,6 +270,8 @@ def where_caveat(start: DataStart, given: np.ndarray, values: pd.Series) -> list
     dropped = int(np.count_nonzero(unread))
     if not dropped or not notable(dropped, len(at)):
         return []
+    if _listed_before(start, int(at[unread][-1])):
+        return []
     kept = int(np.count_nonzero(values.fillna(False).to_numpy(dtype=bool)[at]))
     judged = len(at) - int(np.count_nonzero(unknown))
     return [
@@ -278,6 +280,25 @@ def where_caveat(start: DataStart, given: np.ndarray, values: pd.Series) -> list
         f"{start.since(unknown, at, unread)}. The {kept:,} rows kept are of the {judged:,} it can "
         f"judge.{start.from_open(where, 'where')}"
     ]
+
+
+# The columns a table's rows are in time order by.
+_TIME_KEYS = ("timestamp", "trading_date", "date")
+
+
+def _listed_before(start: DataStart, dropped: int) -> bool:
+    """Whether a table's limit lists the latest rows (sort by time descending) and enough
+    rows kept lie after the last row the where dropped (at ``dropped`` in ``start.frame``)
+    to fill it: a dropped row could not be listed, had it passed. "When did ES last close
+    below its 50-day SMA" (2025-09-09) had been told of 2008's first 49 days, where the mean
+    has no value (p48d C1); "the first time" (ascending) still is."""
+    stage = start.stage
+    if stage.shape != "table" or stage.limit is None or not stage.sort:
+        return False
+    first = stage.sort[0]
+    if not first.descending or first.column not in (*_TIME_KEYS, stage.label):
+        return False
+    return int(np.count_nonzero(start.keep[dropped + 1 :])) >= stage.limit
 
 
 def running_caveat(start: DataStart, period: np.ndarray) -> list[str]:
@@ -480,13 +501,24 @@ def _running_totals(exprs: Iterable[ast.Expr]) -> list[ast.Call]:
     return found
 
 
-def listed_caveat(start: DataStart, columns: Mapping[str, tuple[ast.Expr, pd.Series]]) -> list[str]:
+def listed_caveat(
+    start: DataStart,
+    columns: Mapping[str, tuple[ast.Expr, pd.Series]],
+    listed: np.ndarray | None = None,
+    averaged: Collection[str] | None = None,
+) -> list[str]:
     """A table of bars with a column empty on its first rows because the data begins, said
     for the one empty on the most and every column empty on the same rows: the first yearly
     return (2008) has no close before it, and a sort by the return ranked the worst year
     last without a word; NQ's and ES's returns joined were said of nq_ret alone (p45d #6).
     ``columns``: the name, expression and values over ``start.frame`` of each column the
-    table shows."""
+    table shows; ``listed``: the rows a limit lists, as positions among the rows kept
+    (None: all of them); ``averaged``: the columns the answer gives a mean of (None: all).
+
+    Under a limit, said only where it changes what is listed: a row listed is empty, or the
+    sort ranks by the empty column (its empty rows could have ranked first). "SMA200 now"
+    (sort by timestamp desc, limit 1) had been told of 2008's 199 empty days "left out of
+    the mean" over one row of 2026 with a value and no mean (p48d C1)."""
     at = start.kept
     found: list[tuple[str, np.ndarray, ast.Expr]] = []
     for name, (expr, values) in columns.items():
@@ -499,6 +531,9 @@ def listed_caveat(start: DataStart, columns: Mapping[str, tuple[ast.Expr, pd.Ser
         count = int(np.count_nonzero(unread))
         if count and notable(count, len(at)):
             found.append((name, unread, expr))
+    sort = {key.column for key in start.stage.sort}
+    if listed is not None and start.stage.limit is not None:
+        found = [column for column in found if column[0] in sort or column[1][listed].any()]
     if not found:
         return []
     _, unread, _ = max(found, key=lambda column: int(np.count_nonzero(column[1])))
@@ -508,14 +543,15 @@ def listed_caveat(start: DataStart, columns: Mapping[str, tuple[ast.Expr, pd.Ser
     rows = start.span(unread, at)
     if count > 1:
         rows = f"{count:,} rows ({rows})"
-    sorted_by = any(key.column in names for key in start.stage.sort)
+    sorted_by = any(name in sort for name in names)
     left = "ranked last" if sorted_by else "listed as n/a"
     one = len(names) == 1
+    if averaged is None or any(name in averaged for name in names):
+        left += f" and left out of {'the mean' if one else 'their means'}"
     opened = opened_text(form for _, expr in said for form in start.opened_forms(expr))
     return [
         f"{listed_text(names)} {'has' if one else 'have'} no value on {rows}, "
-        f"{start.why if one else start.why_of_many}: {left} and left out of "
-        f"{'the mean' if one else 'their means'}.{opened}"
+        f"{start.why if one else start.why_of_many}: {left}.{opened}"
     ]
 
 

@@ -810,6 +810,7 @@ def counted_noise(
     rows: str = "rows",
     stretches: Callable[[], pd.Series | None] | None = None,
     blocks: str | None = None,
+    listed: pd.Index | None = None,
 ) -> CountedNoise:
     """Warnings for the ``count()`` items of a stage whose groups are outcomes its rows
     fell in (see the module's text): their counts no further from equal shares than chance
@@ -820,7 +821,9 @@ def counted_noise(
     are then the where's hits of those rows, tested as shares of them (``_RateTests``), the
     groups it emptied among them at 0. ``stretches``: of groups that are stretches of time
     (``blocks``, the key's calendar part), each stretch's share of its rows the where kept,
-    indexed by its group (``stretch_shares``): tested across the stretches, as a mean's."""
+    indexed by its group (``stretch_shares``): tested across the stretches, as a mean's.
+    ``listed``: every group the table lists, those no row counted among them (the hours no
+    day's low fell in, ``barb.outcome_groups``): tested at 0, the fewest end of them."""
     said: list[str] = []
     columns: list[str] = []
     near: dict[str, list[list[dict[str, str]]]] = {}
@@ -831,6 +834,8 @@ def counted_noise(
             continue
         counts = pd.to_numeric(pd.Series(answers[item.name].value), errors="coerce")
         counts = counts[counts > 0]
+        if listed is not None and counts.index.isin(listed).all():
+            counts = counts.reindex(listed, fill_value=0)
         if len(counts) < 2 or not isinstance(counts.index, pd.Index):
             continue
         if ranking is not None and ranking.column != item.name:

@@ -31,12 +31,19 @@ def empty_groups(
     where: Expr | None,
     mapped: Mapping[str, Expr],
     events: Sequence[str] = (),
+    calendar: Callable[[], np.ndarray | None] | None = None,
 ) -> list[str]:
     """Groups the period has but ``where`` emptied, for each key the condition reads nothing
     of: ``where year() >= 2020`` by year(), or a where on the time of day by a slot of the
     day, drops those groups on purpose. So does a where on a joined event (``events``, their
     columns ``fomc``, ``fomc_minutes``): the hour after each FOMC statement by date() has
-    no row on the other days of the month, which are not missing data (p33e Q13)."""
+    no row on the other days of the month, which are not missing data (p33e Q13).
+
+    Nor is the group holding the data's last bar said where the where's calendar part
+    (``calendar``: the rows it keeps over ``frame``, None when it has none) keeps none of
+    its rows: December of 2026, the data ending 2026-01-07, has not come, and "No row
+    passed where in 1 year() group of the period (2026)" under December's up days of every
+    year read as 2026's 0 (p48d C6)."""
     if where is None:
         return []
     condition = inputs(where, mapped)
@@ -51,6 +58,11 @@ def empty_groups(
         if values.empty or len(values) > MAX_KEY_VALUES:
             continue
         missing = values.difference(pd.Index(table[name].to_numpy()), sort=False)
+        if len(missing) and period_rows[-1] and missing.isin([column.iloc[-1]]).any():
+            kept = calendar() if calendar is not None else None
+            last = (column == column.iloc[-1]).to_numpy(dtype=bool) & period_rows
+            if kept is not None and not (kept & last).any():  # not come yet
+                missing = missing[~missing.isin([column.iloc[-1]])]
         if len(missing) and len(missing) < len(values):
             if isinstance(column.dtype, pd.CategoricalDtype):  # Mon before Tue
                 order = column.cat.categories.get_indexer(missing)

@@ -27,16 +27,11 @@ def tie_at_limit(
     order, of ``rows`` in all before the cut; ``name`` names that row (by its group keys,
     its bar label). Equal keys are next to each other in sort order: only the rows around
     the cut are read."""
-    if limit is None or limit <= 0 or rows <= limit:
+    found = cut_tie(keys_at, rows, limit)
+    if found is None or limit is None:
         return []
-    edge = tuple(keys_at(limit - 1))
-    if any(_missing(v) for v in edge) or tuple(keys_at(limit)) != edge:
-        return []
-    first, last = limit - 1, limit
-    while first > 0 and tuple(keys_at(first - 1)) == edge:
-        first -= 1
-    while last + 1 < rows and tuple(keys_at(last + 1)) == edge:
-        last += 1
+    first, last = found
+    edge = tuple(keys_at(first))
     tied = last - first + 1
     kept = limit - first
     value = ", ".join(f"{n} = {value_text(v)}" for n, v in zip(names, edge, strict=True))
@@ -47,6 +42,22 @@ def tie_at_limit(
         f"{text}, and {kept} of them {'is' if kept == 1 else 'are'} kept, the first in the "
         f"rows' order; say it is a tie, or raise the limit to {last + 1}."
     ]
+
+
+def cut_tie(keys_at: KeysAt, rows: int, limit: int | None) -> tuple[int, int] | None:
+    """The first and last positions (in sort order) of the rows that tie with the last one
+    the limit keeps, when the limit cuts through them; else None."""
+    if limit is None or limit <= 0 or rows <= limit:
+        return None
+    edge = tuple(keys_at(limit - 1))
+    if any(_missing(v) for v in edge) or tuple(keys_at(limit)) != edge:
+        return None
+    first, last = limit - 1, limit
+    while first > 0 and tuple(keys_at(first - 1)) == edge:
+        first -= 1
+    while last + 1 < rows and tuple(keys_at(last + 1)) == edge:
+        last += 1
+    return first, last
 
 
 def _missing(value: object) -> bool:

@@ -111,6 +111,7 @@ def no_edge_caveat(
     then: bool = False,
     said: Collection[str] = (),
     ahead: tuple[np.ndarray, str] | None = None,
+    month: bool = False,
 ) -> list[str]:
     """For a single-row ``stage`` (``then``: a second stage): its means of a signed result
     and shares of a move's sign that are within noise of no edge, in one sentence; not for
@@ -121,11 +122,19 @@ def no_edge_caveat(
     0.13); avg_pct 0.03335 is within noise of 0 (± 0.038 at 2 standard errors; t = 1.74)."
     ``ahead``: the rows kept's places in bars (ascending) and the bars' timeframe, to take
     a value read 2 bars ahead or more over overlapping windows one at a time (``_Counted``).
+
+    ``month``: the period is a month or less. There a share whose condition the select
+    also counts is the plain count's fraction, not a rate put forward as an edge: "how many
+    times did ES close above its open in December", count(close > open) = 15 beside
+    mean(close > open) = 0.6818 of 22, had been told "No edge shown … within noise of a coin
+    flip (binomial p = 0.078)" (p48d C2). A share alone, or over a longer period (every
+    December, a backtest's win rate beside its wins), is tested.
     """
     means = [(item.name, *found) for item in stage.select if (found := _mean(item.expr))]
     means = [found for found in means if found[0] not in said]
     if not means:
         return []
+    plain_counts = _counted_conditions(stage) if month else set()
     names = _Names(query.to_json(), then)
     parts: list[_Part] = []
     for name, call, factor in means:
@@ -135,6 +144,8 @@ def no_edge_caveat(
         written = unhoisted(call.args[0], stage.hoisted)
         compared = names.compared(written)
         if compared is not None:
+            if written.to_text() in plain_counts:
+                continue  # "how many times in December": the count is the answer
             if pd.api.types.is_bool_dtype(sample[0].dtype) and names.coin_flip(compared):
                 counted = _counted(call, stage, sample[0], ahead, compared, values)
                 parts += _coin_flip(name, answer.value, sample[0], compared, values, counted)
@@ -155,6 +166,21 @@ def no_edge_caveat(
         for part in parts
     ]
     return [f"No edge shown: {'; '.join(said)}."]
+
+
+# The aggregates that count the rows a condition holds on.
+_COUNTS = frozenset({"count", "sum"})
+
+
+def _counted_conditions(stage: StagePlan) -> set[str]:
+    """The conditions the select counts, as written: close > open of count(close > open)
+    and of sum(close > open)."""
+    found = set()
+    for item in stage.select:
+        for node in ast.walk(item.expr):
+            if isinstance(node, ast.Call) and node.name.lower() in _COUNTS and len(node.args) == 1:
+                found.add(unhoisted(node.args[0], stage.hoisted).to_text())
+    return found
 
 
 @dataclass(frozen=True)

@@ -23,7 +23,9 @@ sessions in full are days like any other (``calendar``'s CL).
 from __future__ import annotations
 
 import datetime as dt
+import operator
 from dataclasses import replace
+from functools import partial
 
 import numpy as np
 import pandas as pd
@@ -59,7 +61,11 @@ def run_past_period_caveat(
     highest value over the rows kept is on the period's last row, where the data goes on
     after it: "The run ending 2024-12-31 (6) is still going on the period's last row: it
     went on to 7 on 2025-01-02; a period reaching 2025-01-02 counts it whole." Its chart's
-    form is kept in ``ctx.cut_runs``. ``frame``: the first stage's bars with its columns."""
+    form is kept in ``ctx.cut_runs``. ``frame``: the first stage's bars with its columns.
+    Not of a streak the answer reads only against a number ("where": "run == 3", count(run
+    >= 3)): a row's count up to it is the same whatever the run went on to, and "NQ up 3
+    days in a row in 2025", 16, had been told a period reaching 2026-01-05 counts the run
+    ending 2025-12-31 whole (p48d C3)."""
     period = plan.period
     if plan.then is not None or period.end is None or period.bars is not None:
         return []
@@ -72,6 +78,8 @@ def run_past_period_caveat(
     for name in _streak_columns(plan):
         if name not in frame.columns or not kept[last]:
             continue
+        if plan.first.number_comparisons(partial(operator.eq, ast.Column(name))) is not None:
+            continue  # each row's count against a number: the run's length is not read
         values = frame[name].to_numpy(dtype="float64")
         held = values[kept & scope.in_period]
         if not values[last] > 0 or values[last] < np.nanmax(held):

@@ -199,15 +199,28 @@ def _outside_text(unmatched: Unmatched) -> str:
 def _nothing_ahead(plan: Plan, scope: Scope) -> str:
     """What the open bar's leaving out does to next(): the period's last whole bars have
     no bar after them to read, so their values ahead are empty, not the unfinished bar's."""
-    if plan.reach.ahead == 0 or not len(scope.in_period) or not scope.in_period[-1]:
+    label = last_whole_label(plan, scope)
+    if label is None:
         return ""
-    labelled = label_column(scope.frame.iloc[-1:], plan.timeframe.name)
-    assert labelled is not None
     unit = plan.timeframe.label
     return (
-        f" next() reads no {unit} after {labelled[1][0]}, the last whole one: it is empty "
+        f" next() reads no {unit} after {label}, the last whole one: it is empty "
         f"there, not the unfinished {unit}'s."
     )
+
+
+def last_whole_label(plan: Plan, scope: Scope) -> str | None:
+    """The label of the period's last bar when the query reads ahead of its rows and no bar
+    follows it (the unfinished one left out, ``_open_bar_text``): "2025-12-29", whose next()
+    is empty. None otherwise."""
+    bar = scope.open_bar
+    if bar is None or bar.kept or plan.reach.ahead == 0:
+        return None
+    if not len(scope.in_period) or not scope.in_period[-1]:
+        return None
+    labelled = label_column(scope.frame.iloc[-1:], plan.timeframe.name)
+    assert labelled is not None
+    return str(labelled[1][0])
 
 
 def open_group_caveat(

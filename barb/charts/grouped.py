@@ -230,15 +230,29 @@ class Groups:
             return len(high), len(low)
         return self.thinned.ties[column]
 
-    def ranks(self) -> list[int | None]:
+    def ranks(self, values: pd.Series | None = None) -> list[int | None]:
         """Each group's place in the ranking, from 1: a thinned table's skip, and the open
-        group has none (2026's 4 days, first by corr, are not "1.": 2021 is)."""
+        group has none (2026's 4 days, first by corr, are not "1.": 2021 is). Groups of
+        equal ``values`` (the column ranked) share the first one's place, as the model's
+        text ties them: "6. Mon 09:00, 7. Mon 10:00, 8. Mon 12:00" of three groups at 8
+        weeks each read as three places (p48c Q35); they are 6., 6., 6."""
         rows = np.arange(len(self.table)) if self.thinned is None else self.thinned.rows
         parts = sorted(int(rows[at]) for at in self.part_rows())
-        return [
+        places: list[int | None] = [
             None if int(i) in parts else int(i) + 1 - int(np.searchsorted(parts, int(i)))
             for i in rows
         ]
+        if values is None or self.thinned is not None:
+            return places
+        shown = values.tolist()
+        before = None  # the last ranked group's position
+        for at, place in enumerate(places):
+            if place is None:
+                continue
+            if before is not None and shown[at] == shown[before]:
+                places[at] = places[before]
+            before = at
+        return places
 
     def first_ranked(self) -> int:
         """The position of the group a ranking's headline names: the first whole one."""
@@ -861,9 +875,9 @@ def draw_grouped(fig: Figure, result: Result, words: Words = ENGLISH) -> bool:
         return False
     labels, n, layout = groups.labels, len(groups.table), groups.layout
     if groups.ranked:  # as ranked rows are: "1. 2023 · Sep"
+        places = groups.ranks(groups.table[ranked_column(groups, result)])
         labels = [
-            label if i is None else f"{i}. {label}"
-            for i, label in zip(groups.ranks(), labels, strict=True)
+            label if i is None else f"{i}. {label}" for i, label in zip(places, labels, strict=True)
         ]
     if layout is not None:  # a slot per first key; the legend names the second
         labels = layout.slots
@@ -1098,6 +1112,8 @@ def _notes(groups: Groups, result: Result, words: Words) -> list[str]:
         label = groups.labels[short.at]
         notes.append(words("short_bar_note", label=label, minutes=short.minutes, end=short.end))
     notes += _part_counted_notes(groups, result, words)
+    notes += _limit_tie_notes(groups, result, words)
+    notes += unjudged_notes(result, words)
     if groups.thinned is not None:
         notes.append(_thinned_note(groups.thinned, words))
     names = groups.left_out
@@ -1142,6 +1158,38 @@ def _part_counted_notes(groups: Groups, result: Result, words: Words) -> list[st
             )
         )
     return notes
+
+
+def unjudged_notes(result: Result, words: Words) -> list[str]:
+    """A line naming the period's last whole bar when the where could not judge it, its
+    next() reading no bar after it (``Metadata.unjudged_last``): "2025-12-29 left out:
+    next() has no whole bar after it yet". "The last week of the year, by year" drew 2008
+    to 2024 under a header running to 2026-01-02, and the text's warning was nowhere on the
+    chart (p48c Q13)."""
+    meta = result.metadata
+    label = meta.unjudged_last if meta is not None else None
+    return [words("unjudged_last_note", label=label)] if label else []
+
+
+def _limit_tie_notes(groups: Groups, result: Result, words: Words) -> list[str]:
+    """A line naming the groups tied with the last bar that the limit left out
+    (``Metadata.limit_tie``): "Also 8, cut by the limit: Fri · 09:00, Fri · 14:00". The
+    text warned that ``limit 8`` cut a tie of 5; the chart ranked three of them as places
+    6, 7 and 8, and the other two were nowhere (p48c Q35)."""
+    meta = result.metadata
+    tie = meta.limit_tie if meta is not None else None
+    if tie is None or not groups.ranked or groups.table.empty:
+        return []
+    value = float(groups.table[ranked_column(groups, result)].iloc[-1])
+    shown = number_text(value, 0 if value.is_integer() else 2, words)
+    names = ", ".join(
+        " · ".join(_key_text(name, text, words, None) for name, text in keys.items())
+        for keys in tie.left
+    )
+    more = tie.left_count - len(tie.left)
+    if more > 0:
+        return [words("limit_tie_more_note", value=shown, names=names, count=more)]
+    return [words("limit_tie_note", value=shown, names=names)]
 
 
 def _thinned_note(thinned: Thinned, words: Words) -> str:

@@ -420,14 +420,22 @@ def _extreme_forms(
                 groups, at, (values, full), words, many, count_ties=count_ties
             )
             near = groups.within_noise(column, at)
-            if near and count_near:  # "20:00 4,810 or 7 more (within noise)"
-                found[side] = words("within_noise_count", first=found[side], count=len(near))
-            elif len(near) > MAX_NEAR_NAMED:  # "00:00 5,147.68 or 7 more (5,162.25–5,217.22,
-                # within noise)": eight hours named ran the caption to 300 characters
+            # The count of the others after words, never beside the end's number: "14:00 10
+            # or 10 more (3–7, within noise)" read as "10 or 10 more" (p48d C6).
+            if near and count_near:  # "20:00 4,810, within noise of 7 others"
+                found[side] = words(
+                    "within_noise_count", first=found[side], count=len(near), plural_of=len(near)
+                )
+            elif len(near) > MAX_NEAR_NAMED:  # "00:00 5,147.68, within noise of 7 others
+                # (5,162.25–5,217.22)": eight hours named ran the caption to 300 characters
                 spread = sorted(near, key=lambda i: groups.table[column].iloc[i])
                 span = f"{bare[spread[0]]}–{bare[spread[-1]]}"
                 found[side] = words(
-                    "within_noise_many", first=found[side], count=len(near), others=span
+                    "within_noise_many",
+                    first=found[side],
+                    count=len(near),
+                    others=span,
+                    plural_of=len(near),
                 )
             elif near:  # "high only 1,607 or low only 1,568 (within noise)", not a winner
                 others = ", ".join(  # the unit once, with the end's value

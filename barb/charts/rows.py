@@ -31,7 +31,13 @@ from barb.charts.columns import (
     unit,
 )
 from barb.charts.events import draw_events, read_events
-from barb.charts.grouped import draw_grouped, fitted_notes, keyed_rows, write_notes
+from barb.charts.grouped import (
+    draw_grouped,
+    fitted_notes,
+    keyed_rows,
+    unjudged_notes,
+    write_notes,
+)
 from barb.charts.histogram import draw_histogram
 from barb.charts.kinds import (
     calendar_labels,
@@ -180,10 +186,10 @@ def _draw_ranked(
         if c != column and c in table.columns and c not in PRICE_COLUMNS and is_number(table[c])
     ]
     left_out = [c for c in left_out if c not in calendar_labels(result, left_out)]
-    notes = []
+    notes = unjudged_notes(result, words)
     if left_out:
         count = len(left_out)
-        notes = [words("left_out", plural_of=count, count=count, names=", ".join(left_out))]
+        notes.append(words("left_out", plural_of=count, count=count, names=", ".join(left_out)))
     notes = fitted_notes(fig, notes)
     bottom = PLOT_BOTTOM + len(notes) * FOOTER_PT * 1.4 / (fig.get_figheight() * 72)
     size = _row_label_pt(n, (PLOT_TOP - bottom) * fig.get_figheight() * 72 / n)
@@ -391,6 +397,7 @@ def _draw_timeline(
     notes = [_open_bar_note(result, words)] if open_at is not None else []
     if short:
         notes.append(short_weeks_note(list(short.values()), words))
+    notes += unjudged_notes(result, words)
     # Never dropped without a word: es_close beside the ratio of NQ to it, a second unit.
     drawn = {*overlays, *lower, *flags, *calendar_labels(result, focus)}
     left_out = [

@@ -35,6 +35,7 @@ Decisions worth knowing:
 
 from __future__ import annotations
 
+import operator
 from typing import Any
 
 import numpy as np
@@ -44,6 +45,7 @@ from barb.bar_labels import label_column, unit_label
 from barb.errors import ArgumentError, TypeMismatch, UnknownColumn
 from barb.frames import period_start
 from barb.result import CutRun
+from barb.script import ast
 from barb.script.clock_order import clocks
 from barb.script.conditions import as_known, as_numbers, condition, is_condition
 from barb.script.context import EvalContext, RowGroups
@@ -640,7 +642,7 @@ def _cumsum(ctx: EvalContext, col: pd.Series, per: str | None) -> pd.Series:
     "streak",
     unit="count",
     category="pattern",
-    params=(Param("cond", accepts="condition", keeps_unknown=True), RESTART),
+    params=(Param("cond", accepts="condition", keeps_unknown=True, named=True), RESTART),
     summary="Consecutive rows meeting cond up to this one (0 if false; unknown skipped, "
     "empty); per restarts it.",
     example="streak(close < open, 'day') >= 3",
@@ -670,7 +672,7 @@ def _streak(ctx: EvalContext, cond: pd.Series, per: str | None) -> pd.Series:
     # the others (in no run, or unknown).
     starts = positions + 1
     starts[true] = np.flatnonzero(true)[before[true]]
-    _warn_run_before_period(ctx, runs, starts, counted)
+    _warn_run_before_period(ctx, runs, starts, counted, str(cond.name or "cond"))
     # A second stage's rows are the first stage's table, in its order: a run of them (the
     # losing trades in a row) goes across days as meant, and they carry no bar times.
     if per is None and ctx.intraday and not ctx.step.startswith("then"):
@@ -702,13 +704,21 @@ def _warn_run_across_days(ctx: EvalContext, starts: np.ndarray) -> None:
 
 
 def _warn_run_before_period(
-    ctx: EvalContext, runs: np.ndarray, starts: np.ndarray, counted: np.ndarray
+    ctx: EvalContext, runs: np.ndarray, starts: np.ndarray, counted: np.ndarray, cond: str
 ) -> None:
     """A streak read in the period counts the run's rows before it too (by design: the run
     began whenever it began), so "the longest down run in 2021" can be 7 days of which 3
     were in 2020: say which run that is, when a row the stage keeps ends in it ("3 down days
     in a row in 2025" with where run == 3 kept no row of the 7-day run that opened 2025).
-    ``starts``: each row's run's first row; ``counted``: the true rows up to each row."""
+    ``starts``: each row's run's first row; ``counted``: the true rows up to each row;
+    ``cond``: the condition as the query wrote it.
+
+    An answer that reads the streak only against a number (``ctx.streak_reads``: "where":
+    "streak(close < prev(close)) >= 3") is told of the kept rows that comparison holds on
+    with the rows before the period and not counted from its start (or the other way), in
+    one sentence: the period's longest run, and "a count of the rows at one length (== 3)"
+    under a where of >= 3, had answered a question not asked (p48d C4). Nothing when no kept
+    row changes side: a count of 3+ down days is the same from the period's start."""
     period = ctx.period
     if period is None or not period.any():
         return
@@ -728,52 +738,87 @@ def _warn_run_before_period(
         return str(labels[1][row]) if labels is not None else _moment(when.iloc[row], ctx.intraday)
 
     # The runs counted from the period's first row: the crossing run's rows in it alone.
-    inside = np.where(crossing, counted - counted_before, runs)[period]
+    alone = np.where(crossing, counted - counted_before, runs)
+    inside = alone[period]
     longest = int(inside.max())
     longest_end = int(np.flatnonzero(period)[int(np.argmax(inside))])
     unit = _period_unit(ctx, period)
     form = (
-        f"streak(cond, '{unit}')"
+        f"streak({cond}, '{unit}')"
         if unit is not None
         else "streak() in a then stage over the rows the first stage lists"
     )
+    reads = ctx.streak_reads(cond) if ctx.streak_reads is not None else None
+    opening = int(np.flatnonzero(crossing)[0])
+    # The run's true rows before the period (an unknown row between is none of them).
+    before = counted_before - int(counted[opening] - runs[opening])
+    run = f"the run from {named(int(starts[opening]))}, {before} of its rows before the period"
 
-    def said(kept: np.ndarray) -> str | None:
+    def compared(kept: np.ndarray) -> str | None:
+        assert reads is not None
+        rows = np.flatnonzero(crossing & kept)
+        for comparison in reads:
+            holds, counted_alone = _holds(comparison, runs[rows]), _holds(comparison, alone[rows])
+            moved = rows[holds != counted_alone]
+            if not len(moved):
+                continue
+            lost = bool(holds[holds != counted_alone][0])
+            moved = moved[_holds(comparison, runs[moved]) == lost]
+            dates = [named(int(row)) for row in moved[:3]]
+            more = f" and {len(moved) - 3} more" if len(moved) > 3 else ""
+            return (
+                f"{comparison.to_text()} {'holds' if lost else 'does not hold'} on "
+                f"{', '.join(dates)}{more} as streak() reads {_span(runs[moved])} there, "
+                f"counting {run}; {form} counts from the period's start and reads "
+                f"{_span(alone[moved])}, where it {'does not hold' if lost else 'holds'}."
+            )
+        return None
+
+    def longest_run(kept: np.ndarray) -> str | None:
         rows = np.flatnonzero(crossing & kept)
         if not len(rows):
             return None
         end = int(rows[np.argmax(runs[rows])])
         length = int(runs[end])
-        before = counted_before - int(counted[end] - runs[end])
         ends, begins, own_end = named(end), named(int(starts[end])), named(longest_end)
-        # Its rows in the period read on from the rows before: a count of the rows at a
-        # length (count(dn == 3): 14, where 'year' gives 15) differs by them too (p47c F).
-        own = np.flatnonzero(crossing & period & (starts == starts[end]))
-        here, alone = runs[own], counted[own] - counted_before
         message = (
-            f"streak() counts runs that began before the period: the run ending {ends} "
-            f"({length}) began {begins}, {before} of its rows before the period. Inside the "
-            f"period alone the longest run is {longest}, ending {own_end}; "
-            f"{form} counts only the period's rows. Its {_rows(len(own))} in the period "
-            f"read {_span(here)} here, {_span(alone)} counted from the period's start: a "
-            "count of the rows at one length (== 3) differs by them too."
+            f"streak() counts the run ending {ends} ({length}) from {begins}, {before} of its "
+            f"rows before the period; within the period alone the longest run is {longest}, "
+            f"ending {own_end}, as {form} counts it."
         )
         ctx.cut_runs[message] = CutRun(
             length=length, ended=ends, began=begins, inside=longest, inside_end=own_end
         )
         return message
 
-    ctx.warn_rows(said)
+    ctx.warn_rows(longest_run if reads is None else compared)
+
+
+def _holds(comparison: ast.Compare, values: np.ndarray) -> np.ndarray:
+    """Whether ``comparison`` of a streak with a number (run >= 3, 3 <= run) holds where the
+    streak reads ``values``."""
+    number = ast.literal_value(comparison.right)
+    left = isinstance(number, int | float) and not isinstance(number, bool)
+    if not left:
+        number = ast.literal_value(comparison.left)
+    compare = _COMPARE[comparison.op]
+    return np.asarray(compare(values, number) if left else compare(number, values), dtype=bool)
+
+
+_COMPARE = {
+    "<": operator.lt,
+    "<=": operator.le,
+    ">": operator.gt,
+    ">=": operator.ge,
+    "==": operator.eq,
+    "!=": operator.ne,
+}
 
 
 def _span(values: np.ndarray) -> str:
     """ "4-6": the lowest and highest of ``values``; "6" when they are one."""
     low, high = int(values.min()), int(values.max())
     return str(low) if low == high else f"{low}-{high}"
-
-
-def _rows(count: int) -> str:
-    return f"{count} row{'' if count == 1 else 's'}"
 
 
 # The calendar units a period can be, finest first, as streak()'s per names them.

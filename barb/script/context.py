@@ -13,6 +13,7 @@ import pandas as pd
 from barb.errors import UnknownSession
 from barb.frames import resample_calendar
 from barb.result import CutRun
+from barb.script import ast
 from barb.script.bincount import as_codes, bincount
 from barb.script.clock_order import NightSession
 from barb.script.conditions import is_condition, kleene, plain_if_known
@@ -110,6 +111,12 @@ class EvalContext:
     # very warning. Shared with the contexts a caveat runs a stage again on, whose warnings
     # (another period's numbers) are not the answer's.
     cut_runs: dict[str, CutRun] = field(default_factory=dict)
+    # How the first stage's answer reads streak() of a condition (as written, "close <
+    # prev(close)"): the comparisons with a number it is read through ("where": "run >= 3"),
+    # or None when it reads the count itself (max(run), a listing) or is not known here
+    # (``StagePlan.number_comparisons``). The run begun before the period is said as the
+    # rows it moves across such a comparison, or as the longest run.
+    streak_reads: Callable[[str], list[ast.Compare] | None] | None = None
 
     @property
     def intraday(self) -> bool:

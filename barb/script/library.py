@@ -75,6 +75,11 @@ OTHER_FORMS: Mapping[str, str] = MappingProxyType(
         "variance": "std(col) ** 2",
         "rolling_var": "rolling_std(col, n) ** 2",
         "weekday": "dayname() ('Mon' … 'Sun') or dayofweek() (0 = Monday … 4 = Friday)",
+        **dict.fromkeys(
+            ("weekofmonth", "week_of_month", "weekinmonth", "monthweek", "month_week"),
+            "ceil(day() / 7) (days 1-7 of the month are 1, 8-14 are 2 …), or "
+            "ceil(trading_day('month') / 5) counting the month's trading days",
+        ),
         "diff": "col - prev(col) (the change from the previous row)",
         "momentum": "col - prev(col, n) (the change over n rows)",
         "max_drawdown": "min(close / cummax(close) - 1) (per year: cummax(close, 'year') "

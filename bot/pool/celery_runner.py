@@ -11,6 +11,9 @@ The same ``QueryRunner`` contract as the in-process pool: every job ends in one
   worker-failure sentence.
 - A job no worker takes within ``queue_wait_s`` (no worker serves that instrument, or all are
   busy for that long) is revoked and expires, so it never runs after the person was told.
+  A query check waits ``check_wait_s`` (the plan's wait for it, ``BARB_CHECK_WAIT_S``)
+  instead: the plan is shown unchecked by then, and a copy of the check a worker meets
+  later, the revoke never heard (Redis away, the worker started since), is dropped.
 
 Celery's calls block, so they run on one thread of their own: it sends the jobs, and one
 poller reads the state of every job in flight with a single ``MGET`` per tick (Celery's own
@@ -72,10 +75,13 @@ class CeleryRunner:
         timeout_s: float = 20.0,
         *,
         queue_wait_s: float = 60.0,
+        check_wait_s: float | None = None,
         app: Celery | None = None,
     ) -> None:
         self.timeout_s = timeout_s
         self.queue_wait_s = queue_wait_s
+        #: How long a check may wait: the plan's wait for it (None: ``queue_wait_s``).
+        self.check_wait_s = check_wait_s
         self._app = app or make_queue_app(url)
         self._known = {symbol.upper() for symbol in available_instruments()}
         # One thread for every Celery call: its connections are per thread, and one is plenty.
@@ -127,6 +133,13 @@ class CeleryRunner:
         read: the poller reads only the jobs in flight."""
         self._celery.submit(self._app.control.revoke, task_id)
 
+    def _wait_s(self, job: QueryJob) -> float:
+        """How long ``job`` may wait for a worker to take it: a check no longer than its
+        plan waits for it (``check_wait_s``), a run ``queue_wait_s``."""
+        if job.check_only and self.check_wait_s is not None:
+            return min(self.check_wait_s, self.queue_wait_s)
+        return self.queue_wait_s
+
     def _send(self, job: QueryJob, task_id: str) -> None:
         # The worker leaves out a chart that would take the job past its limit.
         job = job.model_copy(update={"time_limit_s": job.time_limit_s or self.timeout_s})
@@ -137,8 +150,11 @@ class CeleryRunner:
             queue=queue_name(job.instrument),
             soft_time_limit=self.timeout_s,
             time_limit=hard_limit(self.timeout_s),
-            # Not run at all once the person has been told that no worker took it.
-            expires=self.queue_wait_s,
+            # Not run at all once nobody waits for it: the person told that no worker took
+            # it, or the plan shown without its check. The revoke sent then (``_revoke``)
+            # reaches only the workers connected at that moment; with Redis away 18 s, a
+            # check given up at 15 s ran again on another worker once Redis was back.
+            expires=self._wait_s(job),
         )
 
     async def _outcome(self, job: QueryJob, task_id: str, flight: _InFlight) -> QueryOutcome:
@@ -148,25 +164,26 @@ class CeleryRunner:
                 state, value = flight.done.result()
                 return self._finished(job, task_id, state, value)
             now = time.monotonic()
-            if flight.started is None and now - flight.sent > self.queue_wait_s:
+            if flight.started is None and now - flight.sent > self._wait_s(job):
                 self._celery.submit(self._app.control.revoke, task_id)
                 ref = self._log_ref(job, "was taken by no worker")
                 return failed_outcome(
                     "WorkerDied",
-                    f"No query worker took the query within {self.queue_wait_s:.0f} seconds "
+                    f"No query worker took the query within {self._wait_s(job):.0f} seconds "
                     f"(reference {ref}); please try again in a minute.",
+                    ref,
                 )
-            if flight.started is not None and now > self._lost_after(flight):
+            if flight.started is not None and now > self._lost_after(job, flight):
                 return self._failed(job, None, "lost its worker (no answer past the hard limit)")
 
-    def _lost_after(self, flight: _InFlight) -> float:
+    def _lost_after(self, job: QueryJob, flight: _InFlight) -> float:
         """When a job taken by a worker is given up. A live worker ends it within the hard
         limit; a job whose worker vanished is taken again from its queue by another worker,
-        which can happen until the job expires (``queue_wait_s`` after it was sent); and
-        that worker ends it within the hard limit in turn."""
+        which can happen until the job expires (``_wait_s`` after it was sent); and that
+        worker ends it within the hard limit in turn."""
         assert flight.started is not None
         dead_after_s = hard_limit(self.timeout_s) + _DEAD_WORKER_MARGIN_S
-        return max(flight.started, flight.sent + self.queue_wait_s) + dead_after_s
+        return max(flight.started, flight.sent + self._wait_s(job)) + dead_after_s
 
     async def _poll_while_in_flight(self) -> None:
         loop = asyncio.get_running_loop()
@@ -221,6 +238,7 @@ class CeleryRunner:
         return failed_outcome(
             "WorkerDied",
             f"The query could not be run (reference {ref}); other queries are not affected.",
+            ref,
         )
 
     @staticmethod

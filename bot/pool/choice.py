@@ -6,8 +6,15 @@ from bot.pool.runner import ProcessRunner, QueryRunner
 from bot.settings import BotSettings
 
 
-def make_runner(settings: BotSettings, warm_instruments: tuple[str, ...] = ("NQ",)) -> QueryRunner:
-    """Celery workers on Redis when ``BARB_QUEUE_URL`` is set, else this process's own pool."""
+def make_runner(
+    settings: BotSettings,
+    warm_instruments: tuple[str, ...] = ("NQ",),
+    *,
+    check_wait_s: float | None = None,
+) -> QueryRunner:
+    """Celery workers on Redis when ``BARB_QUEUE_URL`` is set, else this process's own pool.
+    ``check_wait_s`` is how long a plan waits for its query checks (the assistant's
+    ``BARB_CHECK_WAIT_S``): a check still queued after it expires."""
     if settings.queue_url:
         from bot.pool.celery_runner import CeleryRunner
 
@@ -15,6 +22,7 @@ def make_runner(settings: BotSettings, warm_instruments: tuple[str, ...] = ("NQ"
             settings.queue_url,
             timeout_s=settings.query_timeout_s,
             queue_wait_s=settings.queue_wait_s,
+            check_wait_s=check_wait_s,
         )
     return ProcessRunner(
         workers=settings.workers,

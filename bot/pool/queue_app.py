@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import logging
 import os
+import uuid
 from collections.abc import Callable
 from typing import Any
 
@@ -29,6 +30,7 @@ from celery.exceptions import Ignore, SoftTimeLimitExceeded
 from celery.states import STARTED, SUCCESS
 from celery.worker.request import Request
 
+from barb.errors import stops_from_outside
 from bot.pool.job_claims import finish_claim, holder, may_record, release_claim, take_claim
 from bot.pool.jobs import (
     QueryJob,
@@ -40,6 +42,12 @@ from bot.pool.jobs import (
 )
 
 log = logging.getLogger(__name__)
+
+# Celery's soft time limit is raised by a signal handler wherever the child is, most often
+# deep in the engine, whose catch-all for Barb's own bugs answered it with "Internal error
+# while running the query (reference …)": a query error the model was asked to correct,
+# where the limit has its own sentence (``run_job_json``) and ends the question.
+stops_from_outside(SoftTimeLimitExceeded)
 
 TASK_NAME = "barb.query"
 QUEUE_PREFIX = "barb."
@@ -79,6 +87,11 @@ def visibility_timeout(timeout_s: float) -> float:
     vanished (``kill -9``, a machine lost) is run again, by another worker."""
     return hard_limit(timeout_s) + REDELIVERY_MARGIN_S
 
+
+#: How the main process stops a child's query at a cold shutdown (SIGQUIT): the children
+#: ignore SIGTERM, Celery's signal for it (``queue_worker._leave_sigterm_to_parent``), and
+#: end on this one the same way (billiard's handler: ``SystemExit``, ``finally`` blocks run).
+CHILD_STOP_SIGNAL = "SIGQUIT"
 
 #: The status of a child that ended after its answer because it ran out of memory (the same
 #: as the bot's own pool's, ``runner.OUT_OF_MEMORY_EXIT``).
@@ -128,7 +141,7 @@ class _QueryRequest(Request):
         # A cold shutdown (SIGQUIT) stops the job and hands it back to its queue: its next
         # delivery, at once on another worker, runs it instead of dropping it as a copy.
         self.handed_back = True
-        super().cancel(pool, signal, emit_retry)
+        super().cancel(pool, signal or CHILD_STOP_SIGNAL, emit_retry)
         release_claim(self.task.backend, self.id, self.claim)
 
     def on_failure(
@@ -244,18 +257,24 @@ def run_job_json(
     try:
         job = QueryJob.model_validate(payload)
     except ValueError as exc:
-        log.error("a query job that is not a QueryJob: %s", exc)
-        outcome = failed_outcome("WorkerDied", "The query could not be read by its worker.")
+        ref = uuid.uuid4().hex[:8]
+        log.error("a query job that is not a QueryJob (ref %s): %s", ref, exc)
+        outcome = failed_outcome(
+            "WorkerDied", f"The query could not be read by its worker (reference {ref}).", ref
+        )
         return outcome.model_dump(mode="json")
     try:
         outcome = work(job)
-    except SoftTimeLimitExceeded:
+    except SoftTimeLimitExceeded:  # in the engine too (``stops_from_outside`` above)
         outcome = timeout_outcome(_soft_limit_s())
     except Exception as exc:
+        ref = uuid.uuid4().hex[:8]
+        log.error("query failed in its worker (ref %s): %r", ref, job.query, exc_info=exc)
         outcome = failed_outcome(
-            "WorkerDied", "The query failed in its worker; other queries are not affected."
+            "WorkerDied",
+            f"The query failed in its worker (reference {ref}); other queries are not affected.",
+            ref,
         )
-        log.error("query failed in its worker: %r", job.query, exc_info=exc)
     return outcome.model_dump(mode="json")
 
 

@@ -5,8 +5,12 @@ from __future__ import annotations
 import gc
 import logging
 import os
+import signal
 import socket
 from collections.abc import Callable
+from typing import Any
+
+from celery import signals
 
 from barb.process_memory import set_memory_ceiling
 from bot.pool.jobs import QueryJob, QueryOutcome, run_query_job
@@ -27,7 +31,8 @@ def serve_worker(
     work: Callable[[QueryJob], QueryOutcome] = run_query_job,
 ) -> None:
     """Warm ``instruments``, then consume their queues with ``concurrency`` prefork children
-    until stopped (SIGTERM: warm shutdown, the queries in progress finish first). Each
+    until stopped (SIGTERM: warm shutdown, the queries in progress finish first, whether it
+    reaches this process alone or the children too, ``_leave_sigterm_to_parent``). Each
     process's own memory is capped at ``memory_gb`` (0: no cap): a query past it answers
     with the memory sentence (``out_of_memory_outcome``), and its child, whose heap the
     query grew, ends after that answer (``queue_app._QueryTask.after_return``); Celery forks
@@ -43,6 +48,7 @@ def serve_worker(
     # Celery logs each answer's whole result at INFO: noise, and the person's numbers, in
     # the worker's log. Failures and time limits are still logged.
     logging.getLogger("celery.app.trace").setLevel(logging.WARNING)
+    signals.worker_process_init.connect(_leave_sigterm_to_parent, weak=False)
     app = make_queue_app(url, work=work)
     # The bot sends its own limits with each job; these hold for a job that has none.
     app.conf.task_soft_time_limit = timeout_s
@@ -72,3 +78,18 @@ def serve_worker(
             "--without-mingle",
         ]
     )
+
+
+def _leave_sigterm_to_parent(**_: Any) -> None:
+    """In each prefork child, as it starts: SIGTERM is ignored, so that only the main
+    process acts on it, with its warm shutdown.
+
+    systemd's default ``KillMode=control-group`` sends SIGTERM to every process of the
+    unit, as ``kill -TERM -<pgid>`` does: each child ended mid-query ("exited with signal 15
+    (SIGTERM)") while the main process began the warm shutdown meant to let it finish, and
+    the person read "This query could not be run because of a failure on my side". The main
+    process stops its children otherwise: a child past the hard limit is killed (billiard
+    sends SIGKILL 0.1 s after the SIGTERM it ignores), a cold shutdown stops the queries
+    with ``CHILD_STOP_SIGNAL`` (``queue_app._QueryRequest.cancel``), and a child whose main
+    process is gone is killed by the kernel (Celery's parent-death signal)."""
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)

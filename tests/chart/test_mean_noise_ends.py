@@ -107,9 +107,12 @@ def test_an_hour_lowest_among_alike_hours_is_named_with_them(
     assert f"{len(alike)} other groups are within noise of it" in said
     headline = chart_headline(result, language)
     assert headline is not None
-    more = {"en": f"or {len(alike)} more (", "ru": f"или ещё {len(alike)} ("}[language]
-    assert more in headline
-    assert {"en": "within noise)", "ru": "в пределах шума)"}[language] in headline
+    # The count after words, never beside the end's number (p48d C6).
+    more = {
+        "en": f", within noise of {len(alike)} others (",
+        "ru": f", в пределах шума ещё {len(alike)} групп (",
+    }[language]
+    assert more in headline, headline
     # The lowest and those alike painted together; the highest, clear of the next, alone.
     colors = bar_colors(figure(result, language))
     hours = result.table["hour"].tolist()

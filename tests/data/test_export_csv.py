@@ -240,7 +240,8 @@ def test_the_csv_dialect_follows_the_locale_decimal_mark() -> None:
     does not speak), a point's ",", an unknown code English's."""
     from barb.export import Dialect, csv_dialect
 
-    assert csv_dialect("ru") == csv_dialect("de") == csv_dialect("pt-BR") == Dialect(";", ",")
+    comma = Dialect(";", ",", "1", "0")
+    assert csv_dialect("ru") == csv_dialect("de") == csv_dialect("pt-BR") == comma
     assert csv_dialect("en") == csv_dialect("en-GB") == csv_dialect("xx") == Dialect(",", ".")
 
 
@@ -289,3 +290,47 @@ def test_a_date_or_time_column_with_gaps_stays_a_date_or_a_minute(
     hours = tuesday.groupby((tuesday["timestamp"] - pd.Timedelta(minutes=30)).dt.floor("1h"))
     top = hours["high"].max().idxmax() + pd.Timedelta(minutes=30)
     assert [r["at_et"] for r in times] == ["", f"{top:%Y-%m-%d %H:%M}", "", "", ""]
+
+
+@pytest.mark.parametrize(("lang", "sep"), [("en", ","), ("ru", ";")])
+def test_a_text_holding_a_carriage_return_stays_one_field(
+    imported: pd.DataFrame, settings: EngineSettings, lang: str, sep: str
+) -> None:
+    """r48b nit 5: lines ended "\\n" and the csv module quotes a field holding a character of
+    the line ending only: a bare "\\r" went unquoted, and Excel and pandas split its row."""
+    query = {
+        "session": "RTH",
+        "from": "daily",
+        "map": {"lab": "if(close > open, 'a', 'c\rd')"},
+        "select": ["date()", "lab"],
+    }
+    result = execute(query, "NQ", settings=settings)
+    back = pd.read_csv(io.BytesIO(csv_bytes(result, lang)), encoding="utf-8-sig", sep=sep)
+    # Read back cell for cell as the answer's table holds them, both labels there.
+    assert back["lab"].tolist() == result.table["lab"].tolist()
+    assert {"a", "c\rd"} <= set(back["lab"]) and len(back) == 5
+
+
+def test_a_condition_is_a_number_in_a_russian_file(
+    imported: pd.DataFrame, settings: EngineSettings
+) -> None:
+    """r48b nit 6: True/False is text to Russian-locale Excel and LibreOffice (ИСТИНА/ЛОЖЬ
+    there): a Russian file writes 1 and 0, read as numbers; the English file keeps True and
+    False, which its spreadsheet reads as booleans; an unknown stays empty in both."""
+    query = {
+        "session": "RTH",
+        "from": "daily",
+        "map": {"up": "close > prev(close)", "green": "close > open"},
+        "select": ["date()", "up", "green"],
+    }
+    result = execute(query, "NQ", settings=settings)
+    table = result.table
+    assert pd.isna(table["up"].iloc[0]) and table["green"].nunique() == 2  # no day before
+    russian = pd.read_csv(io.BytesIO(csv_bytes(result, "ru")), sep=";", decimal=",")
+    english = pd.read_csv(io.BytesIO(csv_bytes(result, "en")), encoding="utf-8-sig")
+    for name in ("up", "green"):
+        assert pd.api.types.is_numeric_dtype(russian[name])
+        want = [None if pd.isna(v) else int(v) for v in table[name]]
+        assert [None if pd.isna(v) else int(v) for v in russian[name]] == want
+        assert [None if pd.isna(v) else int(v) for v in english[name]] == want
+    assert english["green"].dtype == bool

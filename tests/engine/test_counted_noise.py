@@ -11,9 +11,11 @@ import pytest
 from asking import ask
 from matplotlib.collections import PolyCollection
 from matplotlib.colors import to_hex
+from matplotlib.text import Text
 from scipy import stats
 
 from barb.charts import chart_headline, draw_chart
+from barb.charts.style import HIGH
 from barb.charts.words import words_for
 from barb.data.store import data_path
 
@@ -41,6 +43,13 @@ def rth_days(minutes: pd.DataFrame) -> pd.DataFrame:
     return days
 
 
+def _by_weekday(picked: pd.Series, days: pd.DataFrame) -> pd.Series:
+    """Weeks by the weekday each one's pick fell on, every weekday of the days at 0 where none
+    did (the fixture's Thursday: p48d M1)."""
+    weekdays = days.index.day_name().str[:3].unique()
+    return picked.dt.day_name().str[:3].value_counts().reindex(weekdays, fill_value=0)
+
+
 def _noise(result) -> list[str]:
     return [w for w in result.metadata.warnings if "noise" in w]
 
@@ -49,7 +58,7 @@ def test_the_weekday_counted_most_is_said_within_noise_of_the_next(
     engine_settings, rth_days
 ) -> None:
     first = rth_days.groupby("week")["high"].idxmax()  # the earliest of a tie
-    counts = first.dt.day_name().str[:3].value_counts()
+    counts = _by_weekday(first, rth_days)
     counts = counts.sort_values(ascending=False, kind="stable")
     result = ask(WEEK_HIGH, engine_settings)
     assert dict(zip(result.table["day"], result.table["weeks"], strict=True)) == counts.to_dict()
@@ -145,7 +154,7 @@ def test_the_chart_names_the_groups_within_the_firsts_noise_with_it(
     while the text said 'low only' 1,568 was within noise of it (p = 0.5): the title names
     them together, within noise, and their bars share the colour."""
     first = rth_days.groupby("week")["high"].idxmax()
-    counts = first.dt.day_name().str[:3].value_counts()
+    counts = _by_weekday(first, rth_days)
     top = counts.max()
     tied = [day for day in counts.index if counts[day] == top]  # the fixture's Mon and Fri
     close = [
@@ -156,23 +165,22 @@ def test_the_chart_names_the_groups_within_the_firsts_noise_with_it(
     ]
     assert close  # the premise, as above
     result = ask(WEEK_HIGH, engine_settings)
-    words = {"en": ("or", "(within noise)"), "ru": ("или", "(в пределах шума)")}[language]
     named = dict(zip(words_for("en").weekdays, words_for(language).weekdays, strict=True))
-    near = ", ".join(f"{named[day]} {counts[day]}" for day in close)
     headline = chart_headline(result, language)
-    assert f" {words[0]} {near} {words[1]}" in headline, headline
-    assert headline.index(named[tied[0]]) < headline.index(words[1])  # named with the first
+    assert len(close) == 3  # Wed 2, Tue 1 and Thu 0: counted, their counts spanned
+    more = {"en": "within noise of 3 others", "ru": "в пределах шума ещё 3 группы"}[language]
+    assert f", {more} ({counts[close].min()}–{counts[close].max()})" in headline, headline
+    assert headline.index(named[tied[0]]) < headline.index(more)  # named with the first
     fig = draw_chart(result, language=language)
     fig.canvas.draw()
     ((ax, bars),) = [
         (ax, c) for ax in fig.axes for c in ax.collections if isinstance(c, PolyCollection)
     ]
-    days = [t.get_text() for t in ax.get_xticklabels()]  # Mon … Fri, Thu's 0 added
+    days = [t.get_text() for t in ax.get_xticklabels()]  # Mon … Fri, Thu's 0 among them
     colors = dict(zip(days, map(to_hex, bars.get_edgecolor()), strict=True))
-    together = [named[day] for day in (*tied, *close)]
-    leader = colors[together[0]]
-    assert {colors[day] for day in together} == {leader}
-    assert leader not in {colors[day] for day in colors if day not in together}
+    # Every weekday is within noise of the first (Thu's 0 too): none is painted the most.
+    assert sorted(named[day] for day in (*tied, *close)) == sorted(days)
+    assert to_hex(HIGH) not in set(colors.values())
 
 
 @pytest.mark.parametrize("language", ["en", "ru"])
@@ -211,12 +219,17 @@ def test_the_chart_names_the_groups_within_the_fewests_noise_with_it(
         near = ", ".join(f"{named[day]} {counts[day]}" for day in close)
         least = f"{named[fewest]} {counts[fewest]} {words[0]} {near} {words[1]}"
     else:  # more are counted, their counts spanned: the caption ran to 170 characters
-        more = {"en": f"or {len(close)} more", "ru": f"или ещё {len(close)}"}[language]
+        # The count after words, not beside the end's: "18 days or 4 more" (p48d C6).
+        more = {
+            "en": f"within noise of {len(close)} others",
+            "ru": f"в пределах шума ещё {len(close)} группы",
+        }[language]
         span = f"{counts[close].min()}–{counts[close].max()}"
         unit = {"en": "days", "ru": "дней"}[language]  # "count() as days" is days (p47d D4)
-        least = f"{named[fewest]} {counts[fewest]} {unit} {more} ({span}, {words[1][1:]}"
+        least = f"{named[fewest]} {counts[fewest]} {unit}, {more} ({span})"
     assert headline.endswith(least), headline
-    assert headline.count(words[1][1:]) == 1  # the most counted, 'up', stands alone
+    noise = {"en": "within noise", "ru": "в пределах шума"}[language]
+    assert headline.count(noise) == 1  # the most counted, 'up', stands alone
     # The model is told the same end, not only the chart: "'Wed' has the fewest …".
     [said] = [w for w in result.metadata.warnings if "has the fewest" in w]
     assert f"'{fewest}' has the fewest ({counts[fewest]} of {counts.sum():,})" in said
@@ -349,3 +362,127 @@ def test_the_fewest_end_is_the_groups_the_where_emptied(sample_settings) -> None
     p = stats.fisher_exact([[hits, size - hits], [0, sizes.iloc[0]]]).pvalue
     share = float(f"{100 * hits / size:.2g}")
     assert f"hour {low} {hits} of {size} bars ({share:g}%, p = {float(f'{p:.2g}'):g})" in fewest
+
+
+LOW_HOUR = {
+    "session": "ETH",
+    "from": "1h",
+    "group_by": "date()",
+    "select": "arg_min(time(), low) as low_hour",
+    "then": {"group_by": "low_hour", "select": "count() as days", "sort": "days desc"},
+}
+
+
+@pytest.fixture(scope="module")
+def low_hours(minutes: pd.DataFrame) -> pd.Series:
+    """Days whose ETH low fell in each hourly bar (the earliest of a tie), every hour the
+    session has a bar in, 0 where none: pandas over the fixture's minutes."""
+    stamps = minutes["timestamp"]
+    day = (stamps + pd.Timedelta(hours=6)).dt.normalize()  # 18:00 opens the next date
+    lows = minutes.groupby([day.rename("day"), stamps.dt.floor("h").rename("hour")])["low"].min()
+    hours = lows.reset_index()
+    picked = hours.loc[hours.groupby("day")["low"].idxmin(), "hour"].dt.strftime("%H:%M")
+    every = sorted(hours["hour"].dt.strftime("%H:%M").unique())
+    return picked.value_counts().reindex(every, fill_value=0)
+
+
+def test_the_hours_no_days_low_fell_in_are_listed_at_zero(engine_settings, low_hours) -> None:
+    """p48d M1: CL's ETH hour of the day's low over 3 months listed the 20 hours some low
+    fell in, and the warning and chart named '00:00' (1 of 64) the fewest while 13:00, 20:00
+    and 21:00 had none. Every hour of the session is listed, those with no low at 0, and
+    they are the fewest end the model and the chart are told of."""
+    empty = low_hours.index[low_hours == 0].tolist()
+    assert len(low_hours) == 23 and empty == ["07:00", "13:00"]  # the fixture's case
+    result = ask(LOW_HOUR, engine_settings)
+    table = result.table
+    assert dict(zip(table["low_hour"], table["days"], strict=True)) == low_hours.to_dict()
+    assert table["low_hour"].tolist()[-2:] == empty  # sorted last, days desc
+    total = int(low_hours.sum())
+    [fewest] = [w for w in result.metadata.warnings if "the fewest" in w]
+    assert fewest.startswith(f"days: '07:00' and '13:00' have the fewest (0 each of {total}), ")
+    low = low_hours[low_hours > 0].sort_values(kind="stable")
+    p = stats.binomtest(0, int(low.iloc[0]), 0.5).pvalue
+    assert f"'{low.index[0]}' {low.iloc[0]} (p = {float(f'{p:.2g}'):g})" in fewest
+    headline = chart_headline(result, "en")
+    assert "least often 0 days (tie: 07:00, 13:00)" in headline, headline
+
+
+def test_a_count_by_minute_of_the_low_lists_no_empty_minutes(engine_settings, low_hours) -> None:
+    """The minutes of the day no low fell in (over a thousand) are no answer: not listed."""
+    query = {**LOW_HOUR, "from": "1m"}
+    result = ask(query, engine_settings)
+    assert (result.table["days"] > 0).all()
+    assert int(result.table["days"].sum()) == int(low_hours.sum())
+
+
+def test_the_chart_numbers_tied_groups_as_one_place_and_names_those_the_limit_cut(
+    engine_settings, low_hours
+) -> None:
+    """p48c Q35: limit 8 cut through 5 groups of 8 weeks; the text said so, the chart
+    numbered the 3 kept "6., 7., 8." and named none of the 2 cut. Tied bars share the
+    first one's place (pandas' rank by "min"), and a note names those past the limit."""
+    limit = 6
+    ordered = low_hours.sort_values(ascending=False, kind="stable")  # then key order
+    edge = ordered.iloc[limit - 1]
+    cut = ordered.iloc[limit:][ordered.iloc[limit:] == edge].index.tolist()
+    assert len(cut) >= 2  # the case: the 6th hour's count held by more past the limit
+    places = ordered.rank(method="min", ascending=False).astype(int).iloc[:limit]
+    assert places.duplicated().any()  # ties among those kept too
+    query = {**LOW_HOUR, "then": {**LOW_HOUR["then"], "limit": limit}}
+    result = ask(query, engine_settings)
+    assert result.table["low_hour"].tolist() == places.index.tolist()
+    fig = draw_chart(result, language="en")
+    fig.canvas.draw()
+    labels = [t.get_text() for ax in fig.axes for t in ax.get_xticklabels() if t.get_text()]
+    assert labels == [f"{place}. {hour}" for hour, place in places.items()]
+    shown = " ".join(t.get_text() for t in fig.findobj(Text) if t.get_visible())
+    assert f"Also {edge}, cut by the limit: {', '.join(cut[:3])}" in shown.replace("\n", " ")
+
+
+def test_a_where_on_the_picked_hour_lists_no_hour_it_left_out(engine_settings, low_hours) -> None:
+    """``low_hour >= '09:00'`` leaves the night hours out on purpose: none is listed at 0,
+    nor is 13:00, which no low fell in, the where having read the key."""
+    query = {**LOW_HOUR, "then": {**LOW_HOUR["then"], "where": "low_hour >= '09:00'"}}
+    result = ask(query, engine_settings)
+    kept = low_hours[(low_hours.index >= "09:00") & (low_hours > 0)]
+    assert dict(zip(result.table["low_hour"], result.table["days"], strict=True)) == kept.to_dict()
+
+
+def test_a_where_on_what_the_groups_are_keyed_by_is_no_count_to_test(
+    engine_settings, rth_days, minutes
+) -> None:
+    """p48c Q36: gap-up and gap-down weeks, "where": "open != pwc" under "group_by": "open >
+    pwc", were told "476 of 476 days against 460 of 464, Fisher p = 0.059": a test of how
+    often the where's filter on the key's own values passed. Such a part narrows each group's
+    days, as the calendar's does; a where with nothing else says nothing, and a part that
+    picks by other values is tested over the days the narrowing keeps (pandas' counts,
+    scipy's Fisher test)."""
+    up = rth_days["close"] > rth_days["open"]
+    query = {"session": "RTH", "from": "daily", "group_by": "close > open",
+             "select": "count() as days"}  # fmt: skip
+    kept = rth_days["close"] - rth_days["open"] > -30  # drops the 3 biggest down days
+    assert int((~up & ~kept).sum()) == 3 and (up & kept).equals(up)
+    alone = ask({**query, "where": "close - open > -30"}, engine_settings)
+    assert alone.table["days"].tolist() == [int((~up & kept).sum()), int(up.sum())]
+    assert not _noise(alone)  # had been "true 31 of 31 days and false 28 of 31, p = 0.24"
+
+    stamps = minutes["timestamp"]
+    minute = stamps.dt.hour * 60 + stamps.dt.minute
+    rth = minutes[(minute >= RTH[0]) & (minute < RTH[1])]
+    days = rth.groupby(rth["timestamp"].dt.normalize()).agg(
+        high=("high", "max"), low=("low", "min")
+    )
+    wide = (days["high"] - days["low"]) > 25
+    narrowed = rth_days["close"] - rth_days["open"] > -5
+    hits = narrowed & wide
+    table = [[int((hits & ~up).sum()), int((narrowed & ~up).sum())],
+             [int((hits & up).sum()), int((narrowed & up).sum())]]  # fmt: skip
+    assert table[0][1] < int((~up).sum())  # the case: the narrowing drops some down days
+    p = stats.fisher_exact([[hit, rows - hit] for hit, rows in table]).pvalue
+    assert p >= 0.05  # the premise: within noise, so said
+    result = ask({**query, "where": "close - open > -5 and range > 25"}, engine_settings)
+    assert result.table["days"].tolist() == [table[0][0], table[1][0]]
+    [said] = _noise(result)
+    for key, (hit, rows) in zip(("false", "true"), table, strict=True):
+        assert f"close_gt_open {key} {hit} of {rows} days" in said
+    assert f"Fisher's exact test p = {float(f'{p:.2g}'):g})" in said

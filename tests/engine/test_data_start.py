@@ -82,6 +82,45 @@ def test_a_where_over_the_warm_up_says_the_rows_it_could_not_judge(engine_settin
     ) in result.metadata.warnings
 
 
+def test_the_latest_rows_a_limit_lists_are_not_told_of_the_data_start(
+    engine_settings, days
+) -> None:
+    """p48d C1: "SMA200 now" (sort by timestamp desc, limit 1) was told "sma200 has no value
+    on 199 rows (2008-01-02 to 2008-10-07) … listed as n/a and left out of the mean" over one
+    row of 2026 with a value, and "when did ES last close below its SMA50" of the 49 days
+    the where could not judge in 2008. Neither row could be listed; the first rows listed,
+    and the first day below the mean, still are told."""
+    empty, last, first = _unknown(days)
+    now = ask(
+        {"map": SMA, "sort": "timestamp desc", "limit": 1, "select": ["close", "sma20"]},
+        engine_settings,
+        **RTH_DAILY,
+    )
+    assert now.table["sma20"].tolist() == pytest.approx([days["sma20"].iloc[-1]])
+    assert not warnings_with(now, "has no value")
+    earliest = ask(
+        {"map": SMA, "limit": 3, "select": ["close", "sma20"]}, engine_settings, **RTH_DAILY
+    )
+    assert earliest.table["sma20"].isna().all()
+    assert warnings_with(earliest, "has no value") == [
+        f"sma20 has no value on {empty} rows (2024-01-02 to {last}), {BEGINS}: listed as n/a."
+    ]
+
+    below = days.index[days["close"] < days["sma20"]]
+    query = {"map": SMA, "where": "close < sma20", "sort": "timestamp desc", "limit": 1}
+    latest = ask(query, engine_settings, **RTH_DAILY)
+    assert latest.table["date"].tolist() == [f"{below[-1]:%Y-%m-%d}"]
+    assert not warnings_with(latest, "The where dropped")
+    query["sort"] = "timestamp asc"
+    first_below = ask(query, engine_settings, **RTH_DAILY)
+    assert first_below.table["date"].tolist() == [f"{below[0]:%Y-%m-%d}"]
+    assert warnings_with(first_below, "The where dropped") == [
+        f"The where dropped {empty} of the period's {len(days)} rows (2024-01-02 to {last}): "
+        f"close < sma20 has no value there, {BEGINS}; it has one from {first} on. The "
+        f"{len(below)} rows kept are of the {len(days) - empty} it can judge."
+    ]
+
+
 def test_a_count_of_a_condition_says_the_rows_it_has_no_value_on(engine_settings, days) -> None:
     """count(cond) counts the true rows: unknown ones are not counted, and now said so,
     alone and as a share written with counts, with the rows it is over beside the value."""
@@ -167,8 +206,9 @@ def test_nothing_is_said_where_every_row_has_its_history(engine_settings, days) 
 def test_the_first_bar_of_a_ranking_is_said_with_the_form_from_its_open(
     engine_settings, weeks
 ) -> None:
-    """ "The worst week": the data's first has no close before it; the sort ranks it last
-    and the mean leaves it out, now said, with the form that measures it from its open."""
+    """ "The worst week": the data's first has no close before it; the sort ranks it last,
+    now said, with the form that measures it from its open (one row listed: no mean to
+    leave it out of, which a listing of every week has)."""
     assert np.isnan(weeks["ret_pct"].iloc[0]) and weeks["ret_pct"].iloc[1:].notna().all()
     query = {
         "period": WEEKS,
@@ -181,7 +221,7 @@ def test_the_first_bar_of_a_ranking_is_said_with_the_form_from_its_open(
     assert result.table["ret_pct"].tolist() == pytest.approx([weeks["ret_pct"].min()])
     form = '"ret_pct": "(close / coalesce(prev(close), open) - 1) * 100"'
     assert (
-        f"ret_pct has no value on 2024-01-02, {BEGINS}: ranked last and left out of the mean. "
+        f"ret_pct has no value on 2024-01-02, {BEGINS}: ranked last. "
         f"From its own open on the first bar: {form}."
     ) in result.metadata.warnings
     # The form, as said: the first week from its open, the others as before.

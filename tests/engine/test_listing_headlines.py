@@ -44,7 +44,10 @@ def test_an_hour_by_minute_grid_is_headlined_by_its_busiest_and_quietest_bar(
     high = f"{hour:02d}:{minute:02d} {round(slots.max()):,} contracts"
     low = f"{low_hour:02d}:{low_minute:02d} {round(slots.min()):,} contracts"
     result = _run(query, engine_settings)
-    assert chart_headline(result) == f"vol: highest {high}, lowest {low}"
+    # Each end named with the slots within noise of it (96 groups of made-up volumes).
+    headline = chart_headline(result)
+    assert headline.startswith(f"vol: highest {high}")
+    assert f", lowest {low}" in headline
 
 
 def test_a_picked_listing_is_headlined_by_its_extremes_not_its_last_row(

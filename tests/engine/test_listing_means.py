@@ -82,3 +82,30 @@ def test_a_ranking_summarised_by_column_gives_no_means(engine_settings, minutes)
     low = worst["close"].idxmin()
     assert close.startswith(f"close: min={value_text(worst['close'].min())} ({low:%Y-%m-%d})")
     assert not [line for line in lines if "mean=" in line or line.startswith("mean:")]
+
+
+def test_a_limits_rows_say_their_mean_is_theirs(engine_settings, minutes) -> None:
+    """p48d C6: NQ's 3 latest gaps down over 1% ended "mean: gap_pct=-1.331" under "504
+    matched", and read as the mean of all 504. The mean line of rows a limit cut says it is
+    theirs, with how many there were; a period's own rows (last_5_bars) stay "mean:"."""
+    daily = rth_daily(minutes)
+    chg = (daily["close"] / daily["close"].shift() - 1) * 100
+    down = chg[chg < 0]
+    query = {
+        "map": {"chg_pct": "(close / prev(close) - 1) * 100"},
+        "where": "chg_pct < 0",
+        "sort": "timestamp desc",
+        "limit": 3,
+        "select": ["chg_pct"],
+    }
+    result = ask(query, engine_settings, **RTH_DAILY)
+    assert result.table["chg_pct"].tolist() == down.iloc[::-1].iloc[:3].tolist()
+    (means,) = [line for line in _lines(result) if line.startswith("mean")]
+    assert means == (
+        f"mean of the 3 rows listed, not of all {len(down)}: "
+        f"chg_pct={value_text(down.iloc[-3:].mean())}"
+    )
+    # A limit that cuts nothing: the mean is of every row kept.
+    whole = ask({**query, "limit": len(down)}, engine_settings, **RTH_DAILY)
+    (means,) = [line for line in _lines(whole) if line.startswith("mean")]
+    assert means == f"mean: chg_pct={value_text(down.mean())}"

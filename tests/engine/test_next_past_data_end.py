@@ -7,7 +7,10 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 from asking import ask
+from matplotlib.text import Text
 from rth_bars import RTH_END, RTH_START, rth_daily
+
+from barb.charts import draw_chart
 
 
 def _warnings(result) -> list[str]:
@@ -145,6 +148,37 @@ def test_listed_rows_without_a_later_bar_are_counted_among_them(engine_settings,
         f"next(close, 3) is empty for 3 of the 5 rows the table holds: the data ends on "
         f"{daily.index[-1]:%Y-%m-%d}; a mean of it over them averages the other 2 only."
     ]
+
+
+@pytest.mark.parametrize("language", ["en", "ru"])
+def test_the_chart_names_the_last_whole_week_the_where_could_not_judge(
+    engine_settings, minutes, language
+) -> None:
+    """p48c Q13: "the last week of the year, by year" listed 2008 to 2024, and 2025-12-29
+    was left out because next() reads no bar after the last whole week; the text warned,
+    the chart (its header running to 2026-01-02) did not. Weeks followed by a higher close,
+    from pandas: the fixture's last whole week (its next one not over) is named under the
+    chart; a where that reads no later bar names none."""
+    days = rth_daily(minutes)
+    monday = days.index - pd.to_timedelta(days.index.dayofweek, unit="D")
+    weeks = days.groupby(monday).agg(label=("close", lambda c: c.index[0]), close=("close", "last"))
+    weeks = weeks.iloc[:-1]  # the week of 2024-03-25 is not over (to Thursday the 28th)
+    rises = weeks[weeks["close"].shift(-1) > weeks["close"]]
+    last = f"{weeks['label'].iloc[-1]:%Y-%m-%d}"
+    query = {"session": "RTH", "from": "weekly", "map": {"rise": "next(close) > close"},
+             "where": "rise", "select": ["timestamp", "close"]}  # fmt: skip
+    result = ask(query, engine_settings)
+    assert result.table["close"].tolist() == rises["close"].tolist()
+    assert result.metadata.unjudged_last == last == "2024-03-18"
+    fig = draw_chart(result, language=language)
+    shown = " ".join(t.get_text() for t in fig.findobj(Text) if t.get_visible())
+    note = {
+        "en": f"{last} left out: next() has no whole bar after it yet",
+        "ru": f"{last} не учтён: для «next()» после него ещё нет полного бара",
+    }[language]
+    assert note in shown.replace("\n", " "), shown
+    earlier = {**query, "map": {"rise": "close > prev(close)"}}
+    assert ask(earlier, engine_settings).metadata.unjudged_last is None
 
 
 def test_each_next_call_left_empty_is_named_with_its_count(engine_settings, minutes) -> None:

@@ -293,3 +293,25 @@ def test_a_value_read_ahead_over_overlapping_windows_is_counted_one_at_a_time(
         _zero("avg", values["avg"], days["next_ret"]),
         _coin_flip("up", values["up"], days["next_ret"]),
     )
+
+
+def test_a_months_count_beside_its_share_is_no_edge_to_test(engine_settings, days) -> None:
+    """p48d C2: "how many times did ES close above its open in December", count(close >
+    open) = 15 and mean(close > open) = 0.6818 of 22, was told "No edge shown … within noise
+    of a coin flip (binomial p = 0.078)": a plain count of one month. Over a month with the
+    condition counted beside it, the share is the count's fraction and is not tested; the
+    share alone, or over the whole data, still is."""
+    query = {"select": ["count(close > open) as up", "mean(close > open) as share"]}
+    february = days.loc["2024-02"]
+    month = ask({**query, "period": "2024-02"}, engine_settings, **RTH_DAILY)
+    values = month.summary.values
+    assert values["up"] == int((february["pnl"] > 0).sum())
+    assert values["share"] == pytest.approx((february["pnl"] > 0).mean())
+    assert _no_edge(month) == []
+    alone = ask(
+        {"period": "2024-02", "select": "mean(close > open) as share"}, engine_settings, **RTH_DAILY
+    )
+    assert _no_edge(alone) == _sentence(_coin_flip("share", values["share"], february["pnl"]))
+    whole = ask(query, engine_settings, **RTH_DAILY)
+    share = whole.summary.values["share"]
+    assert _no_edge(whole) == _sentence(_coin_flip("share", share, days["pnl"]))

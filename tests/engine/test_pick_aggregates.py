@@ -311,7 +311,9 @@ def test_then_groups_of_an_arg_dayname_sort_monday_first(engine_settings, minute
     daily = daily_rth(minutes)
     weeks = daily.index - pd.to_timedelta(daily.index.dayofweek, unit="D")
     lows = daily.groupby(weeks)["low"].idxmin()  # the earliest of equal lows
-    counts = lows.dt.dayofweek.value_counts().sort_index()
+    # Every weekday of the days, 0 where no week's low fell (Friday here: p48d M1).
+    every = sorted(daily.index.dayofweek.unique())
+    counts = lows.dt.dayofweek.value_counts().reindex(every, fill_value=0)
     names = ["Mon", "Tue", "Wed", "Thu", "Fri"]
     assert list(actual["d"]) == [names[i] for i in counts.index]
     assert list(actual["weeks"]) == list(counts)

@@ -627,6 +627,16 @@ def test_a_session_left_out_is_said(timeframe, said, engine_settings, db) -> Non
 def test_a_partly_covered_period_is_warned(engine_settings) -> None:
     result = _ok({"session": "RTH", "period": "2024", "select": "count()"}, engine_settings)
     assert any("only partly covered" in w for w in result.metadata.warnings)
+    # By year, the unfinished year's group says it with its days (p48d C6: ES 2025:2026
+    # had both "only partly covered" and "The year 2026 is not over", one fact twice).
+    by_year = _ok(
+        {"session": "RTH", "period": "2024", "group_by": "year()", "select": "count()"},
+        engine_settings,
+    )
+    said = by_year.metadata.warnings
+    assert by_year.table["count"].tolist() == [result.summary.value]
+    assert [w for w in said if w.startswith("The year 2024 is not over")]
+    assert not [w for w in said if "only partly covered" in w]
 
 
 @pytest.mark.parametrize(
@@ -1000,3 +1010,30 @@ def test_the_reference_s_midnight_form_averages_a_time_over_eth(sample_settings,
         """
     ).fetchone()
     assert result.summary.value == pytest.approx(expected)
+
+
+def test_the_data_s_last_group_the_calendar_has_not_reached_is_not_said_missing(
+    engine_settings, minutes
+) -> None:
+    """p48d C6: ES's December up days of every year (where month() == 12, by year) were
+    told "No row passed where in 1 year() group of the period (2026)": December 2026 has not
+    come, the data ending 2026-01-07. The hand-made days end 2024-03-28: "day() >= 30" by
+    month has no row in February (no 30th) and none yet in March. February is said, March,
+    the data's last group, is not (pandas' calendar of the RTH days)."""
+    stamps = minutes["timestamp"]
+    minute = stamps.dt.hour * 60 + stamps.dt.minute
+    days = pd.DatetimeIndex(stamps[(minute >= 570) & (minute < 1020)].dt.normalize().unique())
+    late = days[days.day >= 30]
+    assert days[-1] == pd.Timestamp("2024-03-28") and set(late.month) == {1}
+    result = execute(
+        {"session": "RTH", "from": "daily", "where": "day() >= 30", "group_by": "month()",
+         "select": "count() as days"},
+        "NQ",
+        settings=engine_settings,
+    )  # fmt: skip
+    assert result.table["days"].tolist() == [len(late)]
+    assert [w for w in result.metadata.warnings if "No row passed where" in w] == [
+        "No row passed where in 1 month() group of the period (2): they are not listed, and a "
+        "second stage over the groups does not count them. count(cond) without where lists "
+        "every group, with 0."
+    ]

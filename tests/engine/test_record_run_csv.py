@@ -93,3 +93,88 @@ def test_other_numbers_keep_every_row_behind_them(engine_settings, days) -> None
     for select in ["mean(run)", "max(close)"]:
         result = ask({**RECORD, "select": select}, engine_settings, **RTH_DAILY)
         assert len(_rows(csv_bytes(result))) == len(days)
+
+
+def test_a_record_beside_other_statistics_keeps_every_row(engine_settings, days) -> None:
+    """r48b bug 1: "longest up streak, average range and number of days" held only the runs
+    (11 of 62 days) while its mean and count are over every day; a backtest's trades, win
+    rate and total beside max(loss_run) held the longest losing runs alone."""
+    query = {**RECORD, "select": ["max(run)", "mean(range)", "count()"]}
+    result = ask(query, engine_settings, **RTH_DAILY)
+    written = pd.DataFrame(_rows(csv_bytes(result)))
+    assert result.summary.values["count"] == len(days) == len(written)
+    assert written["range"].astype(float).mean() == pytest.approx(
+        (days["high"] - days["low"]).mean()
+    )
+    assert csv_rows(result) == whole_rows(result) == len(days)
+
+    backtest = {
+        "map": {"pnl": "close - prev(close)"},
+        "select": ["date()", "pnl"],
+        "then": {
+            "map": {"loss_run": "streak(pnl < 0)"},
+            "select": ["count() as trades", "sum(pnl) as total", "max(loss_run)"],
+        },
+    }
+    result = ask(backtest, engine_settings, **RTH_DAILY)
+    trades = pd.DataFrame(_rows(csv_bytes(result)))
+    pnl = (days["close"] - days["close"].shift()).dropna()
+    assert result.summary.values["trades"] == len(trades) == len(days)
+    assert pd.to_numeric(trades["pnl"]).sum() == pytest.approx(pnl.sum())
+
+
+def test_the_note_of_a_record_past_the_rows_kept_says_no_cut(engine_settings, days) -> None:
+    """r48b bug 2: the engine told the model "the CSV holds the first 10 of them" of a file
+    holding the run's 11 rows, whole; another number over the same rows keeps the note."""
+    few = engine_settings.model_copy(update={"max_table_rows": 10})
+    cut = "the CSV holds the first 10 of them"
+    record = ask({**RECORD, "select": "max(run)"}, few, **RTH_DAILY)
+    assert csv_rows(record) == whole_rows(record) == len(_around_longest(days["up"]))
+    assert not [w for w in record.metadata.warnings if cut in w]
+    other = ask({**RECORD, "select": ["max(run)", "count()"]}, few, **RTH_DAILY)
+    assert [w for w in other.metadata.warnings if cut in w]
+    assert csv_rows(other) == 10 < whole_rows(other) == len(days)
+
+
+def test_a_where_that_dropped_the_days_either_side_keeps_every_row(engine_settings, days) -> None:
+    """r48b risk 3: with where run > 0 the days the run began after and broke on are not
+    among the rows; the file had shown the neighbouring kept rows (3, 1 … 9, 1) as its
+    edges. Now every kept row; a where that keeps them (close > 0) keeps the runs' file."""
+    dropped = ask(
+        {**RECORD, "where": "run > 0", "select": "max(run)"}, engine_settings, **RTH_DAILY
+    )
+    written = _rows(csv_bytes(dropped))
+    kept = days[days["up"] > 0]
+    assert [row["date"] for row in written] == [f"{d:%Y-%m-%d}" for d in kept.index]
+    whole = ask(
+        {**RECORD, "where": "close > 0", "select": "max(run)"}, engine_settings, **RTH_DAILY
+    )
+    assert [int(row["run"]) for row in _rows(csv_bytes(whole))] == [0, *range(1, 10), 0]
+
+
+def test_unknown_days_before_a_run_are_passed_to_the_day_it_began_after(
+    engine_settings, days
+) -> None:
+    """r48b nit 4: streak() passes over an unknown day, and the row before a run begun
+    after one was that unknown day, not the day the run began after (0). The days before
+    the longest up run back to the last down day before it are made unknown here: the file
+    is every day from that down day to the day the run broke on."""
+    up = days["up"]
+    best = up.max()
+    first = up.index.get_loc(up.index[up == best][0]) - best + 1
+    down = [i for i in range(first - 1) if up.iloc[i] == 0][-1]  # before the day before
+    blank = up.index[down + 1 : first]
+    runs = up.copy().astype(float)
+    runs.iloc[down + 1 : first] = float("nan")
+    expected = runs.iloc[down : first + best + 1]
+    assert expected.iloc[0] == expected.iloc[-1] == 0 and expected.isna().iloc[1]
+    span = f"date() >= '{blank[0]:%Y-%m-%d}' and date() <= '{blank[-1]:%Y-%m-%d}'"
+    query = {
+        "map": {"run": f"streak(if({span}, 0/0, close - prev(close)) > 0)"},
+        "select": ["max(run)", "arg_max(date(), run) as ended"],
+    }
+    result = ask(query, engine_settings, **RTH_DAILY)
+    assert result.summary.values["max_run"] == best
+    written = _rows(csv_bytes(result))
+    assert [row["date"] for row in written] == [f"{d:%Y-%m-%d}" for d in expected.index]
+    assert [row["run"] for row in written] == ["" if pd.isna(v) else str(int(v)) for v in expected]

@@ -19,36 +19,26 @@ def _down_runs(daily: pd.DataFrame) -> pd.Series:
     return down.groupby((~down).cumsum()).cumsum().astype(int)
 
 
-def _inside(runs: pd.Series, start: int, form: str) -> str:
-    """The warning's second sentence: the longest run counted from row ``start`` on (each
-    run's rows before it left out), where ``form`` counts so."""
+def _name(day) -> str:
+    return day if isinstance(day, str) else f"{day:%Y-%m-%d}"
+
+
+def _longest_said(runs: pd.Series, start: int, end: int, form: str) -> str:
+    """The warning of the run ending at row ``end`` that began before the period opening at
+    row ``start``: its length from its first row, its rows before the period, and the
+    longest run counted from row ``start`` on (each run's rows before it left out), where
+    ``form`` counts so."""
+    length = int(runs.iloc[end])
+    began = end - length + 1
     inside = runs.iloc[start:].copy()
-    crossing = inside.iloc[0] > 0
-    if crossing:  # the run the period opens in, numbered from the period's first row
-        length = int((inside > 0).cummin().sum())
-        inside.iloc[:length] = range(1, length + 1)
-    ended = inside.idxmax()
-    label = ended if isinstance(ended, str) else f"{ended:%Y-%m-%d}"
+    if inside.iloc[0] > 0:  # the run the period opens in, numbered from the period's first row
+        opening = int((inside > 0).cummin().sum())
+        inside.iloc[:opening] = range(1, opening + 1)
     return (
-        f" Inside the period alone the longest run is {int(inside.max())}, ending {label}; "
-        f"{form} counts only the period's rows." + _rows_read(runs, start)
-    )
-
-
-def _rows_read(runs: pd.Series, start: int) -> str:
-    """The warning's last sentence: the crossing run's rows in the period, as streak()
-    reads them and as counted from the period's first row."""
-    inside = runs.iloc[start:]
-    n = int((inside > 0).cummin().sum())
-    here = inside.iloc[:n]
-
-    def span(low: int, high: int) -> str:
-        return str(low) if low == high else f"{low}-{high}"
-
-    return (
-        f" Its {n} row{'s' if n != 1 else ''} in the period read "
-        f"{span(int(here.min()), int(here.max()))} here, {span(1, n)} counted from the "
-        "period's start: a count of the rows at one length (== 3) differs by them too."
+        f"streak() counts the run ending {_name(runs.index[end])} ({length}) from "
+        f"{_name(runs.index[began])}, {start - began} of its rows before the period; within "
+        f"the period alone the longest run is {int(inside.max())}, ending "
+        f"{_name(inside.idxmax())}, as {form} counts it."
     )
 
 
@@ -82,15 +72,10 @@ def _period_inside_a_run(runs: pd.Series) -> tuple[int, int, int]:
 def test_a_run_begun_before_the_period_is_named(engine_settings, minutes) -> None:
     runs = _down_runs(rth_daily(minutes))
     days = runs.index
-    start, end, length = _period_inside_a_run(runs)
-    began = days[end - length + 1]
+    start, end, _ = _period_inside_a_run(runs)
     result = execute(_streak_query(f"{days[start]:%Y-%m-%d}:"), "NQ", settings=engine_settings)
     assert result.ok, result.to_dict()
-    assert _streak_warnings(result) == [
-        f"streak() counts runs that began before the period: the run ending "
-        f"{days[end]:%Y-%m-%d} ({length}) began {began:%Y-%m-%d}, {start - (end - length + 1)} "
-        "of its rows before the period." + _inside(runs, start, _THEN)
-    ]
+    assert _streak_warnings(result) == [_longest_said(runs, start, end, _THEN)]
 
 
 def test_no_warning_when_the_period_opens_outside_a_run(engine_settings, minutes) -> None:
@@ -99,7 +84,7 @@ def test_no_warning_when_the_period_opens_outside_a_run(engine_settings, minutes
     period = f"{runs.index[start]:%Y-%m-%d}:"
     result = execute(_streak_query(period), "NQ", settings=engine_settings)
     assert result.ok, result.to_dict()
-    assert _streak_warnings(result) == []
+    assert _run_warnings(result) == []
 
 
 def test_a_run_begun_before_the_period_is_named_only_when_a_row_of_it_is_kept(
@@ -119,16 +104,19 @@ def test_a_run_begun_before_the_period_is_named_only_when_a_row_of_it_is_kept(
     others = execute({**query, "where": "down_run < 2"}, "NQ", settings=engine_settings)
     assert others.ok, others.to_dict()
     assert others.summary.value == int((inside < 2).sum())
-    assert _streak_warnings(others) == []
+    assert _run_warnings(others) == []
 
     its_end = execute({**query, "where": f"down_run == {length}"}, "NQ", settings=engine_settings)
     assert its_end.ok, its_end.to_dict()
     assert its_end.summary.value == int((inside == length).sum())
-    began = days[end - length + 1]
-    assert _streak_warnings(its_end) == [
-        f"streak() counts runs that began before the period: the run ending "
-        f"{days[end]:%Y-%m-%d} ({length}) began {began:%Y-%m-%d}, {start - (end - length + 1)} "
-        "of its rows before the period." + _inside(runs, start, _THEN)
+    began = end - length + 1
+    # Read against a number alone: the rows the run's days before the period move across
+    # it, in one sentence (p48d C4), not the period's longest run.
+    assert _run_warnings(its_end) == [
+        f"down_run == {length} holds on {days[end]:%Y-%m-%d} as streak() reads {length} "
+        f"there, counting the run from {days[began]:%Y-%m-%d}, {start - began} of its rows "
+        f"before the period; {_THEN} counts from the period's start and reads "
+        f"{end - start + 1}, where it does not hold."
     ]
 
     # A limit lists rows: the run is named when they include its row, not otherwise.
@@ -138,11 +126,11 @@ def test_a_run_begun_before_the_period_is_named_only_when_a_row_of_it_is_kept(
     assert top == days[end]  # the run the period opens in is its longest
     longest = execute({**ranked, "sort": "down_run desc"}, "NQ", settings=engine_settings)
     assert longest.ok, longest.to_dict()
-    assert _streak_warnings(longest) == _streak_warnings(its_end)
+    assert _streak_warnings(longest) == [_longest_said(runs, start, end, _THEN)]
     latest = execute({**ranked, "sort": "date desc"}, "NQ", settings=engine_settings)
     assert latest.ok, latest.to_dict()
     assert latest.table["date"].iloc[0] == f"{days[-1]:%Y-%m-%d}" and days[-1] > days[end]
-    assert _streak_warnings(latest) == []
+    assert _run_warnings(latest) == []
 
 
 def _tie_warnings(result) -> list[str]:
@@ -309,12 +297,7 @@ def test_a_monthly_run_begun_before_the_period_is_named_by_its_months(sample_set
     result = execute(query, "NQ", settings=sample_settings)
     assert result.ok, result.to_dict()
     assert result.table["run"].iloc[-1] == length
-    began = runs.index[end - length + 1]
-    assert _streak_warnings(result) == [
-        f"streak() counts runs that began before the period: the run ending "
-        f"{runs.index[end]} ({length}) began {began}, {start - (end - length + 1)} of its "
-        "rows before the period." + _inside(runs.rename(index=str), start, _THEN)
-    ]
+    assert _streak_warnings(result) == [_longest_said(runs.rename(index=str), start, end, _THEN)]
 
 
 def test_a_run_begun_before_a_month_names_the_months_own_longest_and_form(
@@ -341,19 +324,19 @@ def test_a_run_begun_before_a_month_names_the_months_own_longest_and_form(
     }
     result = execute(query, "NQ", settings=engine_settings)
     length = int(march.iloc[0])
-    began = runs.index[runs.index.get_loc(march.index[0]) - (length - 1)]
     assert result.summary.values == {"longest": length, "ended": march.index[0]}
+    opens = runs.index.get_loc(march.index[0])
     assert _streak_warnings(result) == [
-        f"streak() counts runs that began before the period: the run ending 2024-03-01 "
-        f"({length}) began {began:%Y-%m-%d}, {length - 1} of its rows before the period. "
-        f"Inside the period alone the longest run is {own.max()}, ending "
-        f"{own.idxmax():%Y-%m-%d}; streak(cond, 'month') counts only the period's rows."
-        + _rows_read(runs, runs.index.get_loc(march.index[0]))
+        _longest_said(runs, opens, opens, "streak(close > prev(close), 'month')")
     ]
+    assert (
+        f"the longest run is {own.max()}, ending {own.idxmax():%Y-%m-%d}"
+        in (_streak_warnings(result)[0])
+    )
     query["map"] = {"run": "streak(close > prev(close), 'month')"}
     fixed = execute(query, "NQ", settings=engine_settings)
     assert fixed.summary.values == {"longest": own.max(), "ended": own.idxmax()}
-    assert _streak_warnings(fixed) == []
+    assert _run_warnings(fixed) == []
 
 
 def test_the_restart_offered_is_the_unit_the_period_names(tmp_path_factory, minutes) -> None:
@@ -383,12 +366,12 @@ def test_the_restart_offered_is_the_unit_the_period_names(tmp_path_factory, minu
         "select": ["max(run) as longest", "arg_max(date(), run) as ended"],
     }
     [said] = _streak_warnings(execute(query, "NQ", settings=settings))
-    assert "; streak(cond, 'year') counts only the period's rows. Its " in said
+    assert said.endswith(", as streak(close > prev(close), 'year') counts it.")
     query["map"] = {"run": "streak(close > prev(close), 'year')"}
     fixed = execute(query, "NQ", settings=settings)
     own = yearly.loc["2024"]
     assert fixed.summary.values == {"longest": own.max(), "ended": own.idxmax()}
-    assert _streak_warnings(fixed) == []
+    assert _run_warnings(fixed) == []
 
 
 def test_a_longest_run_the_period_ends_inside_is_said_whole(engine_settings, minutes) -> None:
@@ -420,6 +403,18 @@ def test_a_longest_run_the_period_ends_inside_is_said_whole(engine_settings, min
     january = execute({**query, "period": "2024-01"}, "NQ", settings=engine_settings)
     assert runs.loc["2024-01"].iloc[-1] < runs.loc["2024-01"].max()
     assert not [w for w in january.metadata.warnings if w.startswith("The run ending")]
+    # Nor of a count of the days at one length, which the run going on does not change: "NQ
+    # up 3 days in a row in 2025" (where run == 3), 16, had been told the run ending on the
+    # period's last day counts whole in a longer period (p48d C3).
+    length = int(february.iloc[-1])
+    for where, days in (("==", february == length), (">=", february >= length)):
+        counted = execute(
+            {**query, "where": f"run {where} {length}", "select": "count()"},
+            "NQ",
+            settings=engine_settings,
+        )
+        assert counted.summary.value == int(days.sum())
+        assert not [w for w in counted.metadata.warnings if w.startswith("The run ending")]
 
 
 def test_a_run_past_the_period_reads_only_the_bars_after_it(
@@ -682,8 +677,62 @@ def test_a_count_of_runs_at_a_length_is_told_the_rows_before_the_period(
     }
     result = execute(query, "NQ", settings=engine_settings)
     assert result.summary.value == (march == 1).sum()
-    [said] = _streak_warnings(result)
-    assert said.endswith(_rows_read(runs, runs.index.get_loc(march.index[0])))
+    moved = march.index[(march == 1) != (own == 1)]
+    assert list(moved) == [march.index[0]]  # the run's first row in March alone
+    length = int(march.iloc[0])
+    began = runs.index[runs.index.get_loc(march.index[0]) - (length - 1)]
+    month = "streak(close > prev(close), 'month')"
+    assert _run_warnings(result) == [
+        f"run == 1 does not hold on 2024-03-01 as streak() reads {length} there, counting the "
+        f"run from {began:%Y-%m-%d}, {length - 1} of its rows before the period; {month} counts "
+        "from the period's start and reads 1, where it holds."
+    ]
     query["map"] = {"run": "streak(close > prev(close), 'month')"}
     fixed = execute(query, "NQ", settings=engine_settings)
     assert fixed.summary.value == (own == 1).sum()
+
+
+def test_a_where_on_a_streak_against_a_number_names_the_rows_it_moves(
+    engine_settings, minutes
+) -> None:
+    """p48d C4: "NQ after 3+ down days" ("dn3": "streak(close < prev(close)) >= 3") was told
+    the period's longest run and "a count of the rows at one length (== 3) differs by them
+    too", in three clauses. The kept rows the run's days before the period carry over the
+    threshold are named in one sentence with the comparison as written; where none is (a
+    threshold the period's own count reaches there too), nothing is said."""
+    daily = rth_daily(minutes)
+    up = daily["close"] > daily["close"].shift()
+    runs = up.groupby((~up).cumsum()).cumsum().astype(int)
+    monthly = up.groupby([(~up).cumsum(), daily.index.month]).cumsum().astype(int)
+    march, own = runs.loc["2024-03"], monthly.loc["2024-03"]
+    length = int(march.iloc[0])
+    assert length >= 2 and own.iloc[0] == 1  # the case: March opens inside a run
+    began = runs.index[runs.index.get_loc(march.index[0]) - (length - 1)]
+    query = {
+        "session": "RTH",
+        "from": "daily",
+        "period": "2024-03",
+        "map": {"up2": f"streak(close > prev(close)) >= {length}"},
+        "where": "up2",
+        "select": "count() as days",
+    }
+    result = execute(query, "NQ", settings=engine_settings)
+    assert result.summary.value == int((march >= length).sum())
+    moved = march.index[(march >= length) & (own < length)]
+    assert len(moved) == 1  # the row the period's own count leaves out
+    assert _run_warnings(result) == [
+        f"streak(close > prev(close)) >= {length} holds on {moved[0]:%Y-%m-%d} as streak() "
+        f"reads {march[moved[0]]} there, counting the run from {began:%Y-%m-%d}, "
+        f"{length - 1} of its rows before the period; streak(close > prev(close), 'month') "
+        f"counts from the period's start and reads {own[moved[0]]}, where it does not hold."
+    ]
+    # Read against 1, which the run's first row in March reaches alone: nothing to say.
+    plain = execute({**query, "map": {"up2": "streak(close > prev(close)) >= 1"}}, "NQ",
+                    settings=engine_settings)  # fmt: skip
+    assert plain.summary.value == int((march >= 1).sum())
+    assert _run_warnings(plain) == []
+
+
+def _run_warnings(result) -> list[str]:
+    """The warnings of a run begun before the period: either form."""
+    return [w for w in result.metadata.warnings if "of its rows before the period" in w]

@@ -137,8 +137,12 @@ def test_a_then_stage_grouping_by_the_utc_hour_of_the_day_s_high(settings, rth) 
         },
         settings,
     )
+    # Every UTC hour an hourly bar opens in, 0 where no day's high fell (p48d M1).
+    every = (570 + (rth["et_at"] - 570) // 60 * 60 + rth["utc_offset"]) // 60 % 24
+    counted = {key: sum(days.values()) for key, days in groups.items()}
+    assert set(every) > set(counted)  # the case: hours with no day's high
     assert dict(zip(result.table["high_utc"], result.table["days"], strict=True)) == {
-        key: sum(days.values()) for key, days in groups.items()
+        int(key): counted.get(int(key), 0) for key in every.unique()
     }
     order = [300, 240]  # ET + 5 h on 10 dates, + 4 h on 5
     mixed = next(key for key in sorted(groups) if len(groups[key]) == 2)

@@ -2,9 +2,9 @@
 
 Each runs the real query job unless the query asks it to misbehave the way a real failure
 would: a worker that dies mid-job (or says it started, for the test to kill it), a job
-that raises, runs away, is stuck where a
-soft time limit cannot reach it, first builds a frame of a given size in the engine, or
-runs out of memory drawing its chart.
+that raises, runs away (before the engine, or inside it), is stuck where a soft time limit
+cannot reach it, first builds a frame of a given size in the engine, or runs out of memory
+drawing its chart.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ import os
 import resource
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -49,6 +50,8 @@ def misbehaving(job: QueryJob) -> QueryOutcome:
         raise MemoryError("worker ran out of memory")
     if job.query.get("grow_mb"):
         return _grown(job, job.query["grow_mb"])
+    if job.query.get("engine_sleep"):
+        return _slow_engine(job, job.query["engine_sleep"])
     if job.query.get("chart_oom"):
         return _chart_out_of_memory(job)
     if job.query.get("sleep"):  # it ran away for a while, then answers the query itself
@@ -91,19 +94,34 @@ def _grown(job: QueryJob, megabytes: int) -> QueryOutcome:
     """The real job, whose engine first builds a frame of ``megabytes`` of floats (the size
     a minute join of several instruments reaches), inside the engine's own run, where
     running out of memory is met."""
+
+    def grow() -> None:
+        frame = pd.DataFrame({"x": np.ones((megabytes << 20) // 8)})
+        assert frame["x"].sum() > 0
+
+    return _engine_first(job, "grow_mb", grow)
+
+
+def _slow_engine(job: QueryJob, seconds: float) -> QueryOutcome:
+    """The real job, whose engine first runs for ``seconds`` inside its own run, where a
+    slow query spends its time and a worker's time limit most often meets it."""
+    return _engine_first(job, "engine_sleep", lambda: time.sleep(seconds))
+
+
+def _engine_first(job: QueryJob, key: str, first: Callable[[], None]) -> QueryOutcome:
+    """The real job without ``key``, its engine's own run (``barb.interpreter.run``, inside
+    ``execute``'s handling of errors) doing ``first`` before the query."""
     import barb.interpreter
 
     run = barb.interpreter.run
 
-    def grown(plan, settings):  # type: ignore[no-untyped-def]
-        frame = pd.DataFrame({"x": np.ones((megabytes << 20) // 8)})
-        assert frame["x"].sum() > 0
-        del frame
+    def run_after(plan, settings):  # type: ignore[no-untyped-def]
+        first()
         return run(plan, settings)
 
-    barb.interpreter.run = grown
+    barb.interpreter.run = run_after
     try:
-        query = {k: v for k, v in job.query.items() if k != "grow_mb"}
+        query = {k: v for k, v in job.query.items() if k != key}
         return run_query_job(job.model_copy(update={"query": query}))
     finally:
         barb.interpreter.run = run

@@ -8,6 +8,7 @@ itself, or its code with a job that misbehaves on request (``servers/celery_work
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import re
@@ -18,10 +19,12 @@ from pathlib import Path
 
 import pytest
 import redis
+from pool_work import misbehaving
 from servers.celery_workers import WorkerProcess, barb_worker, misbehaving_worker, worker_env
 from servers.redis import RedisServer
 
 from barb.settings import default_settings
+from bot.assistant.orchestrator import Stopped
 from bot.pool.celery_runner import CeleryRunner
 from bot.pool.job_claims import (
     claim_key,
@@ -32,7 +35,7 @@ from bot.pool.job_claims import (
     take_claim,
 )
 from bot.pool.jobs import QueryJob, QueryOutcome, timeout_outcome
-from bot.pool.queue_app import RESULT_EXPIRES_S, make_queue_app, queue_name
+from bot.pool.queue_app import RESULT_EXPIRES_S, make_queue_app, queue_name, run_job_json
 from bot.pool.runner import InlineRunner
 
 COUNT = {"from": "daily", "session": "RTH", "select": "count()"}
@@ -52,7 +55,10 @@ def workers(tmp_path: Path) -> Iterator[list[WorkerProcess]]:
     started: list[WorkerProcess] = []
     yield started
     for worker in started:
-        worker.stop()
+        # The test is over: killed, not stopped (a warm shutdown waits 2-3 s for its pool).
+        if worker.process.poll() is None:
+            worker.kill()
+        worker.stop()  # its log closed
 
 
 @pytest.fixture
@@ -94,6 +100,15 @@ def worker_failure(outcome: QueryOutcome) -> bool:
         and outcome.error is not None
         and (outcome.error["error_type"] == "WorkerDied")
     )
+
+
+def assert_said_with_its_reference(outcome: QueryOutcome, caplog: pytest.LogCaptureFixture) -> None:
+    """The person's sentence quotes the reference of the log line: it read "(reference ?)"
+    for every failure of the queue, which the log knew by its reference (p48b #3)."""
+    ref = outcome.error["reference"]
+    assert f"(reference {ref})" in outcome.summary_text
+    assert f"(reference {ref})" in Stopped(outcome.error).sentence("en")
+    assert any(f"(ref {ref})" in record.getMessage() for record in caplog.records)
 
 
 async def test_an_outcome_from_a_worker_equals_the_in_process_one(
@@ -144,7 +159,7 @@ async def test_a_worker_serves_only_its_instruments_queues(
 
 
 async def test_a_job_no_worker_takes_ends_in_a_sentence_and_never_runs(
-    redis_url: str, data_env: Path, workers: list, tmp_path: Path
+    redis_url: str, data_env: Path, workers: list, tmp_path: Path, caplog
 ) -> None:
     runner = CeleryRunner(redis_url, timeout_s=20, queue_wait_s=1)
     try:
@@ -153,6 +168,7 @@ async def test_a_job_no_worker_takes_ends_in_a_sentence_and_never_runs(
         await runner.close()
     assert worker_failure(outcome)
     assert "No query worker took the query within 1 seconds" in outcome.summary_text
+    assert_said_with_its_reference(outcome, caplog)
     # A worker that starts later discards it (expired) instead of answering nobody.
     env = worker_env(redis_url, data_env, timeout_s=20)
     workers.append(barb_worker(env, tmp_path / "es.log", "ES"))
@@ -180,6 +196,11 @@ async def test_past_the_soft_limit_the_person_gets_the_timeout_sentence(
     runner = CeleryRunner(redis_url, timeout_s=1, queue_wait_s=60)
     try:
         outcome = await runner.run(quick({**COUNT, "sleep": 30}))
+        assert outcome == timeout_outcome(1)
+        # Met inside the engine, where a slow query spends its time: the engine's catch-all
+        # for its own bugs answered "Internal error while running the query (reference …)",
+        # a query error the model was asked to correct (p48b #1).
+        outcome = await runner.run(quick({**COUNT, "engine_sleep": 30}))
         assert outcome == timeout_outcome(1)
         assert count_of(await runner.run(quick(COUNT))) == DAYS
     finally:
@@ -392,7 +413,7 @@ async def test_a_worker_killed_mid_query_with_no_other_ends_the_job_in_the_failu
         await runner.close()
 
 
-async def test_with_redis_unreachable_the_job_ends_in_the_failure_sentence() -> None:
+async def test_with_redis_unreachable_the_job_ends_in_the_failure_sentence(caplog) -> None:
     import socket
 
     with socket.socket() as probe:  # a port where nothing listens
@@ -405,6 +426,15 @@ async def test_with_redis_unreachable_the_job_ends_in_the_failure_sentence() -> 
         await runner.close()
     assert worker_failure(outcome)
     assert "The query could not be run (reference " in outcome.summary_text
+    assert_said_with_its_reference(outcome, caplog)
+
+
+def test_a_job_that_raises_in_its_worker_is_said_with_its_reference(caplog) -> None:
+    outcome = QueryOutcome.model_validate(
+        run_job_json(quick({"raise": True}).model_dump(), misbehaving)
+    )
+    assert worker_failure(outcome)
+    assert_said_with_its_reference(outcome, caplog)
 
 
 @pytest.fixture
@@ -533,6 +563,59 @@ async def test_a_worker_stopped_at_once_hands_its_job_to_another_that_runs_it(
         assert len(trace.read_text().splitlines()) == 1  # only the second run got to its end
     finally:
         await runner.close()
+
+
+async def test_sigterm_to_every_process_of_a_worker_lets_its_query_finish(
+    redis_url: str, data_env: Path, workers: list, tmp_path: Path
+) -> None:
+    """SIGTERM to the worker's whole process group, as systemd's default
+    ``KillMode=control-group`` sends it on every restart, is a warm shutdown: the query in
+    progress finishes and is answered, once. Before, its child ended at once ("exited with
+    signal 15 (SIGTERM)"), and the person read "…a failure on my side…" (p48b #2)."""
+    env = worker_env(redis_url, data_env, timeout_s=20)
+    worker = misbehaving_worker(env, tmp_path / "worker.log", "NQ")
+    workers.append(worker)
+    runner = CeleryRunner(redis_url, timeout_s=20, queue_wait_s=60)
+    started, trace = tmp_path / "started", tmp_path / "job.trace"
+    query = {**COUNT, "trace": str(trace), "started": str(started), "sleep": 2.0}
+    try:
+        job = asyncio.create_task(runner.run(quick(query)))
+        while not (started.exists() and started.read_text()):  # its child is in the query
+            await asyncio.sleep(0.05)
+        os.killpg(worker.process.pid, signal.SIGTERM)
+        assert count_of(await asyncio.wait_for(job, 60)) == DAYS
+    finally:
+        await runner.close()
+    assert worker.process.wait(30) == 0  # the warm shutdown, to its end
+    assert len(trace.read_text().splitlines()) == 1
+
+
+async def test_a_check_given_up_on_expires_with_the_plans_wait(
+    redis_url: str, data_env: Path, workers: list, tmp_path: Path
+) -> None:
+    """A check the plan stopped waiting for (``check_wait_s``) expires then, not after the
+    queue wait of runs: a worker that meets it later, the revoke unheard (sent while Redis
+    was away, or before the worker started), drops it. Before, it expired after 60 s, and
+    with Redis away 18 s a check given up at 15 s ran again once Redis was back, for
+    nobody (p48b #4)."""
+    runner = CeleryRunner(redis_url, timeout_s=20, queue_wait_s=60, check_wait_s=1)
+    trace = tmp_path / "check.trace"
+    check = QueryJob(query={**COUNT, "trace": str(trace)}, chart=False, csv=False, check_only=True)
+    try:
+        with contextlib.suppress(TimeoutError):  # as a plan waits for it
+            await asyncio.wait_for(runner.check(check), 1)
+        env = worker_env(redis_url, data_env, timeout_s=20)
+        worker = misbehaving_worker(env, tmp_path / "worker.log", "NQ")
+        workers.append(worker)
+        assert count_of(await runner.run(quick(COUNT))) == DAYS  # taken after the check
+    finally:
+        await runner.close()
+    for _ in range(100):  # the worker logs the discard a moment after taking the task
+        if "Discarding revoked task: barb.query" in worker.log.read_text():
+            break
+        await asyncio.sleep(0.1)
+    assert "Discarding revoked task: barb.query" in worker.log.read_text()
+    assert not trace.exists()
 
 
 async def test_a_copy_of_a_job_runs_only_if_no_run_holds_it(redis_url: str) -> None:

@@ -124,6 +124,19 @@ def test_names_barb_writes_as_an_expression_get_the_expression(other: str, form:
     assert error.message == f"Function '{other}' does not exist."
 
 
+@pytest.mark.parametrize("name", ["weekofmonth", "week_of_month"])
+def test_week_of_month_points_to_the_forms_that_give_it(name: str) -> None:
+    """weekofmonth() got "see the FUNCTIONS list" (p48c E3), where traders ask for the week
+    of the month: the hint gives the forms, and each of them is valid Barb Script."""
+    [error] = check(f"{name}() == 1", step="map")
+    assert isinstance(error, UnknownFunction)
+    forms = ("ceil(day() / 7)", "ceil(trading_day('month') / 5)")
+    assert error.hint.startswith(f"Barb Script writes it {forms[0]}")
+    for form in forms:
+        assert form in error.hint
+        assert check(f"{form} == 1", step="map") == []
+
+
 @pytest.mark.parametrize("name", ["rolling_median", "wma", "hod"])
 def test_no_single_guess_where_no_name_is_clearly_nearest(name: str) -> None:
     """rolling_median is about as near rolling_mean (0.92) as rolling_min (0.88), neither
