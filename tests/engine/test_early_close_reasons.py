@@ -189,3 +189,30 @@ def test_a_crude_holiday_short_in_its_session_is_said(crude) -> None:
     [said] = warnings_with(eth, "US holiday session")
     assert "(2025-01-21 after 2025-01-20, closed 14:30)" in said
     assert "2025-01-10" not in said
+
+
+def test_a_next_day_return_is_judged_by_the_day_it_reads(settings, bars) -> None:
+    """p48f M3: next(close) / close - 1 listed in time order said "2024-11-28 (holiday),
+    2024-11-29 (early close) ...: their next_ret is a part day's"; the 29th's runs to the
+    full 2 December. The rows whose next() reads a short session are the ones said."""
+    query = {
+        "from": "daily",
+        "period": "2024-11-25:2024-12-03",
+        "map": {"next_ret": "(next(close) / close - 1) * 100"},
+        "select": ["close", "next_ret"],
+    }
+    result = ask(query, settings, "NQ", session="RTH")
+    rth = bars[(bars["clock"] >= "09:30") & (bars["clock"] < "17:00")]
+    last = rth.groupby("date")["clock"].max()
+    close = rth.groupby("date")["close"].last()
+    expected = ((close.shift(-1) / close - 1) * 100)["2024-11-25":"2024-12-03"]
+    assert result.table["next_ret"].to_numpy() == pytest.approx(expected.to_numpy())
+    short = last.index[last < "16:59"]  # RTH's last minute is 16:59
+    after = [last.index[last.index > day][0] for day in expected.index]
+    reads_short = [
+        f"{day:%Y-%m-%d}" for day, nxt in zip(expected.index, after, strict=True) if nxt in short
+    ]
+    assert reads_short == ["2024-11-27", "2024-11-28"]
+    assert warnings_with(result, "part day's") == []
+    [said] = warnings_with(result, "next(close) reads a short session")
+    assert f"e.g. {reads_short[0]} reads {reads_short[1]}" in said
