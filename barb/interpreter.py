@@ -482,6 +482,7 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
         apart_groups=list(output.apart_columns) or None,
         near_groups=output.near_groups or None,
         limit_tie=output.limit_tie,
+        same_runs=output.same_runs if plan.then is None else None,
         unjudged_last=last_whole_label(plan, scope) if first.last_unjudged else None,
         percent_ranks=percent_ranks or None,
         part_counted=parts.counted,

@@ -252,6 +252,9 @@ class Metadata(BaseModel):
     # A limit that cut through a tie of the rows ranked (p48c Q35: 5 groups at 8 weeks, 3
     # kept, numbered "6., 7., 8." as places). For the chart only.
     limit_tie: LimitTie | None = Field(default=None, exclude=True)
+    # Of rows ranked by a run count (streak), the run each is a row of, numbered from the
+    # first, when two rows listed share one (p48f M5: 4 bars, 2 runs). For the chart only.
+    same_runs: list[int] | None = Field(default=None, exclude=True)
     # The label of the period's last whole bar when the where could not judge it, next()
     # reading no bar after it (p48c Q13: "last week of the year" by year without 2025's
     # 2025-12-29, which the text warned of and the chart did not). For the chart only.

@@ -1202,11 +1202,14 @@ def _thinned_note(thinned: Thinned, words: Words) -> str:
     )
 
 
-def fitted_notes(fig: Figure, notes: list[str]) -> list[str]:
+def fitted_notes(
+    fig: Figure, notes: list[str], left: float = LEFT, right: float = RIGHT
+) -> list[str]:
     """The notes' lines, each note wrapped to fit across the figure centred under the group
-    axis's name, where they are written: the Russian "2026: период не завершён (полый
-    столбец), не участвует в сравнении" ran off the figure's right edge."""
-    centre = (LEFT + RIGHT) / 2
+    axis's name (of axes from ``left`` to ``right``), where they are written: the Russian
+    "2026: период не завершён (полый столбец), не участвует в сравнении" ran off the
+    figure's right edge."""
+    centre = (left + right) / 2
     room_px = 2 * min(centre - MARGIN_X, 1 - MARGIN_X - centre) * fig.get_figwidth() * fig.dpi
     return [
         line
