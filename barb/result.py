@@ -223,6 +223,10 @@ class Metadata(BaseModel):
     # their rows (2008's days above the 200-day mean: 60 of 259), named like cut_groups,
     # with those rows and all of theirs: drawn hollow and not ranked. For the chart only.
     begun_groups: list[tuple[dict[str, str], int, int]] = Field(default_factory=list, exclude=True)
+    # The groups a warning calls too few rows to compare, by their keys as text: a chart
+    # crowns none of them highest or lowest (p48f M6: February's 4 gaps, 75% filled, headed
+    # a chart whose text said groups under 5 were too few). For the chart only.
+    few_groups: list[dict[str, str]] = Field(default_factory=list, exclude=True)
     # A then stage's where: the first stage's rows it kept and those it was given (the weeks
     # that opened with a down Monday, of all the weeks); the chart's footer says so. For the
     # chart only, like open_group.

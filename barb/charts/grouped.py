@@ -156,6 +156,8 @@ class Groups:
     begun: Mapping[int, tuple[int, int]] = field(default_factory=dict)
     # Which groups the result holds; the others are empty groups added as zero.
     listed: tuple[bool, ...] = ()
+    # Groups of too few rows to compare (``Metadata.few_groups``): drawn, never crowned.
+    few: tuple[int, ...] = ()
     # Two keys, the second a few values: bars side by side, coloured by the second key.
     layout: SideBySide | None = None
     # The column whose values name the groups in place of the key's: a run's first day.
@@ -184,6 +186,13 @@ class Groups:
         ok[list(self.part_rows())] = False
         return ok
 
+    def crowned(self, values: np.ndarray) -> np.ndarray:
+        """Which groups may be named highest or lowest: those compared, less the groups of
+        too few rows (February's 4 gaps, 75% filled, was no month's answer; p48f M6)."""
+        ok = self.compared(values)
+        ok[list(self.few)] = False
+        return ok
+
     def part_rows(self) -> tuple[int, ...]:
         """The groups that hold only part of their week, month or year."""
         return self.open_at + self.cut_at
@@ -201,7 +210,7 @@ class Groups:
         0.498932, both 0.4989 to the model) named a winner nobody could check. Not at the
         chart's coarser precision: "lowest 15.8% (tie: 2015, 2019, 2022)" of 15.8149,
         15.8178 and 15.8138 called a tie what the model read as 15.81, 15.82, 15.81."""
-        ok = self.compared(values)
+        ok = self.crowned(values)
         if ok.sum() < 2:
             return [], []
         top, bottom = values[ok].max(), values[ok].min()
@@ -323,6 +332,7 @@ def read_groups(result: Result, words: Words = ENGLISH) -> Groups | None:
     cut_at = _cut_rows(table, result, open_at) + _part_only_rows(table, result, columns)
     begun = _begun_rows(table, result, (*open_at, *cut_at))
     cut_at = tuple(sorted({*cut_at, *begun}))
+    few_at = _few_rows(table, result)
     thinned = _thinned(table, columns, listed, (*open_at, *cut_at), result)
     if thinned is not None:  # everything past here costs by the group
         table = table.iloc[thinned.rows].reset_index(drop=True)
@@ -330,6 +340,7 @@ def read_groups(result: Result, words: Words = ENGLISH) -> Groups | None:
         open_at = tuple(int(np.searchsorted(thinned.rows, at)) for at in open_at)
         cut_at = tuple(int(np.searchsorted(thinned.rows, at)) for at in cut_at)
         begun = {int(np.searchsorted(thinned.rows, at)): n for at, n in begun.items()}
+        few_at = tuple(int(i) for i in np.flatnonzero(np.isin(thinned.rows, few_at)))
     near = _near_rows(table, result)
     even = frozenset((result.metadata.even_groups or ()) if result.metadata is not None else ())
     keys = key_labels(table, by, result.query, words, grid)
@@ -353,6 +364,7 @@ def read_groups(result: Result, words: Words = ENGLISH) -> Groups | None:
             open_label=open_label,
             cut_at=cut_at,
             begun=begun,
+            few=few_at,
             named_by=named_by,
             thinned=thinned,
             even=even,
@@ -376,6 +388,7 @@ def read_groups(result: Result, words: Words = ENGLISH) -> Groups | None:
         open_label=open_label,
         cut_at=cut_at,
         begun=begun,
+        few=few_at,
         listed=listed,
         layout=layout,
         named_by=named_by,
@@ -532,6 +545,13 @@ def _part_only_rows(table: pd.DataFrame, result: Result, columns: Sequence[str])
         for counted in (meta.part_counted if meta is not None else ())
         if counted.without == 0 and counted.column in columns
     )
+    return tuple(sorted({at for at in found if at is not None}))
+
+
+def _few_rows(table: pd.DataFrame, result: Result) -> tuple[int, ...]:
+    """The rows of the groups a warning called too few to compare (``Metadata.few_groups``)."""
+    meta = result.metadata
+    found = (_row_of(table, keys) for keys in (meta.few_groups if meta is not None else ()))
     return tuple(sorted({at for at in found if at is not None}))
 
 
@@ -1075,7 +1095,7 @@ def _extremes_only(
     ties as written included, else the plain maximum and minimum) and of the missing ones;
     the axis reads the others."""
     if groups is not None and groups.layout is not None:
-        found = series_extremes(values, groups.layout, groups.compared(values))
+        found = series_extremes(values, groups.layout, groups.crowned(values))
         keep = {i for _, high, low in found for i in (*high, *low)}
     elif groups is not None:
         high, low = groups.extremes(values, shown)
@@ -1111,6 +1131,9 @@ def _notes(groups: Groups, result: Result, words: Words) -> list[str]:
         short = groups.short
         label = groups.labels[short.at]
         notes.append(words("short_bar_note", label=label, minutes=short.minutes, end=short.end))
+    if groups.few:  # drawn, not crowned: "фев, мар, июн: too few rows to compare"
+        names = ", ".join(groups.labels[at] for at in groups.few)
+        notes.append(words("few_groups_note", names=names))
     notes += _part_counted_notes(groups, result, words)
     notes += _limit_tie_notes(groups, result, words)
     notes += unjudged_notes(result, words)

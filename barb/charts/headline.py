@@ -482,7 +482,7 @@ def _series_forms(
     ``name`` is what the chart calls the column."""
     layout = groups.layout
     assert layout is not None
-    found = series_extremes(values, layout, groups.compared(values))
+    found = series_extremes(values, layout, groups.crowned(values))
     names, _ = layout.parts()
 
     def one(at: list[int], values: list[str], count_ties: bool, glued: bool) -> str:
