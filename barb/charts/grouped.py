@@ -188,10 +188,13 @@ class Groups:
 
     def crowned(self, values: np.ndarray) -> np.ndarray:
         """Which groups may be named highest or lowest: those compared, less the groups of
-        too few rows (February's 4 gaps, 75% filled, was no month's answer; p48f M6)."""
+        too few rows (February's 4 gaps, 75% filled, was no month's answer; p48f M6), while
+        two others are left to crown: 47,000 date × hour groups of a bar each are all "too
+        few", and their highest and lowest bars still answer."""
         ok = self.compared(values)
-        ok[list(self.few)] = False
-        return ok
+        enough = ok.copy()
+        enough[list(self.few)] = False
+        return enough if enough.sum() >= 2 else ok
 
     def part_rows(self) -> tuple[int, ...]:
         """The groups that hold only part of their week, month or year."""
@@ -549,10 +552,28 @@ def _part_only_rows(table: pd.DataFrame, result: Result, columns: Sequence[str])
 
 
 def _few_rows(table: pd.DataFrame, result: Result) -> tuple[int, ...]:
-    """The rows of the groups a warning called too few to compare (``Metadata.few_groups``)."""
+    """The rows of the groups a warning called too few to compare (``Metadata.few_groups``),
+    each key column read as text once: 47,000 date × hour groups of one bar each are as many
+    groups too few, and a search of the table for each took minutes."""
     meta = result.metadata
-    found = (_row_of(table, keys) for keys in (meta.few_groups if meta is not None else ()))
+    few = meta.few_groups if meta is not None else []
+    if not few:
+        return ()
+    names = list(few[0])
+    if any(name not in table.columns for name in names):
+        return ()
+    texts = [_key_strings(table[name]) for name in names]
+    rows = {key: at for at, key in enumerate(zip(*texts, strict=True))}
+    found = (rows.get(tuple(keys.get(name) for name in names)) for keys in few)
     return tuple(sorted({at for at in found if at is not None}))
+
+
+def _key_strings(column: pd.Series) -> list[str]:
+    """A key column's values as ``_key_mask`` reads them: dates as 2025-12-22, whole
+    numbers without a point."""
+    if pd.api.types.is_datetime64_any_dtype(column):
+        return column.dt.strftime("%Y-%m-%d").tolist()
+    return [str(int(v)) if _is_whole(v) else str(v) for v in column]
 
 
 def _begun_rows(
@@ -602,11 +623,7 @@ def _key_mask(table: pd.DataFrame, keys: dict[str, str]) -> np.ndarray:
     mask[:] = True
     for name, value in keys.items():
         column = table[name]
-        if pd.api.types.is_datetime64_any_dtype(column):
-            texts = column.dt.strftime("%Y-%m-%d")
-        else:
-            texts = column.map(lambda v: str(int(v)) if _is_whole(v) else str(v))
-        mask &= (texts == value).to_numpy()
+        mask &= np.array(_key_strings(column), dtype=object) == value
     return mask
 
 
@@ -1131,8 +1148,11 @@ def _notes(groups: Groups, result: Result, words: Words) -> list[str]:
         short = groups.short
         label = groups.labels[short.at]
         notes.append(words("short_bar_note", label=label, minutes=short.minutes, end=short.end))
-    if groups.few:  # drawn, not crowned: "фев, мар, июн: too few rows to compare"
-        names = ", ".join(groups.labels[at] for at in groups.few)
+    values = groups.table[groups.columns[0]].to_numpy(dtype=float, na_value=np.nan)
+    if groups.few and groups.crowned(values).sum() < groups.compared(values).sum():
+        # drawn, not crowned: "Feb, Mar, Jun: too few rows to compare"
+        names = ", ".join(groups.labels[at] for at in groups.few[:6])
+        names += f" +{len(groups.few) - 6}" if len(groups.few) > 6 else ""
         notes.append(words("few_groups_note", names=names))
     notes += _part_counted_notes(groups, result, words)
     notes += _limit_tie_notes(groups, result, words)
