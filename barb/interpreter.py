@@ -313,7 +313,7 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
     warnings += short_next_caveat(plan, ctx, frame, output.kept)
     warnings += after_window_close_caveat(plan, ctx, output.kept)
     warnings += full_day_caveat(plan, output.kept)
-    warnings += full_day_indicator_caveat(plan, ctx, output.kept)
+    warnings += full_day_indicator_caveat(plan, ctx, output.kept, scope)
     warnings += open_unit_caveat(plan, ctx, output.kept)
     warnings += calendar_extreme_caveat(plan, output.kept)
     warnings += evening_extreme_caveat(plan, output.kept)
