@@ -26,6 +26,7 @@ from barb.planning import Plan, StagePlan
 from barb.script import ast
 from barb.script.context import EvalContext
 from barb.script.daily_calls import UNIT_WORDS
+from barb.script.daily_warnings import known_from_first_bar
 from barb.script.evaluator import evaluate_aggregate
 from barb.stage_output import query_columns
 from barb.summary_text import value_text
@@ -80,11 +81,17 @@ def open_unit_caveat(plan: Plan, ctx: EvalContext, kept: pd.DataFrame | None) ->
 
 
 def _own_unit_calls(stage: StagePlan) -> dict[str, list[ast.Call]]:
-    """weekly(x, 0) and monthly(x, 0) among the stage's calls, by unit, each once."""
+    """weekly(x, 0) and monthly(x, 0) among the stage's calls, by unit, each once; not
+    weekly(open, 0), final from the week's first bar (``known_from_first_bar``)."""
     found: dict[str, dict[ast.Call, None]] = {}
     for call in stage.call_nodes():
         name = call.name.lower()
         if name in _OPEN_UNITS and len(call.args) >= 2 and ast.literal_value(call.args[1]) == 0:
+            inner = call.args[0]
+            inner = inner.expr if isinstance(inner, ast.OnDailyBars) else inner
+            session = ast.literal_value(call.args[2]) if len(call.args) > 2 else None
+            if known_from_first_bar(inner, session if isinstance(session, str) else None):
+                continue
             found.setdefault(name, {})[call] = None
     return {unit: list(calls) for unit, calls in found.items()}
 
