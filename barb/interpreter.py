@@ -486,6 +486,7 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
         percent_ranks=percent_ranks or None,
         part_counted=parts.counted,
         cut_runs=[run for said, run in ctx.cut_runs.items() if said in warnings],
+        record_run=output.record_text,
         baselines=output.baselines,
     )
     return Result(

@@ -64,7 +64,7 @@ from barb.lineage import conjuncts, inputs, nodes
 from barb.outcome_groups import listed_index, outcomes_of, with_outcomes
 from barb.planning import HIDDEN, StagePlan
 from barb.ranking import in_sort_order
-from barb.record_runs import record_run_positions
+from barb.record_runs import record_run_positions, record_run_text
 from barb.result import LimitTie, Summary, summarize_grouped, summarize_table
 from barb.script.ast import Call, Column, Compare, Expr, Node
 from barb.script.clock_order import sort_caveat
@@ -239,6 +239,8 @@ def run_stage(
         output.runs_at = record_run_positions(stage, every_row, given, keep, order)
         if output.runs_at is not None:
             output.run_rows = shown_rows(every_row, ctx.timeframe, hide, output.runs_at)
+        named = partial(row_label, every_row, timeframe=ctx.timeframe)
+        output.record_text = record_run_text(stage, every_row, given, keep, named, order)
     if condition is not None and period is not None and len(period) and period[-1]:
         # The where's value on the period's last row: none when it reads a next() past the
         # data's last whole bar (the week of 2025-12-29 is no "last week of the year").
