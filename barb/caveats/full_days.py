@@ -435,7 +435,7 @@ def full_day_indicator_caveat(
     before = dataclasses.replace(ctx, frame=kept.reset_index(drop=True), **quiet)
     swapped = kept.reset_index(drop=True).copy()
     for name in whole.columns:
-        swapped[name] = whole[name].to_numpy()
+        swapped[name] = whole[name].array
     after = dataclasses.replace(ctx, frame=swapped, **quiet)
     by = [name for name, _ in stage.group_keys] or None
     for item in stage.select:
@@ -589,7 +589,7 @@ def _on_full_days(
     for name, expr in made:
         if name in needed:
             try:
-                days[name] = evaluate(expr, again).to_numpy()
+                days[name] = evaluate(expr, again).array  # a condition stays one
             except BarbError:
                 continue
     held = days["trading_date"].to_numpy()

@@ -377,3 +377,23 @@ def test_grouped_atr_percent_is_said_beside_the_full_days(engine_settings, sessi
         f"{short_value(whole.iloc[-1]):.10g} against {short_value(part.iloc[-1]):.10g}). The "
         'full day\'s: "session": "ETH".'
     ]
+
+
+def test_a_share_of_days_by_the_atr_is_said_as_a_share(engine_settings, session_bars):
+    """The share of days whose ATR is above a level, a condition of the line: said beside
+    the full day's share over the same days (pandas over TA-Lib's ATR), not as "% more";
+    the full day's condition had been read as text and said nothing."""
+    atr = {n: line.dropna() for n, line in _atr_by_day(session_bars).items()}
+    level = round(float(atr["RTH"].median()), 2)
+    query = {"map": {"atr14": "atr(14)", "hi": f"atr14 > {level}"}, "select": "mean(hi) as s"}
+    result = ask(query, engine_settings, **RTH_DAILY)
+    part = float((atr["RTH"] > level).mean())
+    whole = float((atr["ETH"].loc[atr["RTH"].index] > level).mean())
+    assert result.summary.value == pytest.approx(part)
+    assert abs(whole - part) >= 0.05  # the data has the case
+    assert [w for w in result.metadata.warnings if w.startswith("s is read")] == [
+        "s is read from RTH (09:30-17:00) bars only, a part of the day: on full-day (ETH) "
+        f"bars, what a daily chart shows, over the same {len(session_bars['RTH'])} days it "
+        f"is {short_value(whole):.10g}, against {short_value(part):.10g}. The full day's: "
+        '"session": "ETH".'
+    ]
