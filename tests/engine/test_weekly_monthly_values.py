@@ -371,3 +371,33 @@ def test_the_units_high_and_low_are_said_ahead_once_and_not_on_the_last_day(
         "close: a rule reading them at an earlier bar of the week sees the future. The "
         "previous week's, known at the open: weekly(high) and weekly(low)."
     ]
+
+
+@pytest.mark.parametrize("keys", [["month()"], ["year()", "month()"]])
+def test_the_open_month_read_by_month_of_the_year_is_said(engine_settings, minutes, keys) -> None:
+    """r48c #3: "is the month's high in by its first week, by month of the year" grouped by
+    month() alone counted the data's unfinished month (NQ's 2026-01, 4 days) into January
+    with no word, taken for group_by's own "the month is not over" note, which needs year()
+    beside month(). Here March 2024 is the open month: its days are the month so far
+    (pandas), said by this note under month() and by group_by's under year() and month()."""
+    days = rth_daily(minutes)
+    month = _unit_start(days.index, "M")
+    hit = days["high"].groupby(month).cummax() == days["high"].groupby(month).transform("max")
+    march = hit.loc["2024-03"]
+    assert march.iloc[-1]  # the case: the data's last day is its month's high so far
+    query = {
+        "map": {"hit": "cummax(high, 'month') == monthly(high, 0)"},
+        "group_by": keys,
+        "select": "mean(hit)",
+    }
+    result = ask(query, engine_settings, session="RTH", **{"from": "daily"})
+    np.testing.assert_allclose(result.table["mean_hit"], hit.groupby(month).mean().to_numpy())
+    said = warnings_with(result, "is not over")
+    if keys == ["month()"]:
+        assert len(said) == 1
+        assert said[0].startswith(
+            "The month 2024-03 is not over (the data ends on 2024-03-28): monthly(high, 0) on "
+            f"its {len(march)} rows kept is the month's value so far"
+        ), said
+    else:  # group_by's own note names the group, once
+        assert len(said) == 1 and said[0].startswith("The month 2024-03 is not over: "), said
