@@ -313,8 +313,12 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
     warnings += short_next_caveat(plan, ctx, frame, output.kept)
     warnings += after_window_close_caveat(plan, ctx, output.kept)
     warnings += full_day_caveat(plan, output.kept)
-    warnings += full_day_indicator_caveat(plan, ctx, output.kept)
-    warnings += open_unit_caveat(plan, ctx, output.kept)
+    warnings += full_day_indicator_caveat(plan, ctx, output.kept, scope)
+    # The group of the data's unfinished week, month or year, which group_by's note names.
+    cut_short = None
+    if plan.first.shape == "grouped":
+        cut_short = open_group(plan, output.table, output.kept_dates)
+    warnings += open_unit_caveat(plan, ctx, output.kept, cut_short)
     warnings += calendar_extreme_caveat(plan, output.kept)
     warnings += evening_extreme_caveat(plan, output.kept)
     warnings += evening_after_caveat(plan, output.kept)
@@ -334,13 +338,17 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
         warnings += same_bar_yardstick_caveat(plan, ctx, frame, keep, output.passed)
         warnings += bounded_condition_caveat(plan, ctx, frame, keep, output.passed)
     warnings += sizeless_gap_caveat(plan, frame, keep)
-    cut_short, whole_first = None, None
+    # The answer against the one read from all history, before compare_whole_groups below
+    # renames this run's highest and lowest to the whole groups' (the re-run's never are:
+    # NQ's max(hi) by year() over 2020-06:2023-06 was told cummax() started at the period
+    # though all history gave the same); a then stage's once it has run.
+    history_beyond = history_beyond_caveat(from_history, output) if plan.then is None else []
+    whole_first = None
     cut_groups: list[OpenGroup] = []
     # Groups holding part of their week, month or year (the data's end or the period's
     # edges cut them), with their warnings, put here once a ranking in either stage is known.
     parts, parts_at = PartGroups([], []), len(warnings)
     if plan.first.shape == "grouped":
-        cut_short = open_group(plan, output.table, output.kept_dates)
         cuts = period_cuts(plan, scope, output.kept_dates)
         cut_groups = [g for g in (cut_group(plan, c) for c in cuts) if g is not None]
         said = open_group_caveat(plan, cut_short, output.kept, cut=cut_groups)
@@ -364,6 +372,7 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
     if plan.then is not None:
         given = output.table
         output = _second_stage(plan, output, ctx, day_open, outcomes)
+        history_beyond = history_beyond_caveat(from_history, output)
         record = first.record_rows  # the data's first year's highs, in rows then drops
         if record is not None and _keeps_none(record[1], output.passed) and record[0] in warnings:
             warnings.remove(record[0])
@@ -448,11 +457,8 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
         warnings += short_bar_row_caveat(
             plan.timeframe.name, window.hours, output.table, window.zone
         )
-        warnings += early_close_row_caveat(
-            plan, output.table, settings.max_table_rows, _rows_shown(output)
-        )
+        warnings += early_close_row_caveat(plan, output.table, _rows_shown(output))
     table, source_rows, drawn, truncated = _bounded(output, settings, warnings)
-    history_beyond = history_beyond_caveat(from_history, output)
     warnings += [w for w in [*history_beyond, *ctx.warnings] if w not in warnings]
     warnings = list(dict.fromkeys(warnings))  # a fact two caveats found is said once
     metadata = Metadata(
@@ -492,6 +498,7 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
         percent_ranks=percent_ranks or None,
         part_counted=parts.counted,
         cut_runs=[run for said, run in ctx.cut_runs.items() if said in warnings],
+        record_run=output.record_text,
         baselines=output.baselines,
     )
     return Result(

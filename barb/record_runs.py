@@ -15,12 +15,15 @@ total beside ``max(loss_run)`` are over every trade, and its file had held 18 of
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 import pandas as pd
 
 from barb.lineage import through_map
 from barb.planning import StagePlan
 from barb.script import ast
+from barb.summary_text import listed_text
 
 # The select calls that read a column's longest run: max(run) and arg_max(date(), run) (the
 # value of anything on the record's row), and how many arguments each takes.
@@ -126,3 +129,61 @@ def _known(values: np.ndarray, given: np.ndarray, at: int, step: int) -> int | N
             return at
         at += step
     return None
+
+
+# How many tied runs the record's line names by their dates before "and N more".
+NAMED_RUNS = 5
+
+
+def record_run_text(
+    stage: StagePlan,
+    rows: pd.DataFrame,
+    given: np.ndarray,
+    kept: np.ndarray,
+    label: Callable[[int], str],
+    order: np.ndarray | None = None,
+) -> str | None:
+    """When the streak record ``record_columns`` names happened, for the text the model
+    reads: "the run of 14 (run) ended 2020-11-10, began 2020-10-22"; each run of a tie
+    named ("the 2 runs of 11 (drun) ended 2008-05-01 (began 2008-04-17) and 2018-11-05
+    (began 2018-10-22)"). max(run) = 14 had shown January 2008's rows and not when the 14
+    was (p48f C2). ``label``: a row's name by its place in ``rows``; a run begun before the
+    period is dated from its first row, whenever that was (streak() counts it so). None
+    when the answer reads no record or no row is in a run."""
+    names = [name for name in record_columns(stage) if name in rows.columns]
+    time = np.arange(len(rows)) if order is None else np.argsort(order, kind="stable")
+    kept = kept[time]
+    said = []
+    for name in names:
+        if not pd.api.types.is_numeric_dtype(rows[name]):
+            continue
+        values = rows[name].to_numpy(dtype="float64", na_value=np.nan)[time]
+        best = np.nanmax(values[kept], initial=0)
+        if not best > 0:
+            continue
+        ends = np.flatnonzero(kept & (values == best))
+        runs = [
+            (label(int(time[end])), label(int(time[_first_of(values, int(end))]))) for end in ends
+        ]
+        length = int(best) if float(best).is_integer() else best
+        if len(runs) == 1:
+            ((ended, began),) = runs
+            said.append(f"the run of {length} ({name}) ended {ended}, began {began}")
+            continue
+        dates = [f"{ended} (began {began})" for ended, began in runs[:NAMED_RUNS]]
+        if len(runs) > NAMED_RUNS:
+            dates.append(f"{len(runs) - NAMED_RUNS:,} more")
+        said.append(f"the {len(runs):,} runs of {length} ({name}) ended {listed_text(dates)}")
+    return "; ".join(said) if said else None
+
+
+def _first_of(values: np.ndarray, end: int) -> int:
+    """The first row of the run ending at ``end`` (reading 1), unknown rows passed over."""
+    want, at, first = values[end], end, end
+    while at >= 0 and want >= 1:
+        if not np.isnan(values[at]):
+            if values[at] != want:
+                break
+            first, want = at, want - 1
+        at -= 1
+    return first

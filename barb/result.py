@@ -274,6 +274,9 @@ class Metadata(BaseModel):
     # Streak runs the period's start or end cuts, each as a warning says it: a chart says
     # so under its subtitle. For the chart only.
     cut_runs: list[CutRun] = Field(default_factory=list, exclude=True)
+    # When a streak record's longest run happened, said under the answer ("the run of 14
+    # (run) ended 2020-11-10, began 2020-10-22"); None for any other answer.
+    record_run: str | None = Field(default=None, exclude=True)
     # The data's last trading date: a value on an earlier row (a period that ended before
     # it) is that period's last, not "now". For the chart only.
     data_last: dt.date | None = Field(default=None, exclude=True)

@@ -58,6 +58,9 @@ class StageOutput:
     # the CSV shows them (built when read).
     runs_at: np.ndarray | None = None
     run_rows: pd.DataFrame | RowsBuilder | None = None
+    # When that record happened, for the text the model reads ("the run of 14 (run) ended
+    # 2020-11-10, began 2020-10-22"; ``barb.record_runs.record_run_text``).
+    record_text: str | None = None
     focus: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     # Each table row's place before the stage's sort and limit: time order for bars, key

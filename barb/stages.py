@@ -60,11 +60,11 @@ from barb.column_units import COUNTED_ROWS, PRICE, column_units
 from barb.errors import TypeMismatch
 from barb.events.names import minutes_compare_hint
 from barb.frames import MINUTE_OF_DAY, masked_values, take_rows
-from barb.lineage import conjuncts, inputs, nodes
+from barb.lineage import conjuncts, inputs, nodes, through_map
 from barb.outcome_groups import listed_index, outcomes_of, with_outcomes
 from barb.planning import HIDDEN, StagePlan
 from barb.ranking import in_sort_order
-from barb.record_runs import record_run_positions
+from barb.record_runs import record_run_positions, record_run_text
 from barb.result import LimitTie, Summary, summarize_grouped, summarize_table
 from barb.script.ast import Call, Column, Compare, Expr, Node
 from barb.script.clock_order import sort_caveat
@@ -239,6 +239,8 @@ def run_stage(
         output.runs_at = record_run_positions(stage, every_row, given, keep, order)
         if output.runs_at is not None:
             output.run_rows = shown_rows(every_row, ctx.timeframe, hide, output.runs_at)
+        named = partial(row_label, every_row, timeframe=ctx.timeframe)
+        output.record_text = record_run_text(stage, every_row, given, keep, named, order)
     if condition is not None and period is not None and len(period) and period[-1]:
         # The where's value on the period's last row: none when it reads a next() past the
         # data's last whole bar (the week of 2025-12-29 is no "last week of the year").
@@ -262,8 +264,10 @@ def run_stage(
         # 2021, 2023 and 2025 (12, 5, 3 and 18 such days) among the years the where emptied.
         listed = output.groups if output.groups is not None else output.table
         calendar = None
-        if again is not None and stage.where is not None:
-            calendar = partial(_calendar_rows, stage.where, dict(stage.map_exprs), again)
+        if again is not None and stage.where is not None:  # its parts on the calendar alone
+            mapped = dict(stage.map_exprs)
+            parts = [p for p in conjuncts(stage.where) if not picks_by_values(p, mapped)]
+            calendar = partial(_kept_by, parts, again) if parts else None
         output.warnings += empty_groups(
             every_row,
             keys,
@@ -346,16 +350,12 @@ def _by_outcome(stage: StagePlan, row_keys: Sequence[str]) -> bool:
     return True
 
 
-def _calendar_rows(
-    where: Expr, mapped: Mapping[str, Expr], again: Callable[[Expr], Any]
-) -> np.ndarray | None:
-    """The rows the where's parts on the calendar or a schedule alone keep (month() == 12
-    of "month() == 12 and close > open"), evaluated again over the stage's rows; None when
-    it has no such part."""
+def _kept_by(parts: Sequence[Expr], again: Callable[[Expr], Any]) -> np.ndarray | None:
+    """The rows every one of the where's ``parts`` keeps (month() == 12 of "month() == 12
+    and close > open"), each evaluated again over the stage's rows; None when none is a
+    true-or-false value."""
     rows = None
-    for part in conjuncts(where):
-        if picks_by_values(part, mapped):
-            continue
+    for part in parts:
         values = again(part)
         if isinstance(values, pd.Series) and pd.api.types.is_bool_dtype(values):
             kept = values.fillna(False).to_numpy(dtype=bool)
@@ -409,33 +409,59 @@ def _sizes_before(
     rows each group is of."""
     assert stage.where is not None
     mapped = dict(stage.map_exprs)
-    keyed = set().union(*(inputs(expr, mapped) for _, expr in stage.group_keys))
-
-    def of_keys(part: Expr) -> bool:
-        """Whether ``part`` reads only what the group keys read (open != pwc, open > pwc)."""
-        return inputs(part, mapped) <= keyed
-
+    of_keys = partial(_of_a_key, [expr for _, expr in stage.group_keys], mapped)
     picking = [part for part in conjuncts(stage.where) if picks_by_values(part, mapped)]
     if all(of_keys(part) for part in picking):
         return None
     keys = [name for name, _ in stage.group_keys]
 
+    # The parts read as the calendar's: they narrow the rows each group is of.
+    narrowing = [
+        part
+        for part in conjuncts(stage.where)
+        if not picks_by_values(part, mapped) or of_keys(part)
+    ]
+
     @cache
     def judged() -> np.ndarray:
-        assert stage.where is not None
         rows = _judged(given, condition)
-        for part in conjuncts(stage.where):
-            if not picks_by_values(part, mapped) or of_keys(part):
-                values = again(part)
-                if isinstance(values, pd.Series) and pd.api.types.is_bool_dtype(values):
-                    rows = rows & values.fillna(False).to_numpy(dtype=bool)
-        return rows
+        kept = _kept_by(narrowing, again)
+        return rows if kept is None else rows & kept
 
     grouped = cache(lambda: RowGroups.by_keys(frame, keys))  # found once for both
     return Before(
         cache(lambda: sizes_before(frame, keys, judged(), grouped)),
         cache(lambda: stretch_shares(grouped(), judged(), keep)),
     )
+
+
+def _of_a_key(keys: Sequence[Expr], mapped: Mapping[str, Expr], part: Expr) -> bool:
+    """Whether the where's ``part`` is a condition on what a group key is of: it compares
+    the same two sides as a key (open != pwc under open > pwc), or reads just what a key
+    reads (close - open > -30 under close > open), map columns read through. Not a part
+    reading some of a key's columns only: close > open under gap_up = open > prev(close)
+    is the day's outcome, tested as shares of the groups' days (r48c #2)."""
+    reads = _raw_inputs(part, mapped)
+    sides = _sides(part, mapped)
+    return any(
+        reads == _raw_inputs(key, mapped) or (sides is not None and sides == _sides(key, mapped))
+        for key in keys
+    )
+
+
+def _raw_inputs(expr: Expr, mapped: Mapping[str, Expr]) -> set[str]:
+    """The bar columns and functions ``expr`` reads, the map columns' names left out: the
+    same whether a where names a map column or writes its expression out."""
+    return inputs(expr, mapped) - set(mapped)
+
+
+def _sides(expr: Expr, mapped: Mapping[str, Expr]) -> frozenset[Expr] | None:
+    """The two sides of a comparison (``open > pwc``: open and prev(close), map columns
+    read through), whatever its operator; None when ``expr`` is no comparison."""
+    expr = through_map(expr, mapped)
+    if not isinstance(expr, Compare):
+        return None
+    return frozenset((through_map(expr.left, mapped), through_map(expr.right, mapped)))
 
 
 @dataclass(frozen=True)

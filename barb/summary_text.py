@@ -228,6 +228,8 @@ def render_summary(result: Result) -> str:
         lines += _table_lines(s, m.timeframe)
     else:
         lines += _grouped_lines(s)
+    if m.record_run:  # when the record was: the rows behind it are in the CSV only
+        lines.append(f"Record: {m.record_run}.")
     period = f"{m.period_start} — {m.period_end}" if m.period_start else "no bars"
     # "ASIAN (18:00-03:00 ET)", "09:30-09:45 ET", "10:00-11:00 Europe/Moscow": the clock.
     clock = f" {m.session_clock}" if m.session_clock else ""

@@ -141,17 +141,19 @@ def cut_bars(plan: Plan, kept: pd.DataFrame, step: int) -> np.ndarray:
 
 
 def early_close_row_caveat(
-    plan: Plan, table: pd.DataFrame | None, shown: int, seen: np.ndarray | None = None
+    plan: Plan, table: pd.DataFrame | None, seen: np.ndarray | None = None
 ) -> list[str]:
     """A table of intraday bars that lists a bar a short session cut: "2024-11-29 closed
     early, at 13:15 ET: its 12:30 bar is 45 minutes (12:30-13:15), the others an hour." The
     day after Thanksgiving's hourly RTH bars were listed with that bar as a normal one (range
     16.75, volume 55,189), and "the quietest hour" read it beside full ones (p47e M2). Said
-    only of the ``shown`` first rows (those kept for display), naming up to ``NAMED_DAYS``
-    of their days. ``seen`` marks the rows the model is shown of a table too long to show
-    whole (None: all of them): those are named first, and how many of the cut bars it saw
-    is said. ES's RTH hours of November and December 2024 named Thanksgiving's and the
-    day after's "and 1 more listed day like it", none of them among the 10 rows shown."""
+    of every row, naming up to ``NAMED_DAYS`` of their days. ``seen`` marks the rows the
+    model is shown of a table too long to show whole (None: all of them): those are named
+    first, and how many of the cut bars it saw is said. ES's RTH hours of November and
+    December 2024 named Thanksgiving's and the day after's "and 1 more listed day like it",
+    none of them among the 10 rows shown. Over all the rows, not the first 50,000 kept for
+    display: the last 5 shown lie past them, and ES's ETH hours by range (106,422 rows)
+    read "None of these 57 bars is among the 5 rows shown" (r48c #4)."""
     step = plan.timeframe.minutes
     if step is None or table is None or not len(table):
         return []
@@ -159,19 +161,16 @@ def early_close_row_caveat(
         return []
     if "timestamp" not in table.columns or "trading_date" not in table.columns:
         return []
-    total = len(table)
-    table = table.iloc[:shown]
-    stamps = pd.to_datetime(table["timestamp"], errors="coerce")
-    rows = pd.DataFrame(
-        {
-            "trading_date": table["trading_date"].to_numpy(),
-            MINUTE_OF_DAY: (stamps.dt.hour * 60 + stamps.dt.minute).fillna(-1).to_numpy(),
-        }
-    )
+    # Each row's minute of the day with numpy: pandas' .dt.hour and .dt.minute took 0.17 s
+    # of ES's 6.4 million ETH minute bars, listed whole.
+    stamps = pd.to_datetime(table["timestamp"], errors="coerce").to_numpy("datetime64[m]")
+    minutes = (stamps - stamps.astype("datetime64[D]")).astype(np.int64)
+    minutes[np.isnat(stamps)] = -1
+    rows = pd.DataFrame({"trading_date": table["trading_date"].to_numpy(), MINUTE_OF_DAY: minutes})
     cut = cut_bars(plan, rows, step)
     if not cut.any():
         return []
-    first = np.ones(len(rows), dtype=bool) if seen is None else seen[: len(rows)]
+    first = np.ones(len(rows), dtype=bool) if seen is None else seen
     order = np.concatenate([np.flatnonzero(cut & first), np.flatnonzero(cut & ~first)])
     listed = rows.iloc[order]
     days = listed["trading_date"].to_numpy().astype("datetime64[D]")
@@ -215,7 +214,7 @@ def early_close_row_caveat(
     among = (
         f"{on_view or 'None'} of {'these' if bars > 1 else 'this'} {bars} "
         f"bar{'s' if bars > 1 else ''} {'is' if on_view <= 1 else 'are'} among the "
-        f"{int(first.sum())} rows shown, of {total:,}"
+        f"{int(first.sum())} rows shown, of {len(rows):,}"
     )
     return ["; ".join(parts) + f", the others {length_text(step)}{tail}. {among}."]
 

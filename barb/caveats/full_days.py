@@ -31,10 +31,20 @@ import numpy as np
 import pandas as pd
 
 from barb.caveats.sessions import part_of_the_day
-from barb.column_units import column_unit
+from barb.column_units import (
+    DOLLARS,
+    PERCENT,
+    PERCENTILE,
+    POINTS,
+    PRICE,
+    SHARE,
+    TICKS,
+    column_unit,
+)
 from barb.errors import BarbError
 from barb.instruments import format_clock
 from barb.lineage import nodes, through_map
+from barb.period_rows import Scope
 from barb.planning import Plan, SelectItem
 from barb.script import ast
 from barb.script.context import EvalContext
@@ -61,6 +71,12 @@ NOTABLE_VOLUME_LEFT_OUT = 0.05
 # median 1.6-1.8% a day (NQ, ES, CL in 2025), so 5% is some three days of its own drift;
 # the full day's ATR ran 4-19% above RTH's (median 10-12%), ADX's -39% to +40%.
 NOTABLE_INDICATOR_SHIFT = 0.05
+# The units a true-range line's value is compared in as a share of itself ("10% more"): a
+# size with a true zero. A rank (0-100), a share of rows (0-1) has none: "a rank of 89.62,
+# 34% more" read as a size (p48f W1); those are said in their own terms, when they moved by
+# at least this much of their own scale (5 percentile points; 5 points of a share).
+_RELATIVE_UNITS = frozenset({PRICE, POINTS, DOLLARS, TICKS, PERCENT})
+_NOTABLE_OWN_STEP = {PERCENTILE: 5.0, SHARE: 0.05}
 
 
 def full_day_caveat(plan: Plan, kept: pd.DataFrame | None) -> list[str]:
@@ -342,17 +358,23 @@ def _names(items: list[SelectItem]) -> str:
     return f"{listed_text([item.name for item in items])} {'is' if len(items) == 1 else 'are'}"
 
 
-def full_day_indicator_caveat(plan: Plan, ctx: EvalContext, kept: pd.DataFrame | None) -> list[str]:
+def full_day_indicator_caveat(
+    plan: Plan, ctx: EvalContext, kept: pd.DataFrame | None, scope: Scope | None = None
+) -> list[str]:
     """The full day's value of a true-range line (atr, adx, keltner) shown over daily bars
-    of a part of the day, when it differs by ``NOTABLE_INDICATOR_SHIFT`` or more: the
-    listed rows' values (their median difference, with the latest row's two values), or a
-    select's aggregates of them. "ATR(14) on CL now?" as RTH's last row read 2.787 with
-    nothing said; on ETH's bars it is 3.253 (p48d M2). Each map column behind them is
-    evaluated again over the full session's daily bars, through all history, and read at
-    the kept rows' dates; RSI, moving averages and other lines of the close are left alone
-    (on NQ and ES RTH ends at the full day's close)."""
+    of a part of the day, when it differs notably: the listed rows' values (their median
+    difference, with the latest row's two values), a select's aggregates of them, or each
+    group's (the range of the differences, in one sentence). "ATR(14) on CL now?" as RTH's
+    last row read 2.787 with nothing said; on ETH's bars it is 3.253 (p48d M2). Each map
+    column behind them is evaluated again over the full session's daily bars, through all
+    history, under the query's period (``scope``: its rows; a rank ranks among the
+    period's full days, as the ETH query does: 64.48, not all history's 89.62, p48f W1),
+    and read at the kept rows' dates. A size (points, price, percent) is compared as a
+    share of itself ("10% more"), a rank or a share in its own terms ("64.48, against
+    66.93"), anything else left out; RSI, moving averages and other lines of the close are
+    left alone (on NQ and ES RTH ends at the full day's close)."""
     stage = plan.first
-    if plan.timeframe.name != "daily" or plan.then is not None or stage.group_keys:
+    if plan.timeframe.name != "daily" or plan.then is not None:
         return []
     if kept is None or not len(kept) or "trading_date" not in kept.columns:
         return []
@@ -378,30 +400,34 @@ def full_day_indicator_caveat(plan: Plan, ctx: EvalContext, kept: pd.DataFrame |
         shown = [item.name for item in stage.select if _reads_any(item.expr, ranged)]
     if not shown:
         return []
-    whole = _on_full_days(plan, ctx, full, made, ranged, kept)
+    whole = _on_full_days(plan, ctx, full, made, ranged, kept, scope)
     if whole is None:
         return []
     missing = [name for name in ranged if name not in whole.columns]
     named = _named(plan)
+    query = plan.query.to_json()
     warnings = []
     if stage.shape == "table":
         latest = int(np.argmax(kept["trading_date"].to_numpy()))
         day = f"{pd.Timestamp(kept['trading_date'].to_numpy()[latest]):%Y-%m-%d}"
         for name in (name for name in shown if name not in missing):
+            how = _compared_as(name, ast.Column(name), query, mapped)
+            if how is None:
+                continue
             part = pd.to_numeric(kept[name], errors="coerce").to_numpy(dtype=float)
             theirs = whole[name].to_numpy(dtype=float)
-            with np.errstate(divide="ignore", invalid="ignore"):
-                shift = theirs / part - 1
-            shift = shift[np.isfinite(shift)]
-            if not len(shift) or abs(float(np.median(shift))) < NOTABLE_INDICATOR_SHIFT:
+            median = _median_difference(how, part, theirs)
+            if median is None:
                 continue
-            median = float(np.median(shift))
+            was, now = value_text(part[latest]), value_text(theirs[latest])
             if len(kept) == 1:
-                said = f"it is {value_text(theirs[latest])} on {day}, {_more(median)}"
+                said = f"it is {now} on {day}, " + (
+                    _more(median) if how == _RELATIVE else f"against {was}"
+                )
             else:
                 said = (
-                    f"it is {_more(median)} over the {len(kept):,} rows listed (the median): "
-                    f"{value_text(theirs[latest])} against {value_text(part[latest])} on {day}"
+                    f"it is {_differs(how, median)} over the {len(kept):,} rows listed (the "
+                    f"median): {now} against {was} on {day}"
                 )
             warnings.append(_indicator_text(name, named, full, said))
         return warnings
@@ -409,31 +435,126 @@ def full_day_indicator_caveat(plan: Plan, ctx: EvalContext, kept: pd.DataFrame |
     before = dataclasses.replace(ctx, frame=kept.reset_index(drop=True), **quiet)
     swapped = kept.reset_index(drop=True).copy()
     for name in whole.columns:
-        swapped[name] = whole[name].to_numpy()
+        swapped[name] = whole[name].array
     after = dataclasses.replace(ctx, frame=swapped, **quiet)
+    by = [name for name, _ in stage.group_keys] or None
     for item in stage.select:
         if item.name not in shown or _reads_any(item.expr, missing):
             continue
+        how = _compared_as(item.name, item.expr, query, mapped)
+        if how is None:
+            continue
         try:
-            was = evaluate_aggregate(item.expr, before, None)
-            now = evaluate_aggregate(item.expr, after, None)
+            was = evaluate_aggregate(item.expr, before, by)
+            now = evaluate_aggregate(item.expr, after, by)
         except BarbError:
             continue
-        try:
-            was, now = float(was), float(now)
-        except (TypeError, ValueError):
-            continue
-        if not (np.isfinite(was) and np.isfinite(now)) or was == 0:
-            continue
-        shift = now / was - 1
-        if abs(shift) < NOTABLE_INDICATOR_SHIFT:
-            continue
-        n = len(kept)
-        one = item.expr.name.lower() in ("first", "last")  # type: ignore[union-attr]
-        over = "" if one or n == 1 else f" over the same {n:,} days"
-        said = f"{over} it is {value_text(now)}, {_more(shift)}".lstrip()
-        warnings.append(_indicator_text(item.name, named, full, said))
+        said = (
+            _single_text(how, was, now, item, len(kept))
+            if by is None
+            else _grouped_text(how, was, now, by)
+        )
+        if said is not None:
+            warnings.append(_indicator_text(item.name, named, full, said))
     return warnings
+
+
+# How a column is set beside the full day's: as a share of itself, or in its own unit.
+_RELATIVE = "relative"
+# The aggregates whose value is one of the line's own values, or a mean of them.
+_OF_VALUES = frozenset({"mean", "median", "first", "last", "min", "max"})
+
+
+def _compared_as(name: str, expr: ast.Expr, query: dict, mapped: dict[str, ast.Expr]) -> str | None:
+    """``_RELATIVE`` for a size (atr14, atr14 / close * 100, mean of either) or the line
+    itself (adx(14), an oscillator whose unit is its own), the unit for a rank or a share
+    (said in its own terms), None for anything else (a z-score: left out)."""
+    unit = column_unit(name, "daily", query)
+    if unit in _RELATIVE_UNITS:
+        return _RELATIVE
+    if unit in _NOTABLE_OWN_STEP:
+        return unit
+    if isinstance(expr, ast.Call) and expr.name.lower() in _OF_VALUES and len(expr.args) == 1:
+        expr = expr.args[0]
+    line = through_map(expr, mapped)
+    if isinstance(line, ast.Call) and line.name.lower() in READ_PREVIOUS_CLOSE:
+        return _RELATIVE
+    return None
+
+
+def _differences(how: str, part: np.ndarray, whole: np.ndarray) -> np.ndarray:
+    """The full day's values against the session's: as shares of them, or as differences."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        found = whole / part - 1 if how == _RELATIVE else whole - part
+    return found[np.isfinite(found)]
+
+
+def _notable(how: str, difference: float) -> bool:
+    step = NOTABLE_INDICATOR_SHIFT if how == _RELATIVE else _NOTABLE_OWN_STEP[how]
+    return abs(difference) >= step
+
+
+def _median_difference(how: str, part: np.ndarray, whole: np.ndarray) -> float | None:
+    """The median difference of the full day's values from the session's, when notable."""
+    found = _differences(how, part, whole)
+    if not len(found) or not _notable(how, float(np.median(found))):
+        return None
+    return float(np.median(found))
+
+
+def _differs(how: str, difference: float) -> str:
+    """ "10% more", or "5.2 higher" for a rank."""
+    if how == _RELATIVE:
+        return _more(difference)
+    return f"{value_text(abs(difference))} {'higher' if difference > 0 else 'lower'}"
+
+
+def _single_text(how: str, was: object, now: object, item: SelectItem, n: int) -> str | None:
+    """ "over the same 257 days it is 426.57, 10% more"; None when not notable."""
+    try:
+        was, now = float(was), float(now)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return None
+    if not (np.isfinite(was) and np.isfinite(now)) or (how == _RELATIVE and was == 0):
+        return None
+    difference = now / was - 1 if how == _RELATIVE else now - was
+    if not _notable(how, difference):
+        return None
+    one = item.expr.name.lower() in ("first", "last")  # type: ignore[union-attr]
+    over = "" if one or n == 1 else f" over the same {n:,} days"
+    against = _more(difference) if how == _RELATIVE else f"against {value_text(was)}"
+    return f"{over} it is {value_text(now)}, {against}".lstrip()
+
+
+def _grouped_text(how: str, was: object, now: object, by: list[str]) -> str | None:
+    """Each group's value on the full day's bars, in one sentence: the range of the
+    differences and the last group's two values ("over the same days it is 10% more in each
+    year (2025: 2.125 against 1.935)"); None when their median difference is not notable
+    (p48f M7)."""
+    if not (isinstance(was, pd.Series) and isinstance(now, pd.Series)):
+        return None
+    was = pd.to_numeric(was, errors="coerce")
+    now = pd.to_numeric(now, errors="coerce").reindex(was.index)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        found = now / was - 1 if how == _RELATIVE else now - was
+    found = found[np.isfinite(found.to_numpy(dtype=float))]
+    if not len(found) or not _notable(how, float(found.median())):
+        return None
+    lo, hi = float(found.min()), float(found.max())
+    keys = ", ".join(by)
+    if _differs(how, lo) == _differs(how, hi):
+        said = f"{_differs(how, lo)} in each {keys}"
+    elif how == _RELATIVE and (lo > 0) == (hi > 0):  # "9% to 11% more by year"
+        near, far = (lo, hi) if lo > 0 else (hi, lo)
+        said = f"{abs(near):.0%} to {_more(far)} by {keys}"
+    else:
+        said = f"{_differs(how, lo)} to {_differs(how, hi)} by {keys}"
+    last = found.index[-1]
+    label = ", ".join(map(str, last)) if isinstance(last, tuple) else str(last)
+    return (
+        f"over the same days it is {said} ({label}: {value_text(now[last])} against "
+        f"{value_text(was[last])})"
+    )
 
 
 def _reads_any(expr: ast.Expr, names: list[str]) -> bool:
@@ -448,11 +569,12 @@ def _on_full_days(
     made: list[tuple[str, ast.Expr]],
     wanted: list[str],
     kept: pd.DataFrame,
+    scope: Scope | None = None,
 ) -> pd.DataFrame | None:
     """The map columns ``wanted`` (and those they read, in the map's order) evaluated over
-    the full session's daily bars of all history, at the ``kept`` rows' dates: those that can
-    be (not one reading a joined instrument's columns); None when a date has no full-day
-    bar."""
+    the full session's daily bars of all history, with the query's period marking its own
+    rows (``_period_rows``), at the ``kept`` rows' dates: those that can be (not one
+    reading a joined instrument's columns); None when a date has no full-day bar."""
     needed = set(wanted)
     for name, expr in reversed(made):
         if name in needed:
@@ -462,11 +584,12 @@ def _on_full_days(
     except BarbError:
         return None
     days = again.frame.copy()
-    again = dataclasses.replace(again, frame=days)
+    period = _period_rows(plan, days["trading_date"].to_numpy(), scope)
+    again = dataclasses.replace(again, frame=days, period=period, period_unit=ctx.period_unit)
     for name, expr in made:
         if name in needed:
             try:
-                days[name] = evaluate(expr, again).to_numpy()
+                days[name] = evaluate(expr, again).array  # a condition stays one
             except BarbError:
                 continue
     held = days["trading_date"].to_numpy()
@@ -476,6 +599,29 @@ def _on_full_days(
         return None
     found = [name for name in wanted if name in days.columns]
     return days[found].iloc[at].reset_index(drop=True)
+
+
+def _period_rows(plan: Plan, dates: np.ndarray, scope: Scope | None) -> np.ndarray | None:
+    """Which of the full day's bars (their trading ``dates``) the query's period holds:
+    from its first date to its last, or for the last N bars from the first to the last of
+    the session's (``scope``: the query's rows, the period's marked); None for all history.
+    A rank, a running total, ranks and runs among these, as the full day's own query does."""
+    period = plan.period
+    if period.everything:
+        return None
+    start = None if period.start is None else np.datetime64(period.start, "ns")
+    end = None if period.end is None else np.datetime64(period.end, "ns")
+    if (start is None or end is None) and scope is not None:
+        mine = scope.frame["trading_date"].to_numpy()[scope.in_period]
+        if len(mine):
+            start = mine.min() if start is None else start
+            end = mine.max() if end is None else end
+    inside = np.ones(len(dates), dtype=bool)
+    if start is not None:
+        inside &= dates >= start
+    if end is not None:
+        inside &= dates <= end
+    return inside
 
 
 def _more(shift: float) -> str:

@@ -17,7 +17,7 @@ import datetime as dt
 import numpy as np
 import pandas as pd
 
-from barb.caveats.scope import key_columns
+from barb.caveats.scope import OpenGroup
 from barb.errors import BarbError
 from barb.frames import period_start, take_rows
 from barb.lineage import nodes
@@ -26,6 +26,7 @@ from barb.planning import Plan, StagePlan
 from barb.script import ast
 from barb.script.context import EvalContext
 from barb.script.daily_calls import UNIT_WORDS
+from barb.script.daily_warnings import known_from_first_bar
 from barb.script.evaluator import evaluate_aggregate
 from barb.stage_output import query_columns
 from barb.summary_text import value_text
@@ -34,11 +35,16 @@ from barb.summary_text import value_text
 _OPEN_UNITS = ("weekly", "monthly")
 
 
-def open_unit_caveat(plan: Plan, ctx: EvalContext, kept: pd.DataFrame | None) -> list[str]:
+def open_unit_caveat(
+    plan: Plan, ctx: EvalContext, kept: pd.DataFrame | None, grouped: OpenGroup | None = None
+) -> list[str]:
     """The rows kept in the data's unfinished week (month) where the first stage reads
     weekly(x, 0) (monthly(x, 0)): said when leaving them out changes a value shown (an
     aggregate as printed, a group's), or when a table lists them with a column that reads
-    the call; with the values without them and the period that compares whole units."""
+    the call; with the values without them and the period that compares whole units. Not
+    when that week (month) is the group ``grouped`` that group_by's own note says is not
+    over (``open_group``): by month() alone January holds 2026-01 beside whole Januaries,
+    and is no such group (r48c #3)."""
     stage = plan.first
     if plan.then is not None or plan.timeframe.calendar:
         return []
@@ -48,9 +54,8 @@ def open_unit_caveat(plan: Plan, ctx: EvalContext, kept: pd.DataFrame | None) ->
         return []
     warnings = []
     last = np.datetime64(plan.dataset.last_date, "D")
-    keys = key_columns(plan)
     for unit, calls in _own_unit_calls(stage).items():
-        if UNIT_WORDS[unit] in keys:  # group_by week(): its open group is said so already
+        if grouped is not None and grouped.unit == UNIT_WORDS[unit]:  # said so already
             continue
         if not still_open(last, unit, plan.dataset.instrument.calendar):
             continue
@@ -80,11 +85,17 @@ def open_unit_caveat(plan: Plan, ctx: EvalContext, kept: pd.DataFrame | None) ->
 
 
 def _own_unit_calls(stage: StagePlan) -> dict[str, list[ast.Call]]:
-    """weekly(x, 0) and monthly(x, 0) among the stage's calls, by unit, each once."""
+    """weekly(x, 0) and monthly(x, 0) among the stage's calls, by unit, each once; not
+    weekly(open, 0), final from the week's first bar (``known_from_first_bar``)."""
     found: dict[str, dict[ast.Call, None]] = {}
     for call in stage.call_nodes():
         name = call.name.lower()
         if name in _OPEN_UNITS and len(call.args) >= 2 and ast.literal_value(call.args[1]) == 0:
+            inner = call.args[0]
+            inner = inner.expr if isinstance(inner, ast.OnDailyBars) else inner
+            session = ast.literal_value(call.args[2]) if len(call.args) > 2 else None
+            if known_from_first_bar(inner, session if isinstance(session, str) else None):
+                continue
             found.setdefault(name, {})[call] = None
     return {unit: list(calls) for unit, calls in found.items()}
 

@@ -728,6 +728,11 @@ def _warn_run_before_period(
     crossing = period & (starts < first)
     if not crossing.any():
         return
+    if crossing[period].all():
+        # Every row of the period is in that run ("how many days in a row now", with
+        # last_1_bars): counted from the period's start it is the period's own length, no
+        # other reading of the run ("the longest run is 1" beside the current 2, p48f M4).
+        return
     when = _dates(ctx, "streak") if not ctx.intraday else _column(ctx, "timestamp", "streak")
     # Monthly and longer bars by their label (2026-01): a month's first trading date read
     # as the day the run ended, though it runs to the month's close.

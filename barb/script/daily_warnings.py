@@ -22,18 +22,69 @@ from barb.script import ast
 from barb.script.context import PartOfDay
 from barb.script.daily_calls import UNIT_WORDS
 from barb.script.indicator_functions import READ_PREVIOUS_CLOSE
-from barb.summary_text import value_text
+from barb.summary_text import listed_text, value_text
 
 
-def same_day_warning(call: ast.Call, inner: ast.Expr, session: str | None) -> str:
+def known_from_first_bar(inner: ast.Expr, session: str | None) -> bool:
+    """Whether ``inner`` on the query's own session's bars (``session`` None) is fixed by the
+    unit's first bar: its open (weekly(open, 0), the "weekly open" a live rule reads). Every
+    row of the date, week or month comes at or after that bar, so lag 0 sees nothing ahead
+    and is no value "so far" either: monthly(open, 0) on CL was said to be both (p48f M1).
+    Another session's open can lie ahead (RTH's 09:30 open on an 03:00 ETH bar)."""
+    if session is not None:
+        return False
+    read = list(ast.walk(inner))
+    columns = [node for node in read if isinstance(node, ast.Column)]
+    calls = [node for node in read if isinstance(node, ast.Call)]
+    return bool(columns) and not calls and all(node.name == "open" for node in columns)
+
+
+class SameDayCalls:
+    """daily(x, 0) (weekly(x, 0), monthly(x, 0)) calls of one unit, said in one sentence of
+    the rows kept, as a row warning: weekly(high, 0) and weekly(low, 0) had been said in two
+    near-identical sentences, and of the data's last day alone, whose week's value so far
+    is all there is to see (p48f C1). ``ahead``: per row, whether the unit goes on past it
+    (a Monday's week); any row on a bar made while the rows were other ones counts."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.calls: list[str] = []
+        self.earlier: list[str] = []
+        self.ahead: list[np.ndarray] = []
+
+    def add(self, call: ast.Call, inner: ast.Expr, session: str | None, ahead: np.ndarray) -> None:
+        text = call.to_text()
+        if text not in self.calls:
+            also = "" if session is None else f", 1, '{session}'"
+            self.calls.append(text)
+            self.earlier.append(f"{call.name}({inner.to_text()}{also})")
+        self.ahead.append(ahead)
+
+    def __call__(self, kept: np.ndarray) -> str | None:
+        if not any(
+            bool(ahead[kept].any()) if len(ahead) == len(kept) else bool(ahead.any())
+            for ahead in self.ahead
+        ):
+            return None
+        return same_day_warning(self.name, self.calls, self.earlier)
+
+    @staticmethod
+    def of(checks: list, name: str) -> SameDayCalls | None:
+        """The one already among a context's row warnings ``checks`` for ``name``'s unit."""
+        found = [c for c in checks if isinstance(c, SameDayCalls) and c.name == name]
+        return found[0] if found else None
+
+
+def same_day_warning(name: str, calls: list[str], earlier: list[str]) -> str:
     """daily(x, 0) on intraday bars: the date's final value, on every bar of the date (and
     weekly(x, 0) the week's, on every bar of the week)."""
-    unit = UNIT_WORDS[call.name]
-    also = "" if session is None else f", 1, '{session}'"
+    unit = UNIT_WORDS[name]
+    one = len(calls) == 1
     return (
-        f"{call.to_text()} is each {unit}'s final value, known only at its close: a rule "
-        f"reading it at an earlier bar of the {unit} sees the future. The previous {unit}'s, "
-        f"known at the open: {call.name}({inner.to_text()}{also})."
+        f"{listed_text(calls)} {'is' if one else 'are'} each {unit}'s final value, known only "
+        f"at its close: a rule reading {'it' if one else 'them'} at an earlier bar of the "
+        f"{unit} sees the future. The previous {unit}'s, known at the open: "
+        f"{listed_text(earlier)}."
     )
 
 

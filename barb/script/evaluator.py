@@ -49,7 +49,11 @@ from barb.script.conditions import (
     plain_if_known,
 )
 from barb.script.context import EvalContext, RowGroups
-from barb.script.daily_warnings import part_of_day_warning, same_day_warning
+from barb.script.daily_warnings import (
+    SameDayCalls,
+    known_from_first_bar,
+    part_of_day_warning,
+)
 from barb.script.functions import KIND_NAMES, FunctionSpec, Param, value_kind
 from barb.script.library import lookup
 from barb.script.validator import (
@@ -337,8 +341,8 @@ class _RowEvaluator:
         (``barb.script.daily_warnings``)."""
         inner = expr.expr if isinstance(expr, ast.OnDailyBars) else expr
         value = self.daily_values(spec, inner, session)
-        if lag == 0:
-            self.ctx.warn(same_day_warning(call, inner, session))
+        if lag == 0 and not known_from_first_bar(inner, session):
+            self.same_day(spec, call, inner, session)
         part = self.ctx.part_of_day
         if session is None and part is not None:
             own = whole = None
@@ -350,6 +354,26 @@ class _RowEvaluator:
                 units = period_start(units, spec.name)
             self.ctx.warn_rows(part_of_day_warning(call, inner, lag, part, units, own, whole))
         return value
+
+    def same_day(
+        self, spec: FunctionSpec, call: ast.Call, inner: ast.Expr, session: str | None
+    ) -> None:
+        """Lag 0 said of the rows kept, one sentence for the unit's calls: on daily rows, of
+        those whose week (month) goes on after them in the data; on intraday rows, of any."""
+        frame = self.ctx.frame
+        ahead = np.ones(len(frame), dtype=bool)
+        if not self.ctx.intraday and spec.name != "daily" and "trading_date" in frame.columns:
+            dates = frame["trading_date"].to_numpy()
+            units = self.ctx.on_daily_bars(session, spec.name).frame
+            starts = period_start(units["trading_date"].to_numpy(), spec.name)
+            lasts = pd.Series(units["trading_date"].to_numpy(), index=starts)
+            last = lasts.reindex(period_start(dates, spec.name)).to_numpy()
+            ahead = ~(dates >= last)  # a unit no bar holds: said
+        found = SameDayCalls.of(self.ctx.row_warnings, spec.name)
+        if found is None:
+            found = SameDayCalls(spec.name)
+            self.ctx.warn_rows(found)
+        found.add(call, inner, session, ahead)
 
     def daily_values(self, spec: FunctionSpec, inner: ast.Expr, session: str | None) -> pd.Series:
         """``inner`` over ``session``'s bars of the call's unit (None: the query's session),

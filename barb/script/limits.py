@@ -253,6 +253,10 @@ def _too_deep(limits: QueryLimits) -> QueryTooLarge:
     )
 
 
+#: How soon an alarm rings again when the one raised was dropped (see ``time_limit``).
+_ALARM_AGAIN_S = 0.25
+
+
 class _TimeUp(BaseException):
     """Raised by the alarm; a BaseException so that no ``except Exception`` swallows it."""
 
@@ -274,6 +278,10 @@ def time_limit(seconds: float) -> Iterator[None]:
 
     def alarm(signum: int, frame: Any) -> None:
         if armed[0]:  # not once the clean-up below has begun
+            # Raised inside a finalizer (a weakref callback, a __del__, which the garbage
+            # collector may run at any line), the exception is printed and dropped by
+            # Python, and the limit with it: the alarm rings again until it is heard.
+            signal.setitimer(signal.ITIMER_REAL, _ALARM_AGAIN_S)
             raise _TimeUp
 
     started = time.monotonic()
@@ -285,6 +293,7 @@ def time_limit(seconds: float) -> Iterator[None]:
     try:
         yield
     except _TimeUp:
+        armed[0] = False  # heard: the alarm that would ring again says nothing more
         if outer_first:
             outer_up = True
             raise  # the outer limit's: its own time_limit says so, with its seconds

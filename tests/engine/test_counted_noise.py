@@ -510,3 +510,41 @@ def test_groups_tied_for_the_fewest_are_named_together(engine_settings, low_hour
     names = ", ".join(f"'{hour}'" for hour in hours[:5])
     assert said.startswith(f"days: {names} and {len(hours) - 5} more have the fewest ")
     assert f"({counted.min()} each of {counted.sum()})" in said
+
+
+def test_an_outcome_reading_some_of_the_keys_columns_is_tested_as_shares(
+    engine_settings, rth_days
+) -> None:
+    """r48c #2: "do gap-up days close green more often", "where": "close > open" under
+    "group_by": "gap_up" with gap_up = open > prev(close), reads close and open, some of
+    what the key reads: it was taken for a condition on the key's own values (p48c Q36's
+    open != pwc under open > pwc) and the counts (NQ 1,235 against 1,143, 51% and 51%)
+    were listed with no word. It is the day's outcome, tested as each group's share of its
+    days (pandas' counts, scipy's χ²), inline as through a map column."""
+    gap = rth_days["open"] > rth_days["close"].shift()
+    gap, up = gap.iloc[1:], (rth_days["close"] > rth_days["open"]).iloc[1:]  # day 1: no gap
+    table = pd.DataFrame({"days": gap.value_counts(), "hits": up.groupby(gap).sum()})
+    table = table.reindex([False, True])
+    _, p, _, expected = stats.chi2_contingency(
+        table[["hits"]].assign(others=table["days"] - table["hits"]), correction=False
+    )
+    assert p >= 0.05 and expected.min() >= 5  # the premise: χ², within noise
+    query = {
+        "session": "RTH",
+        "from": "daily",
+        "map": {"gap_up": "open > prev(close)"},
+        "where": "close > open",
+        "group_by": "gap_up",
+        "select": "count() as days",
+    }
+    inline = ask(query, engine_settings)
+    assert inline.table["days"].tolist() == table["hits"].tolist()
+    mapped = ask(
+        {**query, "map": {**query["map"], "green": "close > open"}, "where": "green"},
+        engine_settings,
+    )
+    for result in (inline, mapped):
+        [said] = _noise(result)
+        for key, (days, hits) in zip(("false", "true"), table.to_numpy(), strict=True):
+            assert f"gap_up {key} {hits} of its {days} days" in said, said
+        assert said.endswith(f"(χ² p = {float(f'{p:.2g}'):g}).")

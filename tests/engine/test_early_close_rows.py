@@ -127,11 +127,16 @@ def test_a_holiday_s_full_session_is_said_halted_not_closed_early(half_days) -> 
     ]
 
 
-def test_cut_bars_not_among_the_rows_shown_are_counted_as_such(half_days) -> None:
+@pytest.mark.parametrize("kept", [50_000, 12])
+def test_cut_bars_not_among_the_rows_shown_are_counted_as_such(half_days, kept) -> None:
     """The 4 days' hourly RTH bars by their open: 24 rows of 5 values, of which the model is
     shown the first and the last five. The note named the half days' 12:30 bars as listed
-    though the model was shown at most one (pandas); it says how many of them it was shown."""
+    though the model was shown at most one (pandas); it says how many of them it was shown.
+    With only the first 12 rows kept for display (ES's ETH hours: 106,422 rows, 50,000
+    kept), the last five shown and the cut bars past row 12 are counted still: it had said
+    nothing here, none being among the first 12 (r48c #4)."""
     settings, frame = half_days
+    settings = EngineSettings(data_dir=settings.data_dir, max_table_rows=kept)
     minute = frame["minute"].astype(int)
     rth = frame[(minute >= 570) & (minute < 1020)].assign(slot=(minute - 570) // 60)
     bars = rth.groupby(["trading_date", "slot"]).agg(open=("open", "first"), held=("slot", "size"))
@@ -151,6 +156,7 @@ def test_cut_bars_not_among_the_rows_shown_are_counted_as_such(half_days) -> Non
     }
     result = execute(query, "NQ", settings=settings)
     assert not result.summary.whole
+    assert result.metadata.truncated == (kept < 24)
     (said,) = cut_warnings(result)
     assert said.endswith(
         f"the others an hour. {seen or 'None'} of these 2 bars is among the 10 rows shown, of 24."

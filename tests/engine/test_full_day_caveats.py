@@ -297,3 +297,103 @@ def test_no_full_day_indicator_where_the_bars_are_the_days(engine_settings, sess
     query = {"map": {"x": column}, "sort": "timestamp desc", "limit": 1, "select": ["close", "x"]}
     result = ask(query, engine_settings, **RTH_DAILY | {"session": session})
     assert [w for w in result.metadata.warnings if w.startswith("x is read")] == []
+
+
+def _atr_by_day(session_bars: dict[str, pd.DataFrame]) -> dict[str, pd.Series]:
+    return {n: talib.ATR(d["high"], d["low"], d["close"], 14) for n, d in session_bars.items()}
+
+
+@pytest.mark.parametrize(
+    "period",
+    [
+        "2024-02-01:2024-03-15",  # ETH ranks 46.88 in the period, 38.46 over all history
+        "2024-03-01:2024-03-15",  # ETH's rank is RTH's (54.55): nothing to say of it
+        "last_20_bars",  # the last 20 RTH days: from 2024-03-01, where ETH's ranks 90
+    ],
+)
+def test_a_rank_of_the_atr_is_the_full_days_rank_in_the_period(
+    engine_settings, session_bars, period
+):
+    """rank(atr14) over "the last year" was said on the full day's bars as all history's
+    rank, in percent of itself: "89.62 … 34% more" where ETH over that year ranks 64.48
+    (p48f W1). Ranked with pandas among the period's ETH days, said as a rank."""
+    atr = _atr_by_day(session_bars)
+    query = {
+        "period": period,
+        "map": {"atr14": "atr(14)", "atr_rank": "rank(atr14)"},
+        "sort": "timestamp desc",
+        "limit": 1,
+        "select": ["atr14", "atr_rank"],
+    }
+    result = ask(query, engine_settings, **RTH_DAILY)
+    [row] = result.table.to_dict("records")
+    day = pd.Timestamp(row["date"])
+    first = result.metadata.period_start  # the period's first RTH day
+    ranks = {
+        name: line.loc[pd.Timestamp(first) : day].rank(method="max", pct=True).loc[day] * 100
+        for name, line in atr.items()
+    }
+    assert row["atr_rank"] == pytest.approx(ranks["RTH"])
+    said = [w for w in result.metadata.warnings if w.startswith("atr_rank is read")]
+    if abs(ranks["ETH"] - ranks["RTH"]) < 5:  # 5 percentile points: not worth a word
+        assert said == []
+        return
+    assert said == [
+        "atr_rank is read from RTH (09:30-17:00) bars only, a part of the day: on full-day "
+        f"(ETH) bars, what a daily chart shows, it is {short_value(ranks['ETH']):.10g} on "
+        f"{day.date()}, against {short_value(ranks['RTH']):.10g}. The full day's: "
+        '"session": "ETH".'
+    ]
+
+
+def test_grouped_atr_percent_is_said_beside_the_full_days(engine_settings, session_bars):
+    """ATR in percent of the close by month (the form the reference recommends across
+    years) said nothing, though the full day's is higher in every group (p48f M7): one
+    sentence with the range of the months' differences, from TA-Lib's NATR."""
+    query = {
+        "map": {"atr14": "atr(14)"},
+        "group_by": "month()",
+        "select": "mean(atr14 / close * 100) as atr_pct",
+    }
+    result = ask(query, engine_settings, **RTH_DAILY)
+    natr = {
+        name: talib.NATR(d["high"], d["low"], d["close"], 14) for name, d in session_bars.items()
+    }
+    rth = natr["RTH"].dropna()
+    part = rth.groupby(rth.index.month).mean()
+    whole = natr["ETH"].loc[rth.index].groupby(rth.index.month).mean()
+    assert result.table["atr_pct"].to_numpy() == pytest.approx(part.to_numpy())
+    shift = whole / part - 1
+    assert shift.median() >= 0.05  # the data has the case
+    lo, hi = shift.min(), shift.max()
+    said = (
+        f"{lo:.0%} to {hi:.0%} more by month"
+        if f"{lo:.0%}" != f"{hi:.0%}"
+        else (f"{lo:.0%} more in each month")
+    )
+    assert [w for w in result.metadata.warnings if w.startswith("atr_pct is read")] == [
+        "atr_pct is read from RTH (09:30-17:00) bars only, a part of the day: on full-day "
+        f"(ETH) bars, what a daily chart shows, over the same days it is {said} (3: "
+        f"{short_value(whole.iloc[-1]):.10g} against {short_value(part.iloc[-1]):.10g}). The "
+        'full day\'s: "session": "ETH".'
+    ]
+
+
+def test_a_share_of_days_by_the_atr_is_said_as_a_share(engine_settings, session_bars):
+    """The share of days whose ATR is above a level, a condition of the line: said beside
+    the full day's share over the same days (pandas over TA-Lib's ATR), not as "% more";
+    the full day's condition had been read as text and said nothing."""
+    atr = {n: line.dropna() for n, line in _atr_by_day(session_bars).items()}
+    level = round(float(atr["RTH"].median()), 2)
+    query = {"map": {"atr14": "atr(14)", "hi": f"atr14 > {level}"}, "select": "mean(hi) as s"}
+    result = ask(query, engine_settings, **RTH_DAILY)
+    part = float((atr["RTH"] > level).mean())
+    whole = float((atr["ETH"].loc[atr["RTH"].index] > level).mean())
+    assert result.summary.value == pytest.approx(part)
+    assert abs(whole - part) >= 0.05  # the data has the case
+    assert [w for w in result.metadata.warnings if w.startswith("s is read")] == [
+        "s is read from RTH (09:30-17:00) bars only, a part of the day: on full-day (ETH) "
+        f"bars, what a daily chart shows, over the same {len(session_bars['RTH'])} days it "
+        f"is {short_value(whole):.10g}, against {short_value(part):.10g}. The full day's: "
+        '"session": "ETH".'
+    ]

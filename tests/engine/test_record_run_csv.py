@@ -13,6 +13,7 @@ from asking import RTH_DAILY, ask
 from rth_bars import rth_daily
 
 from barb.export import csv_bytes, csv_rows, whole_rows
+from barb.summary_text import render_summary
 
 RECORD = {"map": {"run": "streak(close > prev(close))"}}
 
@@ -178,3 +179,31 @@ def test_unknown_days_before_a_run_are_passed_to_the_day_it_began_after(
     written = _rows(csv_bytes(result))
     assert [row["date"] for row in written] == [f"{d:%Y-%m-%d}" for d in expected.index]
     assert [row["run"] for row in written] == ["" if pd.isna(v) else str(int(v)) for v in expected]
+
+
+@pytest.mark.parametrize("condition", ["close > prev(close)", "close < prev(close)"])
+def test_the_record_runs_dates_are_in_the_text_the_model_reads(
+    engine_settings, days, condition
+) -> None:
+    """max(run) = 14 came with January 2008's rows, and the model could not say when the
+    record was (p48f C2): one line names each longest run's last and first day (every one
+    of a tie), from pandas over the RTH days."""
+    close = days["close"]
+    flags = close > close.shift() if ">" in condition else close < close.shift()
+    runs = _runs(flags)
+    best = int(runs.max())
+    ends = [i for i, v in enumerate(runs) if v == best]
+    spans = [(f"{runs.index[e]:%Y-%m-%d}", f"{runs.index[e - best + 1]:%Y-%m-%d}") for e in ends]
+    result = ask(
+        {"map": {"run": f"streak({condition})"}, "select": "max(run)"}, engine_settings, **RTH_DAILY
+    )
+    assert result.summary.value == best
+    if len(spans) == 1:
+        [(ended, began)] = spans
+        said = f"the run of {best} (run) ended {ended}, began {began}"
+    else:
+        dates = [f"{ended} (began {began})" for ended, began in spans]
+        said = f"the {len(spans)} runs of {best} (run) ended " + (
+            f"{', '.join(dates[:-1])} and {dates[-1]}"
+        )
+    assert f"\nRecord: {said}.\n" in render_summary(result)

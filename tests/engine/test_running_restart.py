@@ -414,6 +414,37 @@ def test_the_history_before_a_period_is_said_when_it_changes_the_answer(
     assert len(_history_warnings(result)) == int(changed)
 
 
+def test_a_period_cutting_a_group_says_no_history_that_changes_nothing(
+    engine_settings, minutes
+) -> None:
+    """r48c #1: the weekly max of close / cummax(close) from Wednesday 2024-02-21 was told
+    "cummax() starts at the period's first bar ... 17047.25 on 2024-01-03" though every
+    week's value is the same read from all history (pandas): the run's summary, renamed to
+    the whole weeks' highest and lowest (the period cuts the first week, the data's end the
+    last), was set against the re-run's, never renamed."""
+    closes = rth_daily(minutes)["close"]
+    own, before = closes.loc["2024-02-21":], closes.loc[:"2024-02-20"]
+    assert before.max() > own.iloc[0]  # the case: the bars before went higher
+    monday = own.index - pd.to_timedelta(own.index.dayofweek, unit="D")
+    weekly = (own / own.cummax()).groupby(monday).max()
+    all_history = (own / closes.cummax().loc[own.index]).groupby(monday).max()
+    assert weekly.equals(all_history)  # the case: all history gives the same answer
+    result = ask(
+        {
+            "session": "RTH",
+            "from": "daily",
+            "period": "2024-02-21:2024-03-28",
+            "map": {"hi": "close / cummax(close)", "wk": "week()"},
+            "group_by": "wk",
+            "select": "max(hi)",
+        },
+        engine_settings,
+    )
+    np.testing.assert_allclose(result.table["max_hi"].to_numpy(), weekly.to_numpy())
+    assert result.summary.left_out  # the part weeks are left out of its highest and lowest
+    assert _history_warnings(result) == []
+
+
 def test_rows_listed_are_warned_when_their_running_high_would_differ(
     engine_settings, minutes
 ) -> None:

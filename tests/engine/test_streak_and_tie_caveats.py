@@ -277,7 +277,9 @@ def test_an_intraday_next_that_reads_the_next_day_is_said(engine_settings, minut
 def test_a_monthly_run_begun_before_the_period_is_named_by_its_months(sample_settings) -> None:
     """ "How many months in a row is NQ up now" over last_3_bars named the run "ending
     2026-01-02", the month's first trading date, though it runs to the data's last close
-    (p30b Q23): monthly bars are named by their month, as the table labels them."""
+    (p30b Q23): monthly bars are named by their month, as the table labels them. Every row
+    of last_3_bars is in that run, so nothing is said there now (p48f M4); a period of two
+    months, the run's last and the one that broke it, names it by its months."""
     bars = pd.read_parquet(data_path("NQ", sample_settings), columns=["trading_date", "close"])
     month = pd.DatetimeIndex(bars["trading_date"]).to_period("M")
     closes = bars["close"].groupby(month).last()
@@ -297,7 +299,19 @@ def test_a_monthly_run_begun_before_the_period_is_named_by_its_months(sample_set
     result = execute(query, "NQ", settings=sample_settings)
     assert result.ok, result.to_dict()
     assert result.table["run"].iloc[-1] == length
-    assert _streak_warnings(result) == [_longest_said(runs.rename(index=str), start, end, _THEN)]
+    assert _streak_warnings(result) == []
+    # The last run of 2+ months that a down month broke: the period is its last month and
+    # that one.
+    last = max(i for i in range(1, len(runs) - 1) if runs.iloc[i] >= 2 and runs.iloc[i + 1] == 0)
+    period = f"{runs.index[last]}:{runs.index[last + 1]}"
+    broken = execute(query | {"period": period}, "NQ", settings=sample_settings)
+    assert broken.ok, broken.to_dict()
+    length = int(runs.iloc[last])
+    [said] = _streak_warnings(broken)
+    assert said.startswith(
+        f"streak() counts the run ending {runs.index[last]} ({length}) from "
+        f"{runs.index[last - length + 1]}, {length - 1} of its rows before the period"
+    )
 
 
 def test_a_run_begun_before_a_month_names_the_months_own_longest_and_form(
@@ -736,3 +750,35 @@ def test_a_where_on_a_streak_against_a_number_names_the_rows_it_moves(
 def _run_warnings(result) -> list[str]:
     """The warnings of a run begun before the period: either form."""
     return [w for w in result.metadata.warnings if "of its rows before the period" in w]
+
+
+def test_the_current_run_of_a_period_inside_it_is_not_set_against_the_period(
+    engine_settings, minutes
+) -> None:
+    """ "How many days in a row is NQ falling now" as the last bar's streak read the right 2
+    with "within the period alone the longest run is 1" beside it (p48f M4): every row of
+    the period is in that run, so counted from the period's start it is only the period's
+    length. Nothing said; a period holding a row outside the run still names it."""
+    runs = _down_runs(rth_daily(minutes))
+    days = runs.index
+    start, end, length = _period_inside_a_run(runs)
+    query = {
+        "session": "RTH",
+        "from": "daily",
+        "period": f"{days[start]:%Y-%m-%d}:{days[end]:%Y-%m-%d}",  # the run's last days
+        "map": {"down_run": "streak(close < prev(close))"},
+        "select": ["down_run"],
+    }
+    now = execute(query, "NQ", settings=engine_settings)
+    assert now.ok, now.to_dict()
+    assert now.table["down_run"].tolist() == runs.iloc[start : end + 1].tolist()
+    assert now.table["down_run"].iloc[-1] == length
+    assert _streak_warnings(now) == []
+    wider = execute(
+        query | {"period": f"{days[start]:%Y-%m-%d}:{days[end + 1]:%Y-%m-%d}"},
+        "NQ",
+        settings=engine_settings,
+    )
+    assert wider.ok, wider.to_dict()
+    assert runs.iloc[end + 1] == 0  # the day after the run is outside it
+    assert len(_streak_warnings(wider)) == 1

@@ -315,3 +315,89 @@ def test_the_datas_open_week_is_said_where_it_moves_the_answer(engine_settings, 
         **{"from": "daily"},
     )
     assert warnings_with(whole_weeks, "is not over") == warnings_with(previous, "is not over") == []
+
+
+@pytest.mark.parametrize(("call", "unit"), [("weekly", "W"), ("monthly", "M")])
+def test_the_units_open_is_neither_so_far_nor_ahead(engine_settings, minutes, call, unit):
+    """weekly(open, 0) and monthly(open, 0) are fixed by the unit's first bar: CL's monthly
+    open had been said to be "the month's value so far, not its final one" and "known only
+    at its close … sees the future" (p48f M1). The unit's open from pandas over the RTH
+    days; nothing said, on the data's last day nor in a rule over March."""
+    days = rth_daily(minutes)
+    opens = days["open"].groupby(_unit_start(days.index, unit)).transform("first")
+    latest = ask(
+        {"period": "last_1_bars", "map": {"o": f"{call}(open, 0)"}, "select": ["o"]},
+        engine_settings,
+        session="RTH",
+        **{"from": "daily"},
+    )
+    assert latest.table["o"].iloc[-1] == opens.iloc[-1]
+    rule = ask(
+        {"period": "2024-03", "where": f"close > {call}(open, 0)", "select": "count()"},
+        engine_settings,
+        session="RTH",
+        **{"from": "daily"},
+    )
+    march = days.index.to_period("M") == "2024-03"
+    assert rule.summary.value == int((days["close"] > opens)[march].sum())
+    for result in (latest, rule):
+        assert warnings_with(result, "known only at its close") == []
+        assert warnings_with(result, "is not over") == []
+
+
+def test_the_units_high_and_low_are_said_ahead_once_and_not_on_the_last_day(
+    engine_settings, minutes
+):
+    """weekly(high, 0) and weekly(low, 0) were said to see the future in two near-identical
+    sentences, and so of the data's last day, whose week's high so far is all there is
+    (p48f C1): one sentence, said of rows whose week goes on after them."""
+    days = rth_daily(minutes)
+    week = _unit_start(days.index, "W")
+    query = {"map": {"wh": "weekly(high, 0)", "wl": "weekly(low, 0)"}, "select": ["wh", "wl"]}
+    latest = ask(
+        query | {"period": "last_1_bars"}, engine_settings, session="RTH", **{"from": "daily"}
+    )
+    assert latest.table[["wh", "wl"]].iloc[-1].tolist() == [
+        days["high"].groupby(week).max().iloc[-1],
+        days["low"].groupby(week).min().iloc[-1],
+    ]
+    assert warnings_with(latest, "known only at its close") == []
+    assert len(warnings_with(latest, "is not over")) == 1  # the week so far: said there
+    listed = ask(
+        query | {"period": "last_5_bars"}, engine_settings, session="RTH", **{"from": "daily"}
+    )
+    assert warnings_with(listed, "known only at its close") == [
+        "weekly(high, 0) and weekly(low, 0) are each week's final value, known only at its "
+        "close: a rule reading them at an earlier bar of the week sees the future. The "
+        "previous week's, known at the open: weekly(high) and weekly(low)."
+    ]
+
+
+@pytest.mark.parametrize("keys", [["month()"], ["year()", "month()"]])
+def test_the_open_month_read_by_month_of_the_year_is_said(engine_settings, minutes, keys) -> None:
+    """r48c #3: "is the month's high in by its first week, by month of the year" grouped by
+    month() alone counted the data's unfinished month (NQ's 2026-01, 4 days) into January
+    with no word, taken for group_by's own "the month is not over" note, which needs year()
+    beside month(). Here March 2024 is the open month: its days are the month so far
+    (pandas), said by this note under month() and by group_by's under year() and month()."""
+    days = rth_daily(minutes)
+    month = _unit_start(days.index, "M")
+    hit = days["high"].groupby(month).cummax() == days["high"].groupby(month).transform("max")
+    march = hit.loc["2024-03"]
+    assert march.iloc[-1]  # the case: the data's last day is its month's high so far
+    query = {
+        "map": {"hit": "cummax(high, 'month') == monthly(high, 0)"},
+        "group_by": keys,
+        "select": "mean(hit)",
+    }
+    result = ask(query, engine_settings, session="RTH", **{"from": "daily"})
+    np.testing.assert_allclose(result.table["mean_hit"], hit.groupby(month).mean().to_numpy())
+    said = warnings_with(result, "is not over")
+    if keys == ["month()"]:
+        assert len(said) == 1
+        assert said[0].startswith(
+            "The month 2024-03 is not over (the data ends on 2024-03-28): monthly(high, 0) on "
+            f"its {len(march)} rows kept is the month's value so far"
+        ), said
+    else:  # group_by's own note names the group, once
+        assert len(said) == 1 and said[0].startswith("The month 2024-03 is not over: "), said

@@ -177,6 +177,32 @@ def test_parsing_is_linear_in_the_text(name, parse, make) -> None:
     assert large < 40 * max(small, 1e-5), (name, small, large)
 
 
+# The first alarm is dropped in the finalizer, as Python does, and reported as unraisable.
+@pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")
+def test_a_time_limit_whose_alarm_lands_in_a_finalizer_still_stops_the_code() -> None:
+    """CI caught a chart's 0.2 s alarm raised inside a weakref callback, which the garbage
+    collector runs at any line: Python prints such an exception and drops it, and the
+    limit was gone with it (a sleep after it ran to its end). The alarm now rings again
+    until it is heard."""
+    import time
+
+    from barb.errors import QueryTimeout
+    from barb.script.limits import time_limit
+
+    class Finalized:
+        def __del__(self) -> None:
+            ends = time.monotonic() + 0.4
+            while time.monotonic() < ends:  # the alarm (0.1 s) rings in here
+                pass
+
+    reached = []
+    with pytest.raises(QueryTimeout, match=r"longer than 0\.1 seconds"), time_limit(0.1):
+        Finalized()  # finalized at once, the alarm dropped inside it
+        time.sleep(5)
+        reached.append("the end of the limited code")
+    assert reached == []
+
+
 def test_a_time_limit_nested_in_another_leaves_the_outer_one_armed() -> None:
     """The chart's limit inside `barb query`'s (``bot.pool.jobs``): the inner one ended with
     ``setitimer(ITIMER_REAL, 0)``, and what ran after it was no longer limited (a 6 s
