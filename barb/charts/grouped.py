@@ -1226,13 +1226,28 @@ def _limit_tie_notes(groups: Groups, result: Result, words: Words) -> list[str]:
     value = float(groups.table[ranked_column(groups, result)].iloc[-1])
     shown = number_text(value, 0 if value.is_integer() else 2, words)
     names = ", ".join(
-        " · ".join(_key_text(name, text, words, None) for name, text in keys.items())
-        for keys in tie.left
+        " · ".join(parts) for parts in _tie_key_texts(tie.left, groups, result, words)
     )
     more = tie.left_count - len(tie.left)
     if more > 0:
         return [words("limit_tie_more_note", value=shown, names=names, count=more)]
     return [words("limit_tie_note", value=shown, names=names)]
+
+
+def _tie_key_texts(
+    left: list[dict[str, str]], groups: Groups, result: Result, words: Words
+) -> list[list[str]]:
+    """Each tied group past the limit named as its bar would be: month() 10 is "Oct" ("окт"),
+    never "10", which under "Also 14, cut by the limit:" read as ten more groups (p48i 1).
+    The tie holds its keys as text; a numeric key column reads them back as numbers."""
+    grid = bar_grid(result)
+    texts = []
+    for name in left[0] if left else {}:
+        column = pd.Series([keys.get(name, "") for keys in left], dtype=object)
+        if name in groups.table.columns and is_number(groups.table[name]):
+            column = pd.to_numeric(column, errors="coerce")
+        texts.append(_key_texts(column, name, result.query or {}, words, grid))
+    return [list(parts) for parts in zip(*texts, strict=True)]
 
 
 def _thinned_note(thinned: Thinned, words: Words) -> str:

@@ -548,3 +548,27 @@ def test_an_outcome_reading_some_of_the_keys_columns_is_tested_as_shares(
         for key, (days, hits) in zip(("false", "true"), table.to_numpy(), strict=True):
             assert f"gap_up {key} {hits} of its {days} days" in said, said
         assert said.endswith(f"(χ² p = {float(f'{p:.2g}'):g}).")
+
+
+def test_the_tie_cut_by_the_limit_names_months_as_the_bars_do(engine_settings, rth_days) -> None:
+    """p48i 1: "two months of 2025 with the most up days" with September and October tied
+    at 14 drew Dec and Sep and noted "Also 14, cut by the limit: 10": October's number,
+    which read as ten more. The months cut are named as the bars name them, in the chart's
+    language (pandas' count of each month's days 1-7)."""
+    first_week = rth_days.index[rth_days.index.day <= 7]
+    counts = pd.Series(first_week.month).value_counts().sort_index()
+    ordered = counts.sort_values(ascending=False, kind="stable")
+    edge = ordered.iloc[0]
+    cut = [m for m in ordered.index[1:] if ordered[m] == edge]
+    assert cut == [3] and ordered.index[0] == 2  # the case: Feb and Mar tied, Mar cut
+    query = {"session": "RTH", "from": "daily", "where": "day() <= 7", "group_by": "month()",
+             "select": "count() as days", "sort": "days desc", "limit": 1}  # fmt: skip
+    result = ask(query, engine_settings)
+    for language in ("en", "ru"):
+        fig = draw_chart(result, language=language)
+        fig.canvas.draw()
+        shown = " ".join(t.get_text() for t in fig.findobj(Text) if t.get_visible())
+        month = words_for(language).months[cut[0] - 1]
+        assert month in ("Mar", "мар")
+        note = words_for(language)("limit_tie_note", value=str(edge), names=month)
+        assert note in shown.replace("\n", " "), shown
