@@ -67,6 +67,7 @@ from barb.caveats.scope import (
     open_group,
     open_group_caveat,
     scope_caveats,
+    unjudged_last_caveat,
 )
 from barb.caveats.sessions import (
     bar_window,
@@ -287,6 +288,7 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
         warnings += weekend_date_caveat(plan)
         warnings += early_close_clock_caveat(plan, scope)
     warnings += output.warnings
+    warnings += unjudged_last_caveat(plan, scope, output.last_unjudged)
     levels = price_level_caveat(plan, ctx, output)  # before a then stage moves ctx
     warnings += levels
     # Weighed over the first stage's own answer only: a then stage shows other values.
@@ -494,7 +496,8 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
         near_groups=output.near_groups or None,
         limit_tie=output.limit_tie,
         same_runs=output.same_runs if plan.then is None else None,
-        unjudged_last=last_whole_label(plan, scope) if first.last_unjudged else None,
+        unjudged_last=last_whole_label(plan, scope, first.last_unjudged),
+        unjudged_rows=first.last_unjudged,
         percent_ranks=percent_ranks or None,
         part_counted=parts.counted,
         cut_runs=[run for said, run in ctx.cut_runs.items() if said in warnings],

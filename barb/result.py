@@ -263,6 +263,8 @@ class Metadata(BaseModel):
     # reading no bar after it (p48c Q13: "last week of the year" by year without 2025's
     # 2025-12-29, which the text warned of and the chart did not). For the chart only.
     unjudged_last: str | None = Field(default=None, exclude=True)
+    # How many bars that label spans ("2024-03-26 — 2024-03-28": 3, next(close, 3)'s).
+    unjudged_rows: int = Field(default=0, exclude=True)
     # Of a rank of a distance listed on one row over blended price levels, the row's rank in
     # percent of the price by column (atr_rank 66.93 in points is 1.95 in percent): the card
     # gives it under the rank, as the warning does. For the chart only.

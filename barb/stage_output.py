@@ -80,8 +80,9 @@ class StageOutput:
     near_groups: dict[str, list[list[dict[str, str]]]] = field(default_factory=dict)
     # A limit that cut through a tie of the groups ranked: a chart numbers them one place.
     limit_tie: LimitTie | None = None
-    # The first stage's where had no value on the period's last row (a next() past it).
-    last_unjudged: bool = False
+    # How many of the period's last rows the first stage's where had no value on (a next()
+    # past the data's end): 0 when it judged the last.
+    last_unjudged: int = 0
     # Of a table ranked by a run count, the run each row is a row of, when two share one
     # (``same_run_rows.listed_runs``): a chart greys a run's earlier rows.
     same_runs: list[int] | None = None

@@ -246,7 +246,10 @@ def run_stage(
         # data's last whole bar (the week of 2025-12-29 is no "last week of the year").
         assert stage.where is not None
         ahead = reach(stage.where, map_reach(stage.map_exprs)).ahead
-        output.last_unjudged = ahead > 0 and bool(pd.isna(condition.iloc[-1]))
+        # The rows at the period's end it had no value on: next(close, 3)'s last three.
+        unknown = condition.isna().to_numpy()[::-1] & period[::-1]
+        output.last_unjudged = int(np.argmin(unknown)) if not unknown.all() else len(unknown)
+        output.last_unjudged *= ahead > 0
     if records is not None and output.table is not None:
         output.record_rows = (
             records[0],

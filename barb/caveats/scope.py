@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from barb.bar_labels import label_column
+from barb.bar_labels import label_column, row_label
 from barb.caveats.events import event_caveats
 from barb.frames import masked_values, period_start
 from barb.lineage import through_map
@@ -209,18 +209,42 @@ def _nothing_ahead(plan: Plan, scope: Scope) -> str:
     )
 
 
-def last_whole_label(plan: Plan, scope: Scope) -> str | None:
+def last_whole_label(plan: Plan, scope: Scope, rows: int = 1) -> str | None:
     """The label of the period's last bar when the query reads ahead of its rows and no bar
-    follows it (the unfinished one left out, ``_open_bar_text``): "2025-12-29", whose next()
-    is empty. None otherwise."""
+    follows it, the data ending there or in an unfinished bar left out (``_open_bar_text``):
+    "2025-12-29", whose next() is empty; of its last ``rows`` bars, the first and the last
+    ("2024-03-26 — 2024-03-28"). None otherwise."""
     bar = scope.open_bar
-    if bar is None or bar.kept or plan.reach.ahead == 0:
+    if (bar is not None and bar.kept) or plan.reach.ahead == 0 or rows < 1:
         return None
     if not len(scope.in_period) or not scope.in_period[-1]:
         return None
-    labelled = label_column(scope.frame.iloc[-1:], plan.timeframe.name)
-    assert labelled is not None
-    return str(labelled[1][0])
+    tf = plan.timeframe.name
+    last = row_label(scope.frame, len(scope.frame) - 1, tf)
+    if rows == 1:
+        return last
+    return f"{row_label(scope.frame, len(scope.frame) - rows, tf)} — {last}"
+
+
+def unjudged_last_caveat(plan: Plan, scope: Scope, rows: int) -> list[str]:
+    """The period's last bars, the data's last, that a where reading next() could not judge
+    (``StageOutput.last_unjudged`` of them), when no unfinished bar's warning says it already
+    (``_nothing_ahead``): "Wednesdays over the last 30 days" read 4 days under a period
+    running to 2026-01-07, a Wednesday left out in silence (p48i 2)."""
+    label = last_whole_label(plan, scope, rows) if scope.open_bar is None else None
+    if label is None:
+        return []
+    # "the data's last date" read as a calendar fact: a bar is a day, a week, a bar of 5m.
+    unit = {"date": "day", "timestamp": "bar"}.get(plan.timeframe.label, plan.timeframe.label)
+    if rows == 1:
+        return [
+            f"{label}, the data's last {unit}, is left out: the where reads next(), and no "
+            f"{unit} follows it yet, so the where has no value there (neither kept nor dropped)."
+        ]
+    return [
+        f"The data's last {rows} {unit}s ({label}) are left out: the where reads next() past "
+        f"the data's end, so it has no value on them (neither kept nor dropped)."
+    ]
 
 
 def open_group_caveat(

@@ -52,7 +52,7 @@ from barb.charts.columns import (
     unit,
     zoned,
 )
-from barb.charts.header import wrap
+from barb.charts.header import unjudged_notes, wrap
 from barb.charts.kinds import sorted_by_time
 from barb.charts.line_points import decimate
 from barb.charts.many_groups import Thinned, thin_groups, tied
@@ -1201,17 +1201,6 @@ def _part_counted_notes(groups: Groups, result: Result, words: Words) -> list[st
             )
         )
     return notes
-
-
-def unjudged_notes(result: Result, words: Words) -> list[str]:
-    """A line naming the period's last whole bar when the where could not judge it, its
-    next() reading no bar after it (``Metadata.unjudged_last``): "2025-12-29 left out:
-    next() has no whole bar after it yet". "The last week of the year, by year" drew 2008
-    to 2024 under a header running to 2026-01-02, and the text's warning was nowhere on the
-    chart (p48c Q13)."""
-    meta = result.metadata
-    label = meta.unjudged_last if meta is not None else None
-    return [words("unjudged_last_note", label=label)] if label else []
 
 
 def _limit_tie_notes(groups: Groups, result: Result, words: Words) -> list[str]:

@@ -12,6 +12,7 @@ from typing import Any
 
 from matplotlib.figure import Figure
 from matplotlib.font_manager import FontProperties
+from matplotlib.text import Text
 
 from barb.charts.columns import column_name, row_kind, row_word
 from barb.charts.kinds import Window
@@ -266,6 +267,7 @@ def decorate(
         lines += wrap(fig, noise, SUBTITLE_PT, MAX_NOISE_LINES)
     for run in meta.cut_runs:  # the answer's run is not the period's own alone
         lines += wrap(fig, cut_run_text(run, words), SUBTITLE_PT, 2)
+    lines += _unjudged_lines(fig, result, words)
     for line in lines:
         fig.text(MARGIN_X, y, line, fontsize=SUBTITLE_PT, color=MUTED, va="top")
         y -= SUBTITLE_PT * LINE_SPACING / height
@@ -328,6 +330,35 @@ def decorate(
         linespacing=1.1,
     )
     return y
+
+
+def unjudged_notes(result: Result, words: Words) -> list[str]:
+    """A line naming the period's last whole bar when the where could not judge it, its
+    next() reading no bar after it (``Metadata.unjudged_last``): "2025-12-29 left out:
+    next() has no whole bar after it yet". "The last week of the year, by year" drew 2008
+    to 2024 under a header running to 2026-01-02, and the text's warning was nowhere on the
+    chart (p48c Q13)."""
+    meta = result.metadata
+    label = meta.unjudged_last if meta is not None else None
+    if not label:
+        return []
+    assert meta is not None
+    if meta.unjudged_rows > 1:  # next(close, 3): "2024-03-26 — 2024-03-28 left out (3)"
+        return [words(N_("unjudged_rows_note"), label=label, count=meta.unjudged_rows)]
+    return [words("unjudged_last_note", label=label)]
+
+
+def _unjudged_lines(fig: Figure, result: Result, words: Words) -> list[str]:
+    """The period's last bar the where could not judge (``Metadata.unjudged_last``), under
+    the subtitle of a chart whose own notes do not name it: "count()" of the days "where
+    next_ret > 0" drew 15 closes under a period to 2026-01-07, that day left out unsaid
+    (p48i 2). Tables and groups write it under their axis."""
+    notes = unjudged_notes(result, words)
+    if not notes:
+        return []
+    note = notes[0]
+    drawn = " ".join(t.get_text() for t in fig.findobj(Text)).replace("\n", " ")
+    return [] if note in drawn else wrap(fig, note, SUBTITLE_PT, 2)
 
 
 def _says_noise(headline: str, name: str, words: Words) -> bool:

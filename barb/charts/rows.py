@@ -35,9 +35,9 @@ from barb.charts.grouped import (
     draw_grouped,
     fitted_notes,
     keyed_rows,
-    unjudged_notes,
     write_notes,
 )
+from barb.charts.header import unjudged_notes
 from barb.charts.histogram import draw_histogram
 from barb.charts.kinds import (
     calendar_labels,

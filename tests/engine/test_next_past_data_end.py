@@ -205,3 +205,41 @@ def test_each_next_call_left_empty_is_named_with_its_count(engine_settings, minu
         f"mean of them over these rows averages only the rows with a value (the other "
         f"{5 - empty['ret3']} for next(close, 3))."
     ]
+
+
+@pytest.mark.parametrize("ahead", [1, 3])
+def test_a_where_reading_past_the_data_s_last_day_names_the_days_it_left_out(
+    engine_settings, minutes, ahead
+) -> None:
+    """p48i 2: "Wednesdays over the last 30 days" (next_ret < 5) read 4 days under a period
+    to 2026-01-07, a Wednesday, and neither the chart nor the text said the where could not
+    judge that day: the note came only when the data ended in an unfinished week. The days
+    pandas' shift leaves empty at the data's end are named, to the model and on the chart
+    (a count's too, whose chart lists no rows)."""
+    daily = rth_daily(minutes)
+    later = daily["close"].shift(-ahead) - daily["close"]
+    empty = daily.index[later.isna()]
+    assert len(empty) == ahead and empty[-1] == daily.index[-1]
+    days = [f"{d:%Y-%m-%d}" for d in empty]
+    label = days[0] if ahead == 1 else f"{days[0]} — {days[-1]}"
+    query = {"session": "RTH", "from": "daily", "period": "2024-03-01:",
+             "map": {"later": f"next(close, {ahead}) - close"}, "where": "later > 0"}  # fmt: skip
+    for select in (["timestamp", "later"], "count()"):
+        result = ask({**query, "select": select}, engine_settings)
+        kept = later.loc["2024-03-01":] > 0
+        rows = len(result.table) if select != "count()" else result.summary.value
+        assert rows == int(kept.sum())
+        assert (result.metadata.unjudged_last, result.metadata.unjudged_rows) == (label, ahead)
+        said = [w for w in result.metadata.warnings if label in w and "left out" in w]
+        assert len(said) == 1, result.metadata.warnings
+        for language, note in (
+            ("en", f"{label} left out"),
+            ("ru", f"{label} не учт"),
+        ):
+            fig = draw_chart(result, language=language)
+            shown = " ".join(t.get_text() for t in fig.findobj(Text) if t.get_visible())
+            assert note in shown.replace("\n", " "), shown
+    judged = {**query, "map": {"later": f"close - prev(close, {ahead})"}, "select": "count()"}
+    plain = ask(judged, engine_settings)
+    assert plain.metadata.unjudged_last is None
+    assert not [w for w in plain.metadata.warnings if "left out: the where" in w]
