@@ -493,6 +493,7 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
         short_weeks=short_weeks,
         even_groups=output.even_columns or None,
         apart_groups=list(output.apart_columns) or None,
+        untested_groups=output.untested_columns or None,
         near_groups=output.near_groups or None,
         limit_tie=output.limit_tie,
         same_runs=output.same_runs if plan.then is None else None,

@@ -244,6 +244,9 @@ class Metadata(BaseModel):
     # (``barb.caveats.group_noise``; the warning says it in words): a chart says so on a line under
     # its headline, which still names the highest and the lowest. For the chart only.
     even_groups: list[str] | None = Field(default=None, exclude=True)
+    # The columns whose groups are a calendar part's, each a stretch of time or few (one
+    # year of months), which no test compared: no group is crowned, as of ``even_groups``.
+    untested_groups: list[str] | None = Field(default=None, exclude=True)
     # The grouped means checked the same way whose groups do differ: a chart's headline
     # leads with one of them rather than one within noise. For the chart only.
     apart_groups: list[str] | None = Field(default=None, exclude=True)

@@ -75,6 +75,8 @@ class StageOutput:
     even_columns: list[str] = field(default_factory=list)
     # The grouped means whose ends differ by more than their noise, with the ends' text.
     apart_columns: dict[str, str] = field(default_factory=dict)
+    # The columns whose groups (a calendar part's, a stretch of time each) no test compared.
+    untested_columns: list[str] = field(default_factory=list)
     # A count whose most or fewest counted group is within noise of others, those groups'
     # keys by column, an end each, its group first (``group_noise.CountedNoise.near``).
     near_groups: dict[str, list[list[dict[str, str]]]] = field(default_factory=dict)

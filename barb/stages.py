@@ -603,6 +603,7 @@ def _answer(
             groups=every_group,
             even_columns=even.columns + counted.columns,
             apart_columns=even.apart,
+            untested_columns=even.untested + counted.untested,
             near_groups={**even.near, **counted.near},
             limit_tie=limit_tie,
             few_groups=even.few,

@@ -216,6 +216,9 @@ class EvenGroups:
     # Of a grouped mean whose groups do differ, its highest (lowest) group and those within
     # its noise, an end each, its group first, by column, as ``CountedNoise.near``.
     near: dict[str, list[list[dict[str, str]]]] = field(default_factory=dict)
+    # The columns by a calendar part each of whose groups is one stretch of time or few
+    # (``too_few_stretches_text``): nothing tested, so no group may be crowned (p48i 3).
+    untested: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -317,6 +320,7 @@ def even_groups(
     differ: list[str] = []  # the columns tested apart, with their test, said beside noise
     tested: list[tuple[_Groups, _Test]] = []
     unstretched: list[tuple[str, _Groups]] = []  # too few stretches a group to compare
+    untested: list[str] = []
     ranking = sort[0].column if sort else None
     for item in select:
         groups = _Groups.of(item, answers[item.name], (windows or {}).get(item.name), blocks)
@@ -379,10 +383,11 @@ def even_groups(
             warnings.append(
                 too_few_stretches_text(names, blocks, first_groups.names(), stretched, rows)
             )
+            untested = names
     if not few:
-        return EvenGroups(warnings, columns, apart, near=near)
+        return EvenGroups(warnings, columns, apart, near=near, untested=untested)
     small = FewGroups(list(few.values()), rows, _few_text(list(few.values()), rows, of), of)
-    return EvenGroups([*warnings, small.text], columns, apart, small, near)
+    return EvenGroups([*warnings, small.text], columns, apart, small, near, untested)
 
 
 @dataclass
@@ -800,6 +805,7 @@ class CountedNoise:
     warnings: list[str] = field(default_factory=list)
     columns: list[str] = field(default_factory=list)
     near: dict[str, list[list[dict[str, str]]]] = field(default_factory=dict)
+    untested: list[str] = field(default_factory=list)  # as ``EvenGroups.untested``
 
 
 def counted_noise(
@@ -826,6 +832,7 @@ def counted_noise(
     day's low fell in, ``barb.outcome_groups``): tested at 0, the fewest end of them."""
     said: list[str] = []
     columns: list[str] = []
+    untested: list[str] = []
     near: dict[str, list[list[dict[str, str]]]] = {}
     ranking = sort[0] if sort else None
     for item in select:
@@ -857,6 +864,7 @@ def counted_noise(
         if stretched is not None and not enough_stretches(stretched):  # nothing tested
             if blocks in _PART_NOUNS:  # a year's count is its own: nothing said
                 said.append(too_few_stretches_text([item.name], blocks, names, stretched, rows))
+                untested.append(item.name)
             continue
         test = _equal_shares(values) if rates is None else rates.test
         if test is not None and test.p >= LEVEL:
@@ -894,7 +902,7 @@ def counted_noise(
             said += other_said
         if ends:
             near[item.name] = [[_keys(counts.index, at) for at in end] for end in ends]
-    return CountedNoise(said, columns, near)
+    return CountedNoise(said, columns, near, untested)
 
 
 def _keys(index: pd.Index, at: int) -> dict[str, str]:

@@ -176,6 +176,9 @@ class Groups:
     # The columns whose groups differ by no more than noise (``Metadata.even_groups``): no
     # bar of theirs is singled out, and the headline says the spread is noise.
     even: frozenset[str] = frozenset()
+    # Of those, the ones no test compared: a calendar part's groups, one stretch each
+    # (``Metadata.untested_groups``); the headline says so, not "within noise".
+    untested: frozenset[str] = frozenset()
 
     def compared(self, values: np.ndarray) -> np.ndarray:
         """Which groups highest and lowest compare: finite values of groups the result
@@ -345,7 +348,12 @@ def read_groups(result: Result, words: Words = ENGLISH) -> Groups | None:
         begun = {int(np.searchsorted(thinned.rows, at)): n for at, n in begun.items()}
         few_at = tuple(int(i) for i in np.flatnonzero(np.isin(thinned.rows, few_at)))
     near = _near_rows(table, result)
-    even = frozenset((result.metadata.even_groups or ()) if result.metadata is not None else ())
+    meta = result.metadata
+    even = frozenset((meta.even_groups or ()) if meta is not None else ())
+    # Months of one year, each a stretch of its own, are untested: crowned no more than
+    # groups within noise (May 371.59 orange over Jan 369.51 the text could not compare).
+    untested = frozenset((meta.untested_groups or ()) if meta is not None else ())
+    even |= untested
     keys = key_labels(table, by, result.query, words, grid)
     labels = [" · ".join(parts) for parts in zip(*keys, strict=True)] if by else []
     labels = labels or group_labels(table, by)
@@ -371,6 +379,7 @@ def read_groups(result: Result, words: Words = ENGLISH) -> Groups | None:
             named_by=named_by,
             thinned=thinned,
             even=even,
+            untested=untested,
         )
     few = not by_value and len(table) <= MAX_GROUP_BARS
     layout = side_by_side(table, by, keys) if few else None
@@ -400,6 +409,7 @@ def read_groups(result: Result, words: Words = ENGLISH) -> Groups | None:
         one_clock=clock is not None,
         near=near,
         even=even,
+        untested=untested,
     )
 
 

@@ -267,7 +267,8 @@ def _groups(result: Result, words: Words) -> list[str]:
         at = int(named[0]) if len(named) else int(finite[0]) if len(finite) else 0
         return [words("answer", name=f"{name} ({groups.named(at, words)})", value=texts[at])]
     if column in groups.even:
-        return _even_forms(groups, name, (high, low), (texts, bare), words)
+        untested = column in groups.untested
+        return _even_forms(groups, name, (high, low), (texts, bare), words, untested=untested)
     return _extreme_forms(
         groups, (column, name), (high, low), (texts, bare), words, count=count, below=below
     )
@@ -368,16 +369,22 @@ def _even_forms(
     extremes: tuple[list[int], list[int]],
     texts: tuple[list[str], list[str]],
     words: Words,
+    *,
+    untested: bool = False,
 ) -> list[str]:
     """Groups that differ by no more than noise (``Metadata.even_groups``) as the span of
     their values, no winner: ``average range: Mon 309.44 to Fri 326.47 points (differences
     within noise)``. "highest Fri 326.47, lowest Mon 309.44" over a test's p = 0.9 was read
-    as "Friday is the widest day"."""
+    as "Friday is the widest day". ``untested``: groups no test could compare (the months
+    of one year, ``Metadata.untested_groups``): "average range: Apr 244.20 to May 371.59
+    points (too few years to compare)"."""
     high, low = extremes
     full, bare = texts
     forms = []
     # The unit once, after the second value: "Mon 309.44 to Fri 326.47 points".
     keys = (N_("even_groups"), N_("even_groups"), N_("even_groups_short"))
+    if untested:
+        keys = (N_("untested_groups"), N_("untested_groups"), N_("untested_groups_short"))
     for key, last in zip(keys, (full, bare, bare), strict=True):
         ends = {
             side: _extreme_text(groups, at, (values, full), words, len(at))

@@ -15,7 +15,7 @@ from matplotlib.text import Text
 from scipy import stats
 
 from barb.charts import chart_headline, draw_chart
-from barb.charts.style import HIGH
+from barb.charts.style import HIGH, LOW
 from barb.charts.words import words_for
 from barb.data.store import data_path
 
@@ -572,3 +572,30 @@ def test_the_tie_cut_by_the_limit_names_months_as_the_bars_do(engine_settings, r
         assert month in ("Mar", "мар")
         note = words_for(language)("limit_tie_note", value=str(edge), names=month)
         assert note in shown.replace("\n", " "), shown
+
+
+@pytest.mark.parametrize("language", ["en", "ru"])
+def test_months_no_test_could_compare_are_spanned_not_crowned(
+    engine_settings, rth_days, language
+) -> None:
+    """p48i 3: one year of NQ's months drew May 371.59 orange as "the most" against Jan
+    369.51, while only the model was told each month is one stretch that no test can
+    compare. The fixture's three months, once each: the headline spans pandas' lowest and
+    highest monthly mean body and says they are too few to compare; no bar is coloured."""
+    means = (rth_days["close"] - rth_days["open"]).groupby(rth_days.index.month).mean()
+    high, low = int(means.idxmax()), int(means.idxmin())
+    query = {"session": "RTH", "from": "daily", "group_by": "month()",
+             "select": "mean(close - open) as body"}  # fmt: skip
+    result = ask(query, engine_settings)
+    assert any("each month appears once" in w for w in result.metadata.warnings)
+    months = words_for(language).months
+    headline = chart_headline(result, language)
+    said = {"en": "too few years to compare", "ru": "слишком мало лет для сравнения"}
+    assert said[language] in headline, headline
+    assert headline.index(months[low - 1]) < headline.index(months[high - 1]), headline
+    fig = draw_chart(result, language=language)
+    fig.canvas.draw()
+    ((_, bars),) = [
+        (ax, c) for ax in fig.axes for c in ax.collections if isinstance(c, PolyCollection)
+    ]
+    assert {to_hex(HIGH), to_hex(LOW)}.isdisjoint(map(to_hex, bars.get_facecolor()))
