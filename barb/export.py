@@ -35,6 +35,7 @@ import numpy as np
 import pandas as pd
 
 from barb.bar_labels import as_labelled
+from barb.charts.grouped import with_counted_zeros
 from barb.i18n import DEFAULT, N_, decimal_mark, text
 from barb.instruments import Instrument, available_instruments
 from barb.planning import HIDDEN
@@ -93,7 +94,9 @@ def proof_frame(result: Result) -> pd.DataFrame | None:
     ``mean(range / open * 100)``): the mapped form (``range_pct``) had that column and the
     written one only the bars'. A streak record's, its longest runs (``barb.record_runs``)."""
     if result.table is not None:
-        return _with_first_whole(result.table, result)
+        table = with_counted_zeros(result)
+        assert table is not None
+        return _with_first_whole(table, result)
     rows = _record_runs(result)
     if rows is None:
         rows = result.source_rows

@@ -122,8 +122,10 @@ def label_bars(
 
 
 # The thickness of a zero bar's stub, in points: a mark on the zero line, not a bar. At 5
-# December's 0% fill share, coloured as the lowest, read as a small bar (p48f M6).
-_STUB_PT = 2.5
+# December's 0% fill share, coloured as the lowest, read as a small bar (p48f M6); at 2.5,
+# years with no day of range > 700 still read as a quarter of a day beside 2020's 1 (p48i
+# 5). As thick as the axis line, the stub reads as the line itself, its bar's width marked.
+_STUB_PT = 1.0
 
 
 def mark_zero_bars(

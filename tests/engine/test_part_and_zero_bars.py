@@ -6,12 +6,17 @@ year's stub hung below the zero line and read as a small negative bar; it lies o
 
 from __future__ import annotations
 
+import csv
+import io
+
 import numpy as np
+import pandas as pd
 from asking import RTH_DAILY, ask
 from matplotlib.collections import PolyCollection
 from rth_bars import rth_daily
 
 from barb.charts import draw_chart
+from barb.export import csv_bytes, csv_rows
 
 
 def _bars(ax) -> PolyCollection:
@@ -74,3 +79,30 @@ def test_a_zero_bar_lies_on_the_zero_line(engine_settings, minutes) -> None:
         line = ax.transData.transform((x, 0))[1]
         half = stub.get_linewidth() / 2 * fig.dpi / 72
         assert drawn - half >= line - 1e-6  # its lower edge on the line, none of it below
+
+
+def test_the_csv_holds_the_zero_groups_the_chart_draws(engine_settings, minutes) -> None:
+    """p48i 5: days with range > 700 by year drew 2019, 2021, 2023 and 2025 at 0 and the
+    headline counted them ("least often 0 days, 4 groups tied"), but the CSV held 2020, 2022
+    and 2024 alone. The fixture's 31st days by month: January's one, February and March at
+    0, from pandas; the file lists every month the chart draws, and each zero stub is no
+    thicker than the axis line, so it reads as the line, not as a small count."""
+    daily = rth_daily(minutes)
+    months = daily.index.month.unique()
+    counts = pd.Series(daily.index.day == 31, index=daily.index).groupby(daily.index.month).sum()
+    counts = counts.reindex(months, fill_value=0)
+    assert counts.tolist() == [1, 0, 0]  # the case: two months with no 31st
+    query = {"where": "day() == 31", "group_by": "month()", "select": "count() as days"}
+    result = ask(query, engine_settings, **RTH_DAILY)
+    assert len(result.table) == 1  # the engine's table: the month that has one
+    rows = list(csv.DictReader(io.StringIO(csv_bytes(result, "en").decode("utf-8-sig"))))
+    assert [(int(r["month"]), float(r["days"])) for r in rows] == list(counts.items())
+    assert csv_rows(result) == len(counts)
+    fig = draw_chart(result)
+    fig.canvas.draw()
+    (ax,) = fig.axes
+    assert len(_bars(ax).get_paths()) == len(counts)  # the chart draws the same three
+    stubs = [line for line in ax.lines if list(line.get_ydata()) == [0, 0]]
+    assert len(stubs) == int((counts == 0).sum())
+    axis = ax.spines["bottom"].get_linewidth()
+    assert all(stub.get_linewidth() <= axis for stub in stubs), axis
