@@ -132,8 +132,15 @@ def _ranked_column(result: Result, table: pd.DataFrame) -> str | None:
     if ranked is not None and len(table) <= MAX_RANKED:
         return ranked
     if rows_picked(result) and len(table) <= MAX_FILTERED_LIST:
+        # The selected values the where does not read first: "next-day return after each
+        # day with range > 600" drew range, the filter's column, and the next_ret asked
+        # for was only named under the axis (p48i 6).
+        filtered = re.findall(r"[A-Za-z_]\w*", str(query.get("where") or ""))
         candidates = [c for c in result.focus_columns if c not in PRICE_COLUMNS]
-        candidates += re.findall(r"[A-Za-z_]\w*", str(query.get("where") or ""))
+        candidates = [c for c in candidates if c not in filtered] + [
+            c for c in candidates if c in filtered
+        ]
+        candidates += filtered
         candidates = [c for c in candidates if c in table.columns and is_number(table[c])]
         labels = calendar_labels(result, candidates)  # a row's year is its name, no length
         candidates = [c for c in candidates if c not in labels]

@@ -7,6 +7,7 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 from asking import ask
+from matplotlib.collections import PolyCollection
 from matplotlib.text import Text
 from rth_bars import RTH_END, RTH_START, rth_daily
 
@@ -243,3 +244,27 @@ def test_a_where_reading_past_the_data_s_last_day_names_the_days_it_left_out(
     plain = ask(judged, engine_settings)
     assert plain.metadata.unjudged_last is None
     assert not [w for w in plain.metadata.warnings if "left out: the where" in w]
+
+
+def test_a_picked_days_list_draws_the_value_asked_not_the_where_s(engine_settings, minutes) -> None:
+    """p48i 6: "next-day return after each day with range > 600" (select date, range,
+    next_ret) drew range, the where's column, and next_ret was only named under the axis.
+    The widest three days by pandas: their bars are the next day's change, as pandas
+    computes it, and range is the value left to the CSV."""
+    daily = rth_daily(minutes)
+    daily["range"] = daily["high"] - daily["low"]
+    daily["nxt"] = daily["close"].shift(-1) - daily["close"]
+    level = float(daily["range"].iloc[:-1].nlargest(4).iloc[-1])
+    picked = daily[daily["range"] > level]
+    assert len(picked) == 3 and picked["nxt"].notna().all()  # the case
+    query = {"session": "RTH", "from": "daily", "map": {"nxt": "next(close) - close"},
+             "where": f"range > {level}", "select": ["date()", "range", "nxt"]}  # fmt: skip
+    result = ask(query, engine_settings)
+    fig = draw_chart(result, language="en")
+    fig.canvas.draw()
+    (bars,) = [c for ax in fig.axes for c in ax.collections if isinstance(c, PolyCollection)]
+    ends = [path.vertices[:, 0] for path in bars.get_paths()]  # each bar from 0 to its value
+    drawn = [x.min() if abs(x.min()) > abs(x.max()) else x.max() for x in ends]
+    assert sorted(drawn) == pytest.approx(sorted(picked["nxt"]))
+    shown = " ".join(t.get_text() for t in fig.findobj(Text) if t.get_visible())
+    assert "+ 1 more value in the CSV: range" in shown, shown
