@@ -764,14 +764,12 @@ def answer_column(groups: Groups, result: Result) -> str:
 def _round_times(
     table: pd.DataFrame, by: list[str], query: dict[str, Any], labels: list[str]
 ) -> list[int] | None:
-    """Ticks at round times of day, as many as fit: every 15, 30 or 60 minutes or more."""
-    if len(by) != 1 or clock_kind(by[0], table[by[0]], query) is None:
+    """Ticks at round times of day, as many as fit: every 15, 30 or 60 minutes or more. Of
+    ``time()``'s text ('09:30') too: 450 minutes of RTH were ticked every 63rd, 10:33,
+    11:36, 12:39 (p48i 7)."""
+    minutes = minutes_of_day(by[0], table[by[0]], query) if len(by) == 1 else None
+    if minutes is None or not (np.diff(minutes) > 0).all():  # sorted by value: every label
         return None
-    minutes = pd.to_numeric(table[by[0]], errors="coerce").to_numpy(dtype="float64")
-    if not (np.diff(minutes) > 0).all():  # sorted by value: every label, in that order
-        return None
-    if clock_kind(by[0], table[by[0]], query) == "hour":
-        minutes = minutes * 60
     _, step = label_fit(labels)
     room = max(2, math.ceil(len(labels) / step))
     for every in CLOCK_TICK_MINUTES:

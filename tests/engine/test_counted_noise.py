@@ -599,3 +599,20 @@ def test_months_no_test_could_compare_are_spanned_not_crowned(
         (ax, c) for ax in fig.axes for c in ax.collections if isinstance(c, PolyCollection)
     ]
     assert {to_hex(HIGH), to_hex(LOW)}.isdisjoint(map(to_hex, bars.get_facecolor()))
+
+
+def test_a_line_of_time_of_day_groups_is_ticked_at_round_times(engine_settings, minutes) -> None:
+    """p48i 7: mean volume by time() of 1-minute RTH bars, 450 groups drawn as a line, was
+    ticked every 63rd minute: 10:33, 11:36, 12:39. The ticks are whole hours (or halves,
+    quarters) among the session's minutes, as pandas lists them."""
+    stamps = minutes["timestamp"]
+    minute = stamps.dt.hour * 60 + stamps.dt.minute
+    session = sorted(set(minute[(minute >= RTH[0]) & (minute < RTH[1])]))
+    assert len(session) == 450  # the case: more groups than bars are drawn for
+    query = {"session": "RTH", "from": "1m", "group_by": "time()", "select": "mean(volume)"}
+    fig = draw_chart(ask(query, engine_settings), language="en")
+    fig.canvas.draw()
+    ticks = [t.get_text() for ax in fig.axes for t in ax.get_xticklabels() if t.get_text()]
+    at = [int(t[:2]) * 60 + int(t[3:]) for t in ticks]
+    assert len(at) >= 4 and set(at) <= set(session), ticks
+    assert all(m % 15 == 0 for m in at), ticks
