@@ -377,7 +377,8 @@ def keep_y_labels_inside(fig: Figure) -> None:
 
 
 def _inside_figure(ax: Axes, loc: float, label: str) -> bool:
-    """Whether a level tick label centred at ``loc`` stays inside the figure's width."""
+    """Whether a level tick label centred at ``loc`` stays inside the figure's width, less
+    the margin the header's text keeps (``MARGIN_X``)."""
     ticks = ax.xaxis.get_major_ticks()
     if not label or not ticks or ticks[0].label1.get_rotation():
         return True
@@ -391,4 +392,7 @@ def _inside_figure(ax: Axes, loc: float, label: str) -> bool:
         for line in label.split("\n")
     )
     x = ax.transData.transform((loc, 0))[0]
-    return x - width / 2 >= 0 and x + width / 2 <= fig.bbox.width
+    # Inside the text's own margin, not the picture's edge: a "2026" ending on the last
+    # pixel read as cut off (p48i 11).
+    margin = MARGIN_X * fig.bbox.width
+    return x - width / 2 >= margin and x + width / 2 <= fig.bbox.width - margin
