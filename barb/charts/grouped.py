@@ -1238,16 +1238,14 @@ def _limit_tie_notes(groups: Groups, result: Result, words: Words) -> list[str]:
         return []
     value = float(groups.table[ranked_column(groups, result)].iloc[-1])
     shown = number_text(value, 0 if value.is_integer() else 2, words)
-    names = ", ".join(
-        " · ".join(parts) for parts in _tie_key_texts(tie.left, groups, result, words)
-    )
+    names = ", ".join(" · ".join(parts) for parts in tie_key_texts(tie.left, groups, result, words))
     more = tie.left_count - len(tie.left)
     if more > 0:
         return [words("limit_tie_more_note", value=shown, names=names, count=more)]
     return [words("limit_tie_note", value=shown, names=names)]
 
 
-def _tie_key_texts(
+def tie_key_texts(
     left: list[dict[str, str]], groups: Groups, result: Result, words: Words
 ) -> list[list[str]]:
     """Each tied group past the limit named as its bar would be: month() 10 is "Oct" ("окт"),

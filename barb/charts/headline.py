@@ -43,6 +43,7 @@ from barb.charts.grouped import (
     keyed_rows,
     ranked_column,
     read_groups,
+    tie_key_texts,
     value_texts,
     with_parts,
 )
@@ -59,7 +60,7 @@ from barb.charts.kinds import (
 )
 from barb.charts.many_groups import MAX_TIED_NAMED, tied, too_many_to_draw
 from barb.charts.one_row import card_values, value_text
-from barb.charts.rows import calendar_names, headline_columns, plain_candles
+from barb.charts.rows import calendar_names, headline_columns, plain_candles, tied_places
 from barb.charts.side_by_side import series_extremes
 from barb.charts.tick_values import column_decimals, unit_text
 from barb.charts.time_of_day import part_text, time_kind
@@ -245,10 +246,14 @@ def _groups(result: Result, words: Words) -> list[str]:
                 words.ranked_lowest(below_zero=below, name=name, label=first, value=value),
                 words.ranked_lowest(below_zero=below, short=True, label=first, value=value),
             ]
-        return [
+        forms = [
             words("ranked_first", name=name, label=first, value=value),
             words("ranked_first_short", label=first, value=value),
         ]
+        tie = _cut_tie_text(groups, texts, result, words)
+        if tie and len(groups.table) - 1 == at:  # the first is the tie: "#1 Feb 5, tied with Mar"
+            return [f"{name}: {tie}", *forms]
+        return [f"{forms[0]} · {tie}", *forms] if tie else forms
     count = is_count(column, result)
     paired = _yes_no_series_form(groups, (column, name), values, result, words)
     if paired is not None:
@@ -596,6 +601,27 @@ def _group_value(by: list[str], label: str, value: str, *, keyed: bool = False) 
     if len(by) == 1 and (keyed or numbered):
         return f"{by[0]} {label} ({value})"
     return f"{label} {value}"
+
+
+def _cut_tie_text(groups: Groups, texts: list[str], result: Result, words: Words) -> str:
+    """The last bar's place and the groups tied with it that the limit cut
+    (``Metadata.limit_tie``), as its note under the chart names them: "#2 Sep 14 days, tied
+    with Oct". The caption of "two months with the most up days" read "#1 Dec 16 days" and
+    nothing of October's equal 14 (p48i 1). Empty when no tie was cut."""
+    meta = result.metadata
+    tie = meta.limit_tie if meta is not None else None
+    column = ranked_column(groups, result)
+    if tie is None or groups.table.empty or column not in groups.table.columns:
+        return ""
+    values = floats(groups.table[column])
+    place = tied_places(values)[-1]
+    names = ", ".join(" · ".join(parts) for parts in tie_key_texts(tie.left, groups, result, words))
+    if tie.left_count > len(tie.left):
+        names += f" +{tie.left_count - len(tie.left)}"
+    last = len(values) - 1
+    return words(
+        N_("ranked_tie_cut"), place=place, label=groups.labels[last], value=texts[last], names=names
+    )
 
 
 def _tied_first(values: pd.Series) -> int:
