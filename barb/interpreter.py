@@ -43,6 +43,7 @@ from barb.caveats.early_close_bars import (
 )
 from barb.caveats.early_close_clocks import early_close_clock_caveat
 from barb.caveats.evening_extremes import evening_after_caveat, evening_extreme_caveat
+from barb.caveats.events import no_event_day_caveat
 from barb.caveats.full_days import (
     calendar_extreme_caveat,
     full_day_caveat,
@@ -235,11 +236,15 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
     night = _night(plan)
     ctx = _context(plan, frame, night)
     keep = event_filtered(plan, frame, scope.in_period)
-    rows_scanned = int(np.count_nonzero(keep))
+    # An event filter that kept none of the period's bars: the bars scanned are the
+    # period's, as a where's are ("Scanned 0 bars, no bars" read as missing data).
+    no_event_day = no_event_day_caveat(plan, scope, keep)
+    scanned = keep if no_event_day is None else scope.in_period
+    rows_scanned = int(np.count_nonzero(scanned))
     # A weekly or longer bar begins at its timestamp (its first trading date) and ends at
     # its trading date (its last): the period covered runs from one to the other.
     begins = frame["timestamp" if plan.timeframe.calendar else "trading_date"].to_numpy()
-    covered = _covered(begins, frame["trading_date"].to_numpy(), keep)
+    covered = _covered(begins, frame["trading_date"].to_numpy(), scanned)
 
     hide = _hidden(plan)
     focus = [j.source for j in plan.events if j.source is not None]
@@ -273,7 +278,7 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
     warnings = list(plan.warnings) + scope_caveats(plan, scope, output.kept_dates, cut_rows)
     past_end, past_end_at = plan.past_end, len(plan.warnings)
     if rows_matched == 0:
-        warnings.append("No bars matched: the result is empty.")
+        warnings.append(no_event_day or "No bars matched: the result is empty.")
         instrument = dataset.instrument
         warnings += absent_time_caveat(
             plan.first.where,

@@ -265,6 +265,8 @@ def decorate(
         noise = words("sub.noise", columns=", ".join(names))
         lines += wrap(fig, noise, SUBTITLE_PT, MAX_NOISE_LINES)
     for run in meta.cut_runs:  # the answer's run is not the period's own alone
+        if run.began is not None and run.began in " ".join(drawn):
+            continue  # the headline says it (``headline._run_began``)
         lines += wrap(fig, cut_run_text(run, words), SUBTITLE_PT, 2)
     for line in lines:
         fig.text(MARGIN_X, y, line, fontsize=SUBTITLE_PT, color=MUTED, va="top")
