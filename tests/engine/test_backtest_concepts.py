@@ -88,6 +88,28 @@ def test_the_backtest_statistics_match_pandas(engine_settings, minutes) -> None:
     assert got["total"] == pytest.approx(equity.iloc[-1])
 
 
+def test_no_trade_rows_are_no_trades_and_leave_the_total(engine_settings, minutes) -> None:
+    """The recipe's rows that are no trade (pnl empty): count() counted them as trades (p48j
+    q04: 4,647 for 4,618), and last(equity) read n/a when the last row was one (q19)."""
+    days = rth_daily(minutes)
+    side = np.sign(days["close"] - days["open"]).shift().fillna(0)  # yesterday's direction
+    side.iloc[-1] = 0  # the last day trades nothing
+    pnl = (side * (days["close"] - days["open"]))[side != 0]
+    assert 0 < len(pnl) < len(days) - 1  # some days are no trade, the last among them
+
+    query = _concept_query("backtest_basics")
+    last = f"{days.index[-1]:%Y-%m-%d}"
+    query["map"] = {
+        "up": "if(close > open, 1, if(close < open, -1, 0))",
+        "side": f"if(date() == '{last}', 0, coalesce(prev(up), 0))",
+        "pnl": "if(side != 0, side * (close - open), 0 / 0)",
+    }
+    got = _run(query | {"period": "all"}, engine_settings)
+    assert got["trades"] == len(pnl)
+    assert got["total"] == pytest.approx(pnl.sum())
+    assert got["expectancy"] == pytest.approx(pnl.mean())
+
+
 def test_the_drawdown_counts_losses_before_the_first_high(engine_settings, minutes) -> None:
     """A curve that loses from its first trade: equity - cummax(equity) read the first
     trade's loss as no drawdown (p32e Q15: the 2022 Mondays -2,576.75 for -2,708.25)."""
