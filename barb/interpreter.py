@@ -52,7 +52,7 @@ from barb.caveats.gap_sizes import sizeless_gap_caveat
 from barb.caveats.holiday_closes import holiday_close_caveat, long_break_caveat
 from barb.caveats.lookahead import then_past_period_caveat
 from barb.caveats.lookback import lookback_caveat
-from barb.caveats.open_runs import began_run_caveat, open_run_caveat
+from barb.caveats.open_runs import began_run_caveat, held_in_caveat, open_run_caveat
 from barb.caveats.open_units import open_unit_caveat
 from barb.caveats.part_day_picks import picked_short_caveat
 from barb.caveats.part_group_feeds import say_fed
@@ -417,6 +417,7 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
     if past_end is not None:  # in its place among the plan's, once no index above moves
         warnings.insert(past_end_at, past_end)
     warnings += began_run_caveat(plan, frame, scope.in_period, first, output)
+    warnings += held_in_caveat(plan, frame, scope.in_period, first, output)
     warnings += run_past_period_caveat(plan, ctx, scope, frame, first)
     warnings += holiday_run_caveat(plan, ctx, scope.in_period, frame, first)
     warnings += open_run_caveat(plan, frame, scope.in_period, first, output)

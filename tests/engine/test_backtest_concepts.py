@@ -200,6 +200,41 @@ def test_an_exit_on_the_entry_bar_wins(engine_settings, minutes) -> None:
     _check_hold(_run(query, engine_settings), want, days.index)
 
 
+def test_a_trade_held_into_the_period_is_said_with_its_entry(engine_settings, minutes) -> None:
+    """A period that starts inside a trade marks its move from the close before, but
+    sum(entry) counts only entries in the period: NQ's SMA 20/50 cross "in 2022" read
+    trades=1 where a long bought in 2021 made most of the P&L (p48j q15)."""
+    days = rth_daily(minutes)
+    close = days["close"]
+    buy, sell = _rsi_rule(close)
+    want = _held(close.to_numpy(), buy, sell)
+    pos = want["pos"]
+    # A day held since the day before, not its entry day, well after an entry.
+    start = next(t for t in range(20, len(pos)) if pos[t - 1] and pos[t])
+    entered = max(t for t in range(start) if pos[t] and not (t and pos[t - 1]))
+    period = f"{days.index[start]:%Y-%m-%d}:"
+    moves = (pos[start - 1 : -1] * np.diff(close.to_numpy()[start - 1 :])).sum()
+
+    result = execute(_concept_query(HOLD) | {"period": period}, "NQ", settings=engine_settings)
+    assert result.ok, result.to_dict()
+    got = result.summary.values
+    in_period = int((np.diff(pos[start - 1 :].astype(int)) > 0).sum())
+    assert got["trades"] == in_period
+    assert got["total"] == pytest.approx(moves)  # the carried trade's move is in it
+    said = [w for w in result.metadata.warnings if "starts inside a trade" in w]
+    assert said == [
+        f"The period starts inside a trade: pos = 1 from {days.index[entered]:%Y-%m-%d} is "
+        f"held into its first day ({days.index[start]:%Y-%m-%d}); its move from there is in "
+        f"the answer's P&L, but trades = sum(entry) counts entries in the period only "
+        f"({in_period + 1} trade{'s' if in_period else ''} made the answer)."
+    ]
+    # Bought on the period's first day: nothing carried, nothing said.
+    first_entry = next(t for t in range(20, len(pos)) if pos[t] and not pos[t - 1])
+    again = _concept_query(HOLD) | {"period": f"{days.index[first_entry]:%Y-%m-%d}:"}
+    result = execute(again, "NQ", settings=engine_settings)
+    assert not [w for w in result.metadata.warnings if "starts inside a trade" in w]
+
+
 @pytest.mark.slow
 def test_holding_until_an_exit_over_the_nq_sample(sample_settings) -> None:
     """The play test's numbers (225 trades, -7,830.5 points, the worst drawdown -11,979.25 on
