@@ -13,8 +13,13 @@ and widens with the very rows it is asked about: 2 short days among 15 made it w
 to hold a mean day volume 6% off.)
 
 - ``mean``, ``sum`` and a count of a condition: the mean of what they add up moves by
-  more than 2 standard errors (the band the no-edge and setup-noise warnings say). A sum
-  is that mean times its rows; fewer rows alone are no other answer.
+  more than 2 standard errors (the band the no-edge and setup-noise warnings say), or by
+  ``SHARE_MOVED`` of itself or more: a value a few rows make, within the noise of the rest
+  as it may be, is read as the answer's. A sum is that mean times its rows; fewer rows
+  alone are no other answer. The ORB long's expectancy in 2024 read 3.92 points, 1.48
+  without its 8 holiday and half days (within ±15), and nothing was said, where 2024-2025's
+  total (the last row of its cumsum, a value one row gives) 1,618.75 -> 1,002.5 was
+  (p48j q21, q03).
 - ``median`` and ``percentile``: outside the order statistics 2 binomial standard
   deviations of rank either side (a quantile's distribution-free band).
 - ``std``, ``correlation``, ``skew``, ``kurt``: 2 of their large-sample standard errors.
@@ -49,6 +54,8 @@ from barb.summary_text import listed_text, value_text
 
 # The band: this many standard errors (as no_edge and setup_noise say theirs).
 ERRORS = 2.0
+# A mean moved by this share of itself is another answer, whatever its noise (see above).
+SHARE_MOVED = 0.25
 # The aggregates whose value is the mean of what they read (a count of a condition too).
 MEANS = frozenset({"mean", "sum", "count"})
 QUANTILES = frozenset({"median", "percentile"})
@@ -145,7 +152,9 @@ def _moved(
         left, spread, count = _stats(_numbers(call, name, after), _codes(after, by, groups), size)
         with np.errstate(invalid="ignore", divide="ignore"):
             band = np.nan_to_num(ERRORS * spread / np.sqrt(count))
-        return groups, _gone(was, now) | (np.abs(mean - left) > band)
+        with np.errstate(invalid="ignore"):
+            share = np.abs(mean - left) >= SHARE_MOVED * np.abs(mean)
+        return groups, _gone(was, now) | (np.abs(mean - left) > band) | (share & (mean != 0))
     if name in QUANTILES:
         q = 0.5 if name == "median" else float(ast.literal_value(call.args[1])) / 100
         x, codes = _numbers(call, name, after), _codes(after, by, groups)

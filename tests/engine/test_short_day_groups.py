@@ -179,6 +179,30 @@ def test_a_mean_the_part_days_move_is_said_with_its_value_without_them(
     assert said[0].endswith('The first stage\'s "where": "not early_close()" leaves them out.')
 
 
+def test_a_mean_the_part_days_make_a_share_of_is_said_within_the_noise(settings, cash_days) -> None:
+    """The stop_and_target concept's shape (p48j q21): an expectancy that the two short days
+    move by a quarter of itself or more (pandas: 6.17 with them, 8.60 without) is said with
+    its value without them, though within 2 standard errors of the full days' (±13), as a
+    total read from the last row of a cumsum was (q03)."""
+    pnl = cash_days["close"] - cash_days["open"]
+    full = pnl[~cash_days["short"]]
+    assert abs(pnl.mean() - full.mean()) <= _band(full)  # within the noise
+    assert abs(pnl.mean() - full.mean()) >= 0.25 * abs(pnl.mean())
+    query = {
+        "group_by": "date()",
+        "select": ["first(open) as entry", "last(close) as exit"],
+        "then": {
+            "map": {"pnl": "exit - entry"},
+            "select": ["count() as trades", "mean(pnl) as expectancy"],
+        },
+    }
+    result = ask(query, settings, **ONE_MINUTE)
+    assert result.summary.values["expectancy"] == pytest.approx(pnl.mean())
+    said = warnings_with(result, SAID)
+    assert len(said) == 1
+    assert f"; without them expectancy is {value_text(full.mean())}. " in said[0]
+
+
 def _day_volumes(bars: pd.DataFrame, cash_days: pd.DataFrame) -> pd.DataFrame:
     """Each trading date's CASH volume, weekday and whether it is short, from the bars."""
     cash = bars[(bars["minute"] >= CASH_OPEN) & (bars["minute"] < CASH_CLOSE)]
