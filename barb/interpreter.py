@@ -92,6 +92,7 @@ from barb.caveats.short_weeks import short_weeks_caveat
 from barb.caveats.then_history import day_key, then_history_caveat
 from barb.caveats.then_row_order import then_order_caveat
 from barb.caveats.then_runs import then_runs_caveat
+from barb.caveats.then_short_sessions import then_short_sessions_caveat
 from barb.caveats.weekday_neighbours import weekday_neighbour_caveat
 from barb.caveats.yardsticks import same_bar_yardstick_caveat
 from barb.caveats.zone_clock_groups import zone_group_caveat
@@ -398,6 +399,10 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
         ctx=ctx,
         then_without=_then_without(plan, first, ctx, day_open, outcomes) if plan.then else None,
     )
+    if plan.then is not None:  # daily rows of short sessions the then stage aggregates
+        warnings += then_short_sessions_caveat(
+            plan, first, output, ctx, _then_without(plan, first, ctx, day_open, outcomes)
+        )
     # Groups by another zone's clock, whose exchange hours move with daylight saving.
     warnings += zone_group_caveat(plan, first, output if plan.then else None)
     # A window on another zone's clock, grouped by the exchange's.
