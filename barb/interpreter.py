@@ -57,7 +57,11 @@ from barb.caveats.open_units import open_unit_caveat
 from barb.caveats.part_day_picks import picked_short_caveat
 from barb.caveats.part_group_feeds import say_fed
 from barb.caveats.price_level_comparisons import Bars, comparison_caveat
-from barb.caveats.price_levels import price_level_caveat, running_total_caveat
+from barb.caveats.price_levels import (
+    price_level_caveat,
+    running_total_caveat,
+    then_level_caveat,
+)
 from barb.caveats.ranked_groups import PartGroups, cut_group, part_groups
 from barb.caveats.run_edges import holiday_run_caveat, run_past_period_caveat
 from barb.caveats.running_history import history_beyond_caveat, run_from_history
@@ -428,6 +432,8 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
     warnings += open_run_caveat(plan, frame, scope.in_period, first, output)
     percent_ranks: dict[str, float] = {}
     running = running_total_caveat(plan, first, output)
+    if plan.then is not None and not levels and not running:  # a then stage's statistics
+        running = then_level_caveat(plan, ctx, first, output)
     warnings += running
     if not levels and not running:  # one word per result that its points blend prices
         # The period's first and last trading dates bound the closes it can compare.

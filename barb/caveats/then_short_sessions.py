@@ -70,7 +70,8 @@ def then_short_sessions_caveat(
     form = f"… and {LEAVE_OUT}" if plan.first.where is not None else LEAVE_OUT
     return [
         f"{n:,} of the then stage's {int(kept.sum()):,} rows {are}: "
-        f"{short_session_names(plan.dataset, days[used])}; their {their} a part day's; "
+        f"{short_session_names(plan.dataset, days[used])}; {'its' if n == 1 else 'their'} {their} "
+        "a part day's; "
         f'without them {listed_text(moved)}. The first stage\'s "where": "{form}" leaves '
         "them out."
     ]
