@@ -405,7 +405,7 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
     )
     if plan.then is not None:  # daily rows of short sessions the then stage aggregates
         warnings += then_short_sessions_caveat(
-            plan, first, output, ctx, _then_without(plan, first, ctx, day_open, outcomes)
+            plan, first, output, ctx, _then_without(plan, first, ctx, day_open, outcomes), warnings
         )
     # Groups by another zone's clock, whose exchange hours move with daylight saving.
     warnings += zone_group_caveat(plan, first, output if plan.then else None)

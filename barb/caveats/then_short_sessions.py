@@ -14,7 +14,7 @@ days are ``barb.caveats.short_day_groups``' case.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
@@ -27,6 +27,8 @@ from barb.stage_output import StageOutput
 from barb.summary_text import listed_text
 
 LEAVE_OUT = "not holiday() and not early_close()"
+# What a warning said before says when it offers to leave the holidays out already.
+SAID_BEFORE = '"where": "not holiday()'
 
 
 def then_short_sessions_caveat(
@@ -35,6 +37,7 @@ def then_short_sessions_caveat(
     then: StageOutput,
     ctx: EvalContext,
     then_without: Callable[[np.ndarray], StageOutput],
+    said: Sequence[str] = (),
 ) -> list[str]:
     """The short sessions among the first stage's daily rows (``first.table``) that the then
     stage kept and aggregated (``then``), when a column of them it reads is a part day's
@@ -42,12 +45,15 @@ def then_short_sessions_caveat(
     118 rows are short sessions: 2023-01-16 (holiday, closed 13:00), …; their pnl is a part
     day's; without them expectancy is 99.13 and total is 11400. The first stage's "where":
     "… and not holiday() and not early_close()" leaves them out.' Nothing when the query
-    reads holiday() or early_close() (it chose about them), or the then stage lists rows
-    (they are named there)."""
+    reads holiday() or early_close() (it chose about them), a warning ``said`` offers not
+    holiday() already (CL's Monday holidays, said as its own days), or the then stage lists
+    rows (they are named there)."""
     stage = plan.then
     if plan.timeframe.name != "daily" or stage is None or stage.shape == "table":
         return []
     if set(SHORT_MARKS) & (plan.first.calls | stage.calls):
+        return []
+    if any(SAID_BEFORE in text for text in said):
         return []
     table = first.table
     if table is None or "date" not in table.columns or not len(table):
