@@ -412,8 +412,12 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
     # A window on another zone's clock, grouped by the exchange's.
     warnings += zone_window_group_caveat(plan, first)
     few = output.few_groups if output is first else None
+    few_keys: list[dict[str, str]] = []  # the groups said to be too few, for the chart
     if few is not None and few.text in warnings:  # an unfinished year's 4 days are said
         opened = [g.keys for g in parts.groups if g is not None]
+        few_keys = [
+            g.keys for g in few.groups if not any(k.items() <= g.keys.items() for k in opened)
+        ]
         left = few.without(opened) if opened else few.text
         at = warnings.index(few.text)
         warnings[at : at + 1] = [left] if left else []
@@ -489,6 +493,7 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
         open_group=cut_short.keys if cut_short is not None else None,
         cut_groups=[g.keys for g in cut_groups] if plan.then is None else [],
         begun_groups=output.begun_groups if plan.then is None else [],
+        few_groups=few_keys,
         # A second stage's table holds other rows: only the first stage's groups are named.
         first_whole=(
             whole_first.to_dict() if whole_first is not None and plan.then is None else None
@@ -500,6 +505,7 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
         apart_groups=list(output.apart_columns) or None,
         near_groups=output.near_groups or None,
         limit_tie=output.limit_tie,
+        same_runs=output.same_runs if plan.then is None else None,
         unjudged_last=last_whole_label(plan, scope) if first.last_unjudged else None,
         percent_ranks=percent_ranks or None,
         part_counted=parts.counted,

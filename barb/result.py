@@ -223,6 +223,10 @@ class Metadata(BaseModel):
     # their rows (2008's days above the 200-day mean: 60 of 259), named like cut_groups,
     # with those rows and all of theirs: drawn hollow and not ranked. For the chart only.
     begun_groups: list[tuple[dict[str, str], int, int]] = Field(default_factory=list, exclude=True)
+    # The groups a warning calls too few rows to compare, by their keys as text: a chart
+    # crowns none of them highest or lowest (p48f M6: February's 4 gaps, 75% filled, headed
+    # a chart whose text said groups under 5 were too few). For the chart only.
+    few_groups: list[dict[str, str]] = Field(default_factory=list, exclude=True)
     # A then stage's where: the first stage's rows it kept and those it was given (the weeks
     # that opened with a down Monday, of all the weeks); the chart's footer says so. For the
     # chart only, like open_group.
@@ -252,6 +256,9 @@ class Metadata(BaseModel):
     # A limit that cut through a tie of the rows ranked (p48c Q35: 5 groups at 8 weeks, 3
     # kept, numbered "6., 7., 8." as places). For the chart only.
     limit_tie: LimitTie | None = Field(default=None, exclude=True)
+    # Of rows ranked by a run count (streak), the run each is a row of, numbered from the
+    # first, when two rows listed share one (p48f M5: 4 bars, 2 runs). For the chart only.
+    same_runs: list[int] | None = Field(default=None, exclude=True)
     # The label of the period's last whole bar when the where could not judge it, next()
     # reading no bar after it (p48c Q13: "last week of the year" by year without 2025's
     # 2025-12-29, which the text warned of and the chart did not). For the chart only.

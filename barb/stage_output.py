@@ -82,6 +82,9 @@ class StageOutput:
     limit_tie: LimitTie | None = None
     # The first stage's where had no value on the period's last row (a next() past it).
     last_unjudged: bool = False
+    # Of a table ranked by a run count, the run each row is a row of, when two share one
+    # (``same_run_rows.listed_runs``): a chart greys a run's earlier rows.
+    same_runs: list[int] | None = None
     # The groups of too few rows to compare, and the warning naming them.
     few_groups: FewGroupsWarning | None = None
     # The data's-first-year record warning and the table rows it is about (None: not

@@ -47,7 +47,7 @@ from barb.caveats.overlapping_windows import (
     grouped_overlap_caveat,
     overlap_caveat,
 )
-from barb.caveats.same_run_rows import same_run_caveat
+from barb.caveats.same_run_rows import listed_runs, same_run_caveat
 from barb.caveats.sample_sizes import (
     BegunGroup,
     few_values_caveat,
@@ -286,6 +286,8 @@ def run_stage(
         listed[np.flatnonzero(keep)[output.order]] = True
         dates = ctx.trading_dates if period is not None else None  # bars, up to the data's end
         output.warnings += same_run_caveat(stage, every_row, selected, listed, ctx.timeframe, dates)
+        table_rows = np.flatnonzero(keep)[output.order]  # in the table's order
+        output.same_runs = listed_runs(stage, every_row, selected, table_rows)
     if period is not None:  # the first stage: its rows are bars, up to the data's end
         calendar = timeframe_spec(ctx.timeframe).calendar
         output.warnings += lookahead_caveats(
@@ -627,7 +629,7 @@ def _answer(
         rows = partial(shown_rows, frame, ctx.timeframe, hide)
         return StageOutput(summary, source_rows=rows, warnings=warnings)
 
-    history, unsorted = None, None
+    history, unsorted, limit_tie = None, None, None
     # The columns a table lists, told of the rows the data's start leaves empty (a first
     # stage's), once the rows listed are known.
     listed: dict[str, tuple[Expr, pd.Series]] = {}
@@ -649,7 +651,7 @@ def _answer(
         unsorted, listed_at, rows_before_limit = table, len(warnings), len(table)
         if start is not None:
             listed = {s.name: (s.expr, selected[s.name]) for s in stage.select}
-        table, order, ties, _ = sort_limit(table, stage, [table.columns[0]])
+        table, order, ties, limit_tie = sort_limit(table, stage, [table.columns[0]])
         warnings += ties + sort_caveat(ctx.night, unsorted, stage.sort)
         focus = names
     else:
@@ -718,6 +720,7 @@ def _answer(
         order=order,
         # A second stage's selected rows are groups: all of them, before the sort and limit.
         groups=unsorted if row_keys else None,
+        limit_tie=limit_tie,
     )
 
 

@@ -919,8 +919,9 @@ def _first_count(
     close = [(at, int(values[at]), p) for at, p in found]
     # Groups tied with it (the hours a where emptied, 0 of their bars each) are named with
     # it, not as within its noise: "hour 2 has the fewest (1 of 260 bars)" was said beside
-    # six hours with none.
-    tied = [at for at, *_ in close if values[at] == values[first] == 0]
+    # six hours with none, and "'01:00' has the fewest (3 of 259)" beside '02:00' 3 and
+    # '04:00' 3 (p48f C3).
+    tied = [at for at, *_ in close if values[at] == values[first]]
     if rates is not None:
         share = rates.hits[first] / rates.sizes[first]
         tied = [at for at in tied if rates.hits[at] / rates.sizes[at] == share]
@@ -1169,14 +1170,18 @@ class _RateTests:
         return f"; left out, too few stretches: {listed_text(left)}" if left else ""
 
     def of_rows(self, names: Sequence[str], at: int, more: str = "") -> str:
-        """ "'Mon' 33 of 915 days (3.6%)"; with ``more`` ", p = 0.36": "(3.6%, p = 0.36)"."""
+        """ "'Mon' 33 of its 915 days (3.6%)"; with ``more`` ", p = 0.36": "(3.6%, p =
+        0.36)". "Its": the group's own rows, which a count named for what it counts
+        ("weeks": 'Fri' 12 of 31 days) did not say (p48f C5)."""
         share = two_digits(100 * self.hits[at] / self.sizes[at])
-        return f"{names[at]} {self.hits[at]:,} of {self.sizes[at]:,} {self.rows} ({share}%{more})"
+        return (
+            f"{names[at]} {self.hits[at]:,} of its {self.sizes[at]:,} {self.rows} ({share}%{more})"
+        )
 
     def share_text(self, at: int) -> str:
-        """ "33 of 915 days, 3.6%"."""
+        """ "33 of its 915 days, 3.6%"."""
         share = two_digits(100 * self.hits[at] / self.sizes[at])
-        return f"{self.hits[at]:,} of {self.sizes[at]:,} {self.rows}, {share}%"
+        return f"{self.hits[at]:,} of its {self.sizes[at]:,} {self.rows}, {share}%"
 
 
 def binomial_p(one: int, other: int) -> float:

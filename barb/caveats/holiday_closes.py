@@ -39,7 +39,7 @@ from barb.planning import Plan, StagePlan
 from barb.script import ast
 from barb.script.context import EvalContext
 from barb.sessions import MINUTES_PER_DAY
-from barb.short_days import close_clock, date_positions, day_edges
+from barb.short_days import close_clock, date_positions, day_edges, short_days
 
 # Named patterns that compare the open with prev(close) (patterns.yaml).
 CLOSE_GAPS = frozenset({"gap_up", "gap_down", "gap_filled"})
@@ -74,7 +74,9 @@ def holiday_close_caveat(
     date of the session is a US holiday session, in a stage that reads prev(close) and not
     the form that steps back over it. A holiday session a join left out of the rows
     (``frame``: CL's 2023-01-02, when NQ had none) is not what prev(close) reads, and is
-    not said. ``whole``: the model reads the rows one by one (``Summary.whole``)."""
+    not said; nor, off the stock-index futures, a holiday whose session traded whole (CL's
+    RTH to 14:30 on MLK day). ``whole``: the model reads the rows one by one
+    (``Summary.whole``)."""
     stage = plan.first
     eth = plan.session == "ETH"
     if plan.timeframe.name != "daily" or (eth and not stage.calls & HOLIDAY_CALENDAR):
@@ -97,6 +99,11 @@ def holiday_close_caveat(
         after &= held
     if eth and after.any():
         after &= ~_beside(plan, kept, days[np.maximum(rows - 1, 0)])
+    if not plan.dataset.instrument.stock_index and after.any():
+        # Crude's yardstick is its own session, not the stock market: a holiday whose
+        # session traded whole (CL's RTH on MLK day, to 14:30; 2025-01-09, the national day
+        # of mourning, a full day to 17:00) closed where any other day does (p48f M2).
+        after &= short_days(plan.dataset, plan.session, days[np.maximum(rows - 1, 0)])
     seen = stage.shape == "table" and whole
     asked = bool(stage.calls & HOLIDAY_CALENDAR) or counts_stock_days(stage)
     if not after.any() or not (seen or asked or _notable(plan, kept, after)):

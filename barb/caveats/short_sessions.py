@@ -463,12 +463,15 @@ def part_day_move(expr: ast.Expr, mapped: dict[str, ast.Expr], prefix: str = "")
     """Whether ``expr`` is a move (two prices or more) to a price the row's own session set
     after its open: close - open and low <= prev(close) are (a half day's stop at 13:15);
     open - prev(close) and open - session_close('RTH', 1) are not (the gap from the last
-    close to the open is as long a night on a half day as on any other)."""
+    close to the open is as long a night on a half day as on any other). Nor is a move to
+    a later session's price: next(close) / close - 1 starts at the row's close and is the
+    next session's move (2025-12-24's, to 2025-12-26's full day; p48f M3)."""
     read = _prices_read(expr, mapped, prefix)
     return (
         len(read) >= 2
         and any(not lag and name[len(prefix) :] in AFTER_OPEN for name, lag in read)
         and max(lag for _, lag in read) <= PART_DAY_MOVE_BACK
+        and min(lag for _, lag in read) >= 0
     )
 
 

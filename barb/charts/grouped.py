@@ -156,6 +156,8 @@ class Groups:
     begun: Mapping[int, tuple[int, int]] = field(default_factory=dict)
     # Which groups the result holds; the others are empty groups added as zero.
     listed: tuple[bool, ...] = ()
+    # Groups of too few rows to compare (``Metadata.few_groups``): drawn, never crowned.
+    few: tuple[int, ...] = ()
     # Two keys, the second a few values: bars side by side, coloured by the second key.
     layout: SideBySide | None = None
     # The column whose values name the groups in place of the key's: a run's first day.
@@ -184,6 +186,16 @@ class Groups:
         ok[list(self.part_rows())] = False
         return ok
 
+    def crowned(self, values: np.ndarray) -> np.ndarray:
+        """Which groups may be named highest or lowest: those compared, less the groups of
+        too few rows (February's 4 gaps, 75% filled, was no month's answer; p48f M6), while
+        two others are left to crown: 47,000 date × hour groups of a bar each are all "too
+        few", and their highest and lowest bars still answer."""
+        ok = self.compared(values)
+        enough = ok.copy()
+        enough[list(self.few)] = False
+        return enough if enough.sum() >= 2 else ok
+
     def part_rows(self) -> tuple[int, ...]:
         """The groups that hold only part of their week, month or year."""
         return self.open_at + self.cut_at
@@ -201,7 +213,7 @@ class Groups:
         0.498932, both 0.4989 to the model) named a winner nobody could check. Not at the
         chart's coarser precision: "lowest 15.8% (tie: 2015, 2019, 2022)" of 15.8149,
         15.8178 and 15.8138 called a tie what the model read as 15.81, 15.82, 15.81."""
-        ok = self.compared(values)
+        ok = self.crowned(values)
         if ok.sum() < 2:
             return [], []
         top, bottom = values[ok].max(), values[ok].min()
@@ -323,6 +335,7 @@ def read_groups(result: Result, words: Words = ENGLISH) -> Groups | None:
     cut_at = _cut_rows(table, result, open_at) + _part_only_rows(table, result, columns)
     begun = _begun_rows(table, result, (*open_at, *cut_at))
     cut_at = tuple(sorted({*cut_at, *begun}))
+    few_at = _few_rows(table, result)
     thinned = _thinned(table, columns, listed, (*open_at, *cut_at), result)
     if thinned is not None:  # everything past here costs by the group
         table = table.iloc[thinned.rows].reset_index(drop=True)
@@ -330,6 +343,7 @@ def read_groups(result: Result, words: Words = ENGLISH) -> Groups | None:
         open_at = tuple(int(np.searchsorted(thinned.rows, at)) for at in open_at)
         cut_at = tuple(int(np.searchsorted(thinned.rows, at)) for at in cut_at)
         begun = {int(np.searchsorted(thinned.rows, at)): n for at, n in begun.items()}
+        few_at = tuple(int(i) for i in np.flatnonzero(np.isin(thinned.rows, few_at)))
     near = _near_rows(table, result)
     even = frozenset((result.metadata.even_groups or ()) if result.metadata is not None else ())
     keys = key_labels(table, by, result.query, words, grid)
@@ -353,6 +367,7 @@ def read_groups(result: Result, words: Words = ENGLISH) -> Groups | None:
             open_label=open_label,
             cut_at=cut_at,
             begun=begun,
+            few=few_at,
             named_by=named_by,
             thinned=thinned,
             even=even,
@@ -376,6 +391,7 @@ def read_groups(result: Result, words: Words = ENGLISH) -> Groups | None:
         open_label=open_label,
         cut_at=cut_at,
         begun=begun,
+        few=few_at,
         listed=listed,
         layout=layout,
         named_by=named_by,
@@ -535,6 +551,31 @@ def _part_only_rows(table: pd.DataFrame, result: Result, columns: Sequence[str])
     return tuple(sorted({at for at in found if at is not None}))
 
 
+def _few_rows(table: pd.DataFrame, result: Result) -> tuple[int, ...]:
+    """The rows of the groups a warning called too few to compare (``Metadata.few_groups``),
+    each key column read as text once: 47,000 date × hour groups of one bar each are as many
+    groups too few, and a search of the table for each took minutes."""
+    meta = result.metadata
+    few = meta.few_groups if meta is not None else []
+    if not few:
+        return ()
+    names = list(few[0])
+    if any(name not in table.columns for name in names):
+        return ()
+    texts = [_key_strings(table[name]) for name in names]
+    rows = {key: at for at, key in enumerate(zip(*texts, strict=True))}
+    found = (rows.get(tuple(keys.get(name) for name in names)) for keys in few)
+    return tuple(sorted({at for at in found if at is not None}))
+
+
+def _key_strings(column: pd.Series) -> list[str]:
+    """A key column's values as ``_key_mask`` reads them: dates as 2025-12-22, whole
+    numbers without a point."""
+    if pd.api.types.is_datetime64_any_dtype(column):
+        return column.dt.strftime("%Y-%m-%d").tolist()
+    return [str(int(v)) if _is_whole(v) else str(v) for v in column]
+
+
 def _begun_rows(
     table: pd.DataFrame, result: Result, parts: Sequence[int]
 ) -> dict[int, tuple[int, int]]:
@@ -582,11 +623,7 @@ def _key_mask(table: pd.DataFrame, keys: dict[str, str]) -> np.ndarray:
     mask[:] = True
     for name, value in keys.items():
         column = table[name]
-        if pd.api.types.is_datetime64_any_dtype(column):
-            texts = column.dt.strftime("%Y-%m-%d")
-        else:
-            texts = column.map(lambda v: str(int(v)) if _is_whole(v) else str(v))
-        mask &= (texts == value).to_numpy()
+        mask &= np.array(_key_strings(column), dtype=object) == value
     return mask
 
 
@@ -1075,7 +1112,7 @@ def _extremes_only(
     ties as written included, else the plain maximum and minimum) and of the missing ones;
     the axis reads the others."""
     if groups is not None and groups.layout is not None:
-        found = series_extremes(values, groups.layout, groups.compared(values))
+        found = series_extremes(values, groups.layout, groups.crowned(values))
         keep = {i for _, high, low in found for i in (*high, *low)}
     elif groups is not None:
         high, low = groups.extremes(values, shown)
@@ -1111,6 +1148,12 @@ def _notes(groups: Groups, result: Result, words: Words) -> list[str]:
         short = groups.short
         label = groups.labels[short.at]
         notes.append(words("short_bar_note", label=label, minutes=short.minutes, end=short.end))
+    values = groups.table[groups.columns[0]].to_numpy(dtype=float, na_value=np.nan)
+    if groups.few and groups.crowned(values).sum() < groups.compared(values).sum():
+        # drawn, not crowned: "Feb, Mar, Jun: too few rows to compare"
+        names = ", ".join(groups.labels[at] for at in groups.few[:6])
+        names += f" +{len(groups.few) - 6}" if len(groups.few) > 6 else ""
+        notes.append(words("few_groups_note", names=names))
     notes += _part_counted_notes(groups, result, words)
     notes += _limit_tie_notes(groups, result, words)
     notes += unjudged_notes(result, words)
@@ -1202,11 +1245,14 @@ def _thinned_note(thinned: Thinned, words: Words) -> str:
     )
 
 
-def fitted_notes(fig: Figure, notes: list[str]) -> list[str]:
+def fitted_notes(
+    fig: Figure, notes: list[str], left: float = LEFT, right: float = RIGHT
+) -> list[str]:
     """The notes' lines, each note wrapped to fit across the figure centred under the group
-    axis's name, where they are written: the Russian "2026: период не завершён (полый
-    столбец), не участвует в сравнении" ran off the figure's right edge."""
-    centre = (LEFT + RIGHT) / 2
+    axis's name (of axes from ``left`` to ``right``), where they are written: the Russian
+    "2026: период не завершён (полый столбец), не участвует в сравнении" ran off the
+    figure's right edge."""
+    centre = (left + right) / 2
     room_px = 2 * min(centre - MARGIN_X, 1 - MARGIN_X - centre) * fig.get_figwidth() * fig.dpi
     return [
         line

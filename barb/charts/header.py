@@ -98,6 +98,12 @@ def _stage_parts(stage: dict[str, Any], words: Words, *, events: bool = True) ->
         parts.append("count()")
     if group_by:
         parts.append(words("sub.by", groups=", ".join(_key_text(k, words) for k in group_by)))
+    # The ranking before the where and the map, which run long: two lines cut at "sorted run
+    # desc…" hid "first 4", and a top 4 read as the whole list (p48f M5).
+    if stage.get("sort"):
+        parts.append(words("sub.sorted", order=_sort_text(str(stage["sort"]), words)))
+    if stage.get("limit"):
+        parts.append(words("sub.first", count=stage["limit"]))
     if stage.get("where"):
         parts.append(words("sub.where", condition=stage["where"]))
     if events:
@@ -107,10 +113,6 @@ def _stage_parts(stage: dict[str, Any], words: Words, *, events: bool = True) ->
     for name, expr in (stage.get("map") or {}).items():
         if name not in group_by:  # "weekday = dayname()" only repeats the group key
             parts.append(f"{name} = {expr}")
-    if stage.get("sort"):
-        parts.append(words("sub.sorted", order=_sort_text(str(stage["sort"]), words)))
-    if stage.get("limit"):
-        parts.append(words("sub.first", count=stage["limit"]))
     return parts
 
 

@@ -482,7 +482,7 @@ def _series_forms(
     ``name`` is what the chart calls the column."""
     layout = groups.layout
     assert layout is not None
-    found = series_extremes(values, layout, groups.compared(values))
+    found = series_extremes(values, layout, groups.crowned(values))
     names, _ = layout.parts()
 
     def one(at: list[int], values: list[str], count_ties: bool, glued: bool) -> str:
@@ -591,6 +591,17 @@ def _group_value(by: list[str], label: str, value: str, *, keyed: bool = False) 
     return f"{label} {value}"
 
 
+def _tied_first(values: pd.Series) -> int:
+    """How many rows from the first share its value: 2 for NQ's longest losing streaks 11,
+    11, 10, 10."""
+    shown = values.to_numpy()
+    first = shown[0]
+    count = 1
+    while count < len(shown) and shown[count] == first:
+        count += 1
+    return count
+
+
 def _rows(result: Result, words: Words) -> list[str]:
     table = result.table
     assert table is not None
@@ -620,6 +631,12 @@ def _rows(result: Result, words: Words) -> list[str]:
         if ranked_lowest_first(result, column):
             below = below_zero(floats(table[column]))
             return [words.ranked_lowest(below_zero=below, name=name, label=label, value=value)]
+        tied = _tied_first(table[column])
+        if tied > 1:  # "#1 2008-05-01 11 days" beside 2018-11-05's equal 11 (p48f M5)
+            labels = ", ".join(_row_label(result, table, at) for at in range(min(tied, 2)))
+            if tied > 2:
+                labels += f" +{tied - 2}"
+            return [words("ranked_first_tied", name=name, labels=labels, value=value)]
         return [words("ranked_first", name=name, label=label, value=value)]
     if len(table) == 1:
         return [_one_row(result, table, words)]

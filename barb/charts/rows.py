@@ -59,6 +59,7 @@ from barb.charts.style import (
     FOOTER_PT,
     LABEL_PT,
     MUTED,
+    NEUTRAL,
     PANEL_GAP,
     PANEL_SPLIT,
     PLOT_BOTTOM,
@@ -71,7 +72,7 @@ from barb.charts.style import (
 from barb.charts.tick_values import unit_numbers
 from barb.charts.time_axis import bar_step, date_axis, label_axis
 from barb.charts.time_of_day import calendar_part, calendar_text
-from barb.charts.value_text import TickFormatter, date_text
+from barb.charts.value_text import TickFormatter, date_text, number_text
 from barb.charts.words import ENGLISH, Words
 from barb.column_units import PERCENT, PERCENT_POINTS, PERCENTILE, PRICE, price_ratio
 from barb.lineage import Lineage
@@ -176,7 +177,8 @@ def _draw_ranked(
     # Numbered as a ranking only when sorted by a value: a list sorted by its dates is in
     # time order, whose "1." is no place.
     ranked = bool(result.query.get("sort")) and not sorted_by_time(result, table)
-    labels = [f"{i + 1}. {d}" if ranked else d for i, d in enumerate(dates)]
+    places = tied_places(values) if ranked else []
+    labels = [f"{places[i]}. {d}" if ranked else d for i, d in enumerate(dates)]
     # The selected values not drawn are named under the axis ("+ 1 more value in the CSV:
     # range_pct"), as a grouped chart names them: a top 25 by range with range_pct said
     # nothing of it.
@@ -187,13 +189,23 @@ def _draw_ranked(
     ]
     left_out = [c for c in left_out if c not in calendar_labels(result, left_out)]
     notes = unjudged_notes(result, words)
+    repeats = _earlier_run_rows(result, n)
+    if repeats.any():  # "4 bars are 2 runs": a run's earlier days greyed, said why
+        runs = len({run for run in (result.metadata.same_runs or []) if run >= 0})
+        notes.append(words("same_run_note", bars=n, runs=runs, plural_of=runs))
+    if ranked:
+        notes += _limit_tie_rows_note(result, values, words)
     if left_out:
         count = len(left_out)
         notes.append(words("left_out", plural_of=count, count=count, names=", ".join(left_out)))
-    notes = fitted_notes(fig, notes)
+    said = notes
+    notes = fitted_notes(fig, said)
     bottom = PLOT_BOTTOM + len(notes) * FOOTER_PT * 1.4 / (fig.get_figheight() * 72)
     size = _row_label_pt(n, (PLOT_TOP - bottom) * fig.get_figheight() * 72 / n)
     left = 0.04 + max(len(s) for s in labels) * size * 0.6 / 72 / FIG_W_IN
+    if said:  # centred under these axes, wide labels to the left: wrapped again to fit
+        notes = fitted_notes(fig, said, left=left)
+        bottom = PLOT_BOTTOM + len(notes) * FOOTER_PT * 1.4 / (fig.get_figheight() * 72)
     value_unit = unit(column, result)
     # Digits enough to tell the rows apart: rank(range)'s top 100, 99.98 and 99.96 all
     # read "100.0", as if tied.
@@ -211,7 +223,8 @@ def _draw_ranked(
     # Signed values (a change, a gap) read by colour: red down, green up.
     signed = bool(np.isfinite(values).any() and np.nanmin(values) < 0)
     rows = np.arange(n)
-    colors = np.where(np.nan_to_num(values) < 0, DOWN, UP) if signed else ACCENT
+    colors = np.where(np.nan_to_num(values) < 0, DOWN, UP) if signed else np.full(n, ACCENT)
+    colors = np.where(repeats, NEUTRAL, colors)
     draw_bars(
         ax,
         rows,
@@ -240,6 +253,47 @@ def _draw_ranked(
     ax.set_xlabel(axis_text(column, result, words), fontsize=LABEL_PT)
     if notes:
         write_notes(ax, notes)
+
+
+def tied_places(values: np.ndarray) -> list[int]:
+    """Each ranked row's place, from 1, rows of an equal value sharing the first one's, as
+    the text ties them: NQ's longest losing streaks 11, 11, 10, 10 are places 1, 1, 3, 3,
+    not "2. 2018-11-05" behind an equal 11 (p48f M5)."""
+    places: list[int] = []
+    for at, value in enumerate(values):
+        same = at and (value == values[at - 1] or (np.isnan(value) and np.isnan(values[at - 1])))
+        places.append(places[-1] if same else at + 1)
+    return places
+
+
+def _earlier_run_rows(result: Result, n: int) -> np.ndarray:
+    """Which of the ``n`` rows drawn are rows of a run a bar above already draws
+    (``Metadata.same_runs``): 2008-04-30 (10) is an earlier day of 2008-05-01's 11."""
+    runs = result.metadata.same_runs if result.metadata is not None else None
+    repeats = np.zeros(n, dtype=bool)
+    if runs is None or len(runs) != n:
+        return repeats
+    seen: set[int] = set()
+    for at, run in enumerate(runs):
+        repeats[at] = run >= 0 and run in seen
+        seen.add(run)
+    return repeats
+
+
+def _limit_tie_rows_note(result: Result, values: np.ndarray, words: Words) -> list[str]:
+    """The rows tied with the last bar that the limit left out (``Metadata.limit_tie``), by
+    their dates, as a grouped chart names its groups: "Also 10, cut by the limit:
+    2024-06-27" under a top 4 of up streaks whose third 10 the text warned of (p48f M5)."""
+    tie = result.metadata.limit_tie if result.metadata is not None else None
+    if tie is None or not len(values) or not np.isfinite(values[-1]):
+        return []
+    value = float(values[-1])
+    shown = number_text(value, 0 if value.is_integer() else 2, words)
+    names = ", ".join(" · ".join(keys.values()) for keys in tie.left)
+    more = tie.left_count - len(tie.left)
+    if more > 0:
+        return [words("limit_tie_more_note", value=shown, names=names, count=more)]
+    return [words("limit_tie_note", value=shown, names=names)]
 
 
 def calendar_names(result: Result, table: pd.DataFrame, words: Words) -> list[str] | None:

@@ -63,19 +63,23 @@ def test_the_weekday_counted_most_is_said_within_noise_of_the_next(
     result = ask(WEEK_HIGH, engine_settings)
     assert dict(zip(result.table["day"], result.table["weeks"], strict=True)) == counts.to_dict()
     top, total = counts.max(), int(counts.sum())
-    leader = result.table["day"][result.table["weeks"].idxmax()]  # the first of the table's
+    # Days tied at the most are named together (p48f C3), in the table's order.
+    leaders = [
+        day for day, n in zip(result.table["day"], result.table["weeks"], strict=True) if n == top
+    ]
     close = []
     for day in result.table.sort_values("weeks", ascending=False, kind="stable")["day"]:
-        if day == leader:
+        if day in leaders:
             continue
         p = stats.binomtest(int(counts[day]), int(top + counts[day]), 0.5).pvalue
         if p >= 0.05:
             close.append(f"'{day}' {counts[day]} (p = {float(f'{p:.2g}'):g})")
     assert close, counts  # the fixture's weeks: a first within noise of others
+    assert len(leaders) == 2  # the fixture's weeks: a tie for the most
     assert _noise(result) == [
-        f"weeks: '{leader}' has the most ({top} of {total}), but {len(close)} other groups are "
-        "within noise of it by the exact binomial test of the two counts: "
-        f"{', '.join(close)}; their order is noise."
+        f"weeks: '{leaders[0]}' and '{leaders[1]}' have the most ({top} each of {total}), but "
+        f"{len(close)} other groups are within noise of them by the exact binomial test of "
+        f"the two counts: {', '.join(close)}; their order is noise."
     ]
 
 
@@ -281,7 +285,7 @@ def test_a_first_stage_count_under_a_where_is_read_as_each_groups_share(
 
     def share(day: str) -> str:
         hits, days = table.loc[day, "hits"], table.loc[day, "days"]
-        return f"'{day}' {hits} of {days} days ({float(f'{100 * hits / days:.2g}'):g}%)"
+        return f"'{day}' {hits} of its {days} days ({float(f'{100 * hits / days:.2g}'):g}%)"
 
     assert _noise(result) == [
         f"The counts differ by less than their noise: days over the 5 dayname groups, highest "
@@ -328,7 +332,7 @@ def test_the_lowest_group_is_one_the_where_emptied(engine_settings, minutes) -> 
     )  # fmt: skip
     assert sorted(result.table["hour"]) == over.index[over["sum"] > 0].tolist()
     [said] = [w for w in result.metadata.warnings if "their noise" in w]
-    assert f"lowest hour {empty[0]} 0 of 62 bars (0%)" in said
+    assert f"lowest hour {empty[0]} 0 of its 62 bars (0%)" in said
 
 
 @pytest.mark.slow
@@ -361,7 +365,7 @@ def test_the_fewest_end_is_the_groups_the_where_emptied(sample_settings) -> None
     hits, size = by_hour.loc[low]
     p = stats.fisher_exact([[hits, size - hits], [0, sizes.iloc[0]]]).pvalue
     share = float(f"{100 * hits / size:.2g}")
-    assert f"hour {low} {hits} of {size} bars ({share:g}%, p = {float(f'{p:.2g}'):g})" in fewest
+    assert f"hour {low} {hits} of its {size} bars ({share:g}%, p = {float(f'{p:.2g}'):g})" in fewest
 
 
 LOW_HOUR = {
@@ -484,8 +488,28 @@ def test_a_where_on_what_the_groups_are_keyed_by_is_no_count_to_test(
     assert result.table["days"].tolist() == [table[0][0], table[1][0]]
     [said] = _noise(result)
     for key, (hit, rows) in zip(("false", "true"), table, strict=True):
-        assert f"close_gt_open {key} {hit} of {rows} days" in said
+        assert f"close_gt_open {key} {hit} of its {rows} days" in said
     assert f"Fisher's exact test p = {float(f'{p:.2g}'):g})" in said
+
+
+def test_groups_tied_for_the_fewest_are_named_together(engine_settings, low_hours) -> None:
+    """p48f C3: "'01:00' has the fewest (3 of 259), but 12 other groups are within noise of
+    it: '02:00' 3 (p = 1), '04:00' 3 (p = 1) ..." called one of three equal counts the
+    fewest. Hours tied at the fewest count above zero are named together, as those at 0
+    were (five by name)."""
+    query = {**LOW_HOUR, "then": {**LOW_HOUR["then"], "where": "low_hour >= '00:00'"}}
+    result = ask(query, engine_settings)
+    counted = low_hours[low_hours > 0]
+    assert (
+        dict(zip(result.table["low_hour"], result.table["days"], strict=True)) == counted.to_dict()
+    )
+    fewest = counted[counted == counted.min()]
+    assert len(fewest) > 3  # the case: a tie at the fewest, above zero
+    [said] = [w for w in _noise(result) if "the fewest" in w]
+    hours = sorted(fewest.index)  # in the table's order: by count, then by hour
+    names = ", ".join(f"'{hour}'" for hour in hours[:5])
+    assert said.startswith(f"days: {names} and {len(hours) - 5} more have the fewest ")
+    assert f"({counted.min()} each of {counted.sum()})" in said
 
 
 def test_an_outcome_reading_some_of_the_keys_columns_is_tested_as_shares(
@@ -522,5 +546,5 @@ def test_an_outcome_reading_some_of_the_keys_columns_is_tested_as_shares(
     for result in (inline, mapped):
         [said] = _noise(result)
         for key, (days, hits) in zip(("false", "true"), table.to_numpy(), strict=True):
-            assert f"gap_up {key} {hits} of {days} days" in said, said
+            assert f"gap_up {key} {hits} of its {days} days" in said, said
         assert said.endswith(f"(χ² p = {float(f'{p:.2g}'):g}).")

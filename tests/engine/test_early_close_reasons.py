@@ -128,3 +128,91 @@ def test_a_crude_holiday_warning_speaks_of_its_exchange(settings, bars) -> None:
     nq = ask(query, settings, "NQ", session="RTH")
     [said] = warnings_with(nq, "follows a US holiday session")
     assert "the stock market was shut), not the last stock-market close" in said
+
+
+# CL in January 2025: the national day of mourning (the 9th) traded a full day to 17:00,
+# MLK day (the 20th) stopped at 14:30, the end of CL's RTH (09:00-14:30).
+CRUDE_CLOSES = {"2025-01-09": "17:00", "2025-01-20": "14:30"}
+
+
+@pytest.fixture(scope="module")
+def crude(tmp_path_factory: pytest.TempPathFactory) -> tuple[EngineSettings, pd.DataFrame]:
+    rng = np.random.default_rng(48)
+    ts = session_stamps("2025-01-06", "2025-01-24", CRUDE_CLOSES)
+    close = np.round((75 + np.cumsum(rng.choice([-1.0, 0.0, 1.0], len(ts)) * 0.02)) * 100) / 100
+    bars = bars_from_closes(ts, close, rng.integers(1, 300, len(ts)), up=0.01, down=0.01)
+    settings = EngineSettings(data_dir=tmp_path_factory.mktemp("crude_holidays"))
+    write_minutes(bars, "CL", settings, "January 2025, hand-made")
+    bars["date"] = (bars["timestamp"] + pd.Timedelta(hours=6)).dt.normalize()
+    bars["clock"] = bars["timestamp"].dt.strftime("%H:%M")
+    return settings, bars
+
+
+def _short_holidays(bars: pd.DataFrame, last_minute: str) -> list[str]:
+    """The holiday sessions (the 9th, the 20th) whose last bar comes before the session's
+    last minute: the ones a prev(close) after them reads short."""
+    last = bars.groupby("date")["timestamp"].max().dt.strftime("%H:%M")
+    return [day for day in ("2025-01-09", "2025-01-20") if last[day] < last_minute]
+
+
+def test_a_crude_holiday_that_traded_its_session_whole_is_not_said(crude) -> None:
+    """p48f M2: CL's RTH gaps said "NYMEX trades short hours on US holidays" for 2025-01-10
+    (after the 9th, a full day to 17:00) and 2025-01-21 (MLK, to 14:30: RTH whole), and
+    proposed session_close('RTH', 2), which skips a whole session."""
+    settings, bars = crude
+    assert _short_holidays(bars, "14:29") == []  # both reach RTH's last minute
+    query = {
+        "from": "daily",
+        "period": "2025-01-06:2025-01-24",
+        "map": {"gap": "open - prev(close)"},
+        "select": ["gap"],
+    }
+    rth = ask(query, settings, "CL", session="RTH")
+    assert len(rth.table) == 15
+    assert warnings_with(rth, "US holiday session") == []
+
+
+def test_a_crude_holiday_short_in_its_session_is_said(crude) -> None:
+    """On ETH (to 17:00) MLK's 14:30 stop is short, the 9th's full day is not: only the
+    21st is said, among the rows after a holiday."""
+    settings, bars = crude
+    assert _short_holidays(bars, "16:59") == ["2025-01-20"]
+    query = {
+        "from": "daily",
+        "period": "2025-01-06:2025-01-24",
+        "map": {"gap": "open - prev(close)"},
+        "where": "post_holiday()",
+        "select": ["gap"],
+    }
+    eth = ask(query, settings, "CL", session="ETH")
+    assert list(eth.table["date"].astype(str)) == ["2025-01-10", "2025-01-21"]
+    [said] = warnings_with(eth, "US holiday session")
+    assert "(2025-01-21 after 2025-01-20, closed 14:30)" in said
+    assert "2025-01-10" not in said
+
+
+def test_a_next_day_return_is_judged_by_the_day_it_reads(settings, bars) -> None:
+    """p48f M3: next(close) / close - 1 listed in time order said "2024-11-28 (holiday),
+    2024-11-29 (early close) ...: their next_ret is a part day's"; the 29th's runs to the
+    full 2 December. The rows whose next() reads a short session are the ones said."""
+    query = {
+        "from": "daily",
+        "period": "2024-11-25:2024-12-03",
+        "map": {"next_ret": "(next(close) / close - 1) * 100"},
+        "select": ["close", "next_ret"],
+    }
+    result = ask(query, settings, "NQ", session="RTH")
+    rth = bars[(bars["clock"] >= "09:30") & (bars["clock"] < "17:00")]
+    last = rth.groupby("date")["clock"].max()
+    close = rth.groupby("date")["close"].last()
+    expected = ((close.shift(-1) / close - 1) * 100)["2024-11-25":"2024-12-03"]
+    assert result.table["next_ret"].to_numpy() == pytest.approx(expected.to_numpy())
+    short = last.index[last < "16:59"]  # RTH's last minute is 16:59
+    after = [last.index[last.index > day][0] for day in expected.index]
+    reads_short = [
+        f"{day:%Y-%m-%d}" for day, nxt in zip(expected.index, after, strict=True) if nxt in short
+    ]
+    assert reads_short == ["2024-11-27", "2024-11-28"]
+    assert warnings_with(result, "part day's") == []
+    [said] = warnings_with(result, "next(close) reads a short session")
+    assert f"e.g. {reads_short[0]} reads {reads_short[1]}" in said
