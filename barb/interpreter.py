@@ -53,12 +53,16 @@ from barb.caveats.gap_sizes import sizeless_gap_caveat
 from barb.caveats.holiday_closes import holiday_close_caveat, long_break_caveat
 from barb.caveats.lookahead import then_past_period_caveat
 from barb.caveats.lookback import lookback_caveat
-from barb.caveats.open_runs import began_run_caveat, open_run_caveat
+from barb.caveats.open_runs import began_run_caveat, held_in_caveat, open_run_caveat
 from barb.caveats.open_units import open_unit_caveat
 from barb.caveats.part_day_picks import picked_short_caveat
 from barb.caveats.part_group_feeds import say_fed
 from barb.caveats.price_level_comparisons import Bars, comparison_caveat
-from barb.caveats.price_levels import price_level_caveat, running_total_caveat
+from barb.caveats.price_levels import (
+    price_level_caveat,
+    running_total_caveat,
+    then_level_caveat,
+)
 from barb.caveats.ranked_groups import PartGroups, cut_group, part_groups
 from barb.caveats.run_edges import holiday_run_caveat, run_past_period_caveat
 from barb.caveats.running_history import history_beyond_caveat, run_from_history
@@ -93,6 +97,7 @@ from barb.caveats.short_weeks import short_weeks_caveat
 from barb.caveats.then_history import day_key, then_history_caveat
 from barb.caveats.then_row_order import then_order_caveat
 from barb.caveats.then_runs import then_runs_caveat
+from barb.caveats.then_short_sessions import then_short_sessions_caveat
 from barb.caveats.weekday_neighbours import weekday_neighbour_caveat
 from barb.caveats.yardsticks import same_bar_yardstick_caveat
 from barb.caveats.zone_clock_groups import zone_group_caveat
@@ -403,6 +408,10 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
         ctx=ctx,
         then_without=_then_without(plan, first, ctx, day_open, outcomes) if plan.then else None,
     )
+    if plan.then is not None:  # daily rows of short sessions the then stage aggregates
+        warnings += then_short_sessions_caveat(
+            plan, first, output, ctx, _then_without(plan, first, ctx, day_open, outcomes), warnings
+        )
     # Groups by another zone's clock, whose exchange hours move with daylight saving.
     warnings += zone_group_caveat(plan, first, output if plan.then else None)
     # A window on another zone's clock, grouped by the exchange's.
@@ -426,11 +435,14 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
     if past_end is not None:  # in its place among the plan's, once no index above moves
         warnings.insert(past_end_at, past_end)
     warnings += began_run_caveat(plan, frame, scope.in_period, first, output)
+    warnings += held_in_caveat(plan, frame, scope.in_period, first, output)
     warnings += run_past_period_caveat(plan, ctx, scope, frame, first)
     warnings += holiday_run_caveat(plan, ctx, scope.in_period, frame, first)
     warnings += open_run_caveat(plan, frame, scope.in_period, first, output)
     percent_ranks: dict[str, float] = {}
     running = running_total_caveat(plan, first, output)
+    if plan.then is not None and not levels and not running:  # a then stage's statistics
+        running = then_level_caveat(plan, ctx, first, output)
     warnings += running
     if not levels and not running:  # one word per result that its points blend prices
         # The period's first and last trading dates bound the closes it can compare.
