@@ -15,7 +15,7 @@ total beside ``max(loss_run)`` are over every trade, and its file had held 18 of
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 import numpy as np
 import pandas as pd
@@ -80,21 +80,11 @@ def record_run_positions(
     does not judge them: "max_run = 7" over 2025 had a file of 2 rows, 2025-01-02 (7) and
     2025-01-03 (0), the run's 6 days of December 2024 not among them (p48i item 4). One
     still going at their end has no bar after."""
-    names = [name for name in record_columns(stage) if name in rows.columns]
-    if not names:
-        return None
-    time = np.arange(len(rows)) if order is None else np.argsort(order, kind="stable")
+    time = _time_order(rows, order)
     read = np.zeros(len(rows), dtype=bool) if history is None else history[time]
     given, kept = given[time], kept[time]
     spans: set[int] = set()
-    for name in names:
-        if not pd.api.types.is_numeric_dtype(rows[name]):
-            continue
-        values = rows[name].to_numpy(dtype="float64", na_value=np.nan)[time]
-        best = np.nanmax(values[kept], initial=0)
-        if not best > 0:
-            continue
-        ends = np.flatnonzero(kept & (values == best))
+    for _, values, best, ends in _longest_runs(stage, rows, time, kept):
         if len(ends) * (best + 2) >= np.count_nonzero(kept):
             return None  # a tie of runs about as long as the rows: the rows themselves
         for end in ends:
@@ -173,18 +163,9 @@ def record_run_text(
     was (p48f C2). ``label``: a row's name by its place in ``rows``; a run begun before the
     period is dated from its first row, whenever that was (streak() counts it so). None
     when the answer reads no record or no row is in a run."""
-    names = [name for name in record_columns(stage) if name in rows.columns]
-    time = np.arange(len(rows)) if order is None else np.argsort(order, kind="stable")
-    kept = kept[time]
+    time = _time_order(rows, order)
     said = []
-    for name in names:
-        if not pd.api.types.is_numeric_dtype(rows[name]):
-            continue
-        values = rows[name].to_numpy(dtype="float64", na_value=np.nan)[time]
-        best = np.nanmax(values[kept], initial=0)
-        if not best > 0:
-            continue
-        ends = np.flatnonzero(kept & (values == best))
+    for name, values, best, ends in _longest_runs(stage, rows, time, kept[time]):
         runs = [
             (label(int(time[end])), label(int(time[_first_of(values, int(end))]))) for end in ends
         ]
@@ -198,6 +179,26 @@ def record_run_text(
             dates.append(f"{len(runs) - NAMED_RUNS:,} more")
         said.append(f"the {len(runs):,} runs of {length} ({name}) ended {listed_text(dates)}")
     return "; ".join(said) if said else None
+
+
+def _time_order(rows: pd.DataFrame, order: np.ndarray | None) -> np.ndarray:
+    """The rows' positions in time order (``order``: each row's place in time)."""
+    return np.arange(len(rows)) if order is None else np.argsort(order, kind="stable")
+
+
+def _longest_runs(
+    stage: StagePlan, rows: pd.DataFrame, time: np.ndarray, kept: np.ndarray
+) -> Iterator[tuple[str, np.ndarray, float, np.ndarray]]:
+    """For each streak column ``record_columns`` names: its name, its values in time order
+    (``time``), its longest run among the rows kept (``kept``, in time order) and where
+    each run of that length ends; none for a column with no run."""
+    for name in record_columns(stage):
+        if name not in rows.columns or not pd.api.types.is_numeric_dtype(rows[name]):
+            continue
+        values = rows[name].to_numpy(dtype="float64", na_value=np.nan)[time]
+        best = float(np.nanmax(values[kept], initial=0))
+        if best > 0:
+            yield name, values, best, np.flatnonzero(kept & (values == best))
 
 
 def _first_of(values: np.ndarray, end: int) -> int:
