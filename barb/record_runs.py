@@ -80,6 +80,8 @@ def record_run_positions(
     does not judge them: "max_run = 7" over 2025 had a file of 2 rows, 2025-01-02 (7) and
     2025-01-03 (0), the run's 6 days of December 2024 not among them (p48i item 4). One
     still going at their end has no bar after."""
+    if not record_columns(stage):
+        return None
     time = _time_order(rows, order)
     read = np.zeros(len(rows), dtype=bool) if history is None else history[time]
     given, kept = given[time], kept[time]
@@ -163,6 +165,8 @@ def record_run_text(
     was (p48f C2). ``label``: a row's name by its place in ``rows``; a run begun before the
     period is dated from its first row, whenever that was (streak() counts it so). None
     when the answer reads no record or no row is in a run."""
+    if not record_columns(stage):
+        return None
     time = _time_order(rows, order)
     said = []
     for name, values, best, ends in _longest_runs(stage, rows, time, kept[time]):
