@@ -39,6 +39,7 @@ from barb.charts.grouped import with_counted_zeros
 from barb.i18n import DEFAULT, N_, decimal_mark, text
 from barb.instruments import Instrument, available_instruments
 from barb.planning import HIDDEN
+from barb.record_runs import RUN_NOTE_COLUMN
 from barb.result import Result, result_instrument
 from barb.row_values import statistic_arguments
 from barb.time_keys import clock_kind, clock_text
@@ -232,10 +233,14 @@ def csv_bytes(result: Result, language: str | None = DEFAULT) -> bytes:
         elif pd.api.types.is_bool_dtype(values):  # an unknown (NA) stays empty
             out[name] = values.map(lambda v: "" if pd.isna(v) else _flag(bool(v), dialect))
     out = out.rename(columns={k: v for k, v in renamed.items() if v not in out.columns})
-    if NOTE_COLUMN in out.columns:
-        notes = out[NOTE_COLUMN].map(lambda key: text("barb", key, language))
-        out = out.drop(columns=NOTE_COLUMN)
-        out[text("barb", N_("csv.note_column"), language)] = notes
+    for column, header in (
+        (NOTE_COLUMN, N_("csv.note_column")),
+        (RUN_NOTE_COLUMN, N_("csv.run_note_column")),
+    ):
+        if column in out.columns:
+            notes = out[column].map(lambda key: text("barb", key, language) if key else "")
+            out = out.drop(columns=column)
+            out[text("barb", header, language)] = notes
     if result.metadata is not None:
         # Once, on the first row: the file says whose data it is, not every row again.
         source = [""] * len(out)

@@ -43,6 +43,7 @@ from barb.caveats.early_close_bars import (
 )
 from barb.caveats.early_close_clocks import early_close_clock_caveat
 from barb.caveats.evening_extremes import evening_after_caveat, evening_extreme_caveat
+from barb.caveats.events import no_event_day_caveat
 from barb.caveats.full_days import (
     calendar_extreme_caveat,
     full_day_caveat,
@@ -52,12 +53,16 @@ from barb.caveats.gap_sizes import sizeless_gap_caveat
 from barb.caveats.holiday_closes import holiday_close_caveat, long_break_caveat
 from barb.caveats.lookahead import then_past_period_caveat
 from barb.caveats.lookback import lookback_caveat
-from barb.caveats.open_runs import began_run_caveat, open_run_caveat
+from barb.caveats.open_runs import began_run_caveat, held_in_caveat, open_run_caveat
 from barb.caveats.open_units import open_unit_caveat
 from barb.caveats.part_day_picks import picked_short_caveat
 from barb.caveats.part_group_feeds import say_fed
 from barb.caveats.price_level_comparisons import Bars, comparison_caveat
-from barb.caveats.price_levels import price_level_caveat, running_total_caveat
+from barb.caveats.price_levels import (
+    price_level_caveat,
+    running_total_caveat,
+    then_level_caveat,
+)
 from barb.caveats.ranked_groups import PartGroups, cut_group, part_groups
 from barb.caveats.run_edges import holiday_run_caveat, run_past_period_caveat
 from barb.caveats.running_history import history_beyond_caveat, run_from_history
@@ -93,6 +98,7 @@ from barb.caveats.short_weeks import short_weeks_caveat
 from barb.caveats.then_history import day_key, then_history_caveat
 from barb.caveats.then_row_order import then_order_caveat
 from barb.caveats.then_runs import then_runs_caveat
+from barb.caveats.then_short_sessions import then_short_sessions_caveat
 from barb.caveats.weekday_neighbours import weekday_neighbour_caveat
 from barb.caveats.yardsticks import same_bar_yardstick_caveat
 from barb.caveats.zone_clock_groups import zone_group_caveat
@@ -236,11 +242,15 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
     night = _night(plan)
     ctx = _context(plan, frame, night)
     keep = event_filtered(plan, frame, scope.in_period)
-    rows_scanned = int(np.count_nonzero(keep))
+    # An event filter that kept none of the period's bars: the bars scanned are the
+    # period's, as a where's are ("Scanned 0 bars, no bars" read as missing data).
+    no_event_day = no_event_day_caveat(plan, scope, keep)
+    scanned = keep if no_event_day is None else scope.in_period
+    rows_scanned = int(np.count_nonzero(scanned))
     # A weekly or longer bar begins at its timestamp (its first trading date) and ends at
     # its trading date (its last): the period covered runs from one to the other.
     begins = frame["timestamp" if plan.timeframe.calendar else "trading_date"].to_numpy()
-    covered = _covered(begins, frame["trading_date"].to_numpy(), keep)
+    covered = _covered(begins, frame["trading_date"].to_numpy(), scanned)
 
     hide = _hidden(plan)
     focus = [j.source for j in plan.events if j.source is not None]
@@ -274,7 +284,7 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
     warnings = list(plan.warnings) + scope_caveats(plan, scope, output.kept_dates, cut_rows)
     past_end, past_end_at = plan.past_end, len(plan.warnings)
     if rows_matched == 0:
-        warnings.append("No bars matched: the result is empty.")
+        warnings.append(no_event_day or "No bars matched: the result is empty.")
         instrument = dataset.instrument
         warnings += absent_time_caveat(
             plan.first.where,
@@ -400,6 +410,10 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
         ctx=ctx,
         then_without=_then_without(plan, first, ctx, day_open, outcomes) if plan.then else None,
     )
+    if plan.then is not None:  # daily rows of short sessions the then stage aggregates
+        warnings += then_short_sessions_caveat(
+            plan, first, output, ctx, _then_without(plan, first, ctx, day_open, outcomes), warnings
+        )
     # Groups by another zone's clock, whose exchange hours move with daylight saving.
     warnings += zone_group_caveat(plan, first, output if plan.then else None)
     # A window on another zone's clock, grouped by the exchange's.
@@ -423,11 +437,14 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
     if past_end is not None:  # in its place among the plan's, once no index above moves
         warnings.insert(past_end_at, past_end)
     warnings += began_run_caveat(plan, frame, scope.in_period, first, output)
+    warnings += held_in_caveat(plan, frame, scope.in_period, first, output)
     warnings += run_past_period_caveat(plan, ctx, scope, frame, first)
     warnings += holiday_run_caveat(plan, ctx, scope.in_period, frame, first)
     warnings += open_run_caveat(plan, frame, scope.in_period, first, output)
     percent_ranks: dict[str, float] = {}
     running = running_total_caveat(plan, first, output)
+    if plan.then is not None and not levels and not running:  # a then stage's statistics
+        running = then_level_caveat(plan, ctx, first, output)
     warnings += running
     if not levels and not running:  # one word per result that its points blend prices
         # The period's first and last trading dates bound the closes it can compare.

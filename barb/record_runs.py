@@ -15,13 +15,14 @@ total beside ``max(loss_run)`` are over every trade, and its file had held 18 of
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 import numpy as np
 import pandas as pd
 
+from barb.i18n import N_
 from barb.lineage import through_map
-from barb.planning import StagePlan
+from barb.planning import HIDDEN, StagePlan
 from barb.script import ast
 from barb.summary_text import listed_text
 
@@ -59,6 +60,7 @@ def record_run_positions(
     given: np.ndarray,
     kept: np.ndarray,
     order: np.ndarray | None = None,
+    history: np.ndarray | None = None,
 ) -> np.ndarray | None:
     """Where in ``rows`` (the stage's rows before its where, with its map's columns) the
     longest runs of the streaks ``record_columns`` names lie, each with the bar before and
@@ -73,49 +75,47 @@ def record_run_positions(
     one among them, which streak() skips, too); the rows are then 2020-10-22 (0) to
     2020-11-11 (0). Unknown bars next to the run are passed over to the known one (with
     Wednesdays unknown: 0, empty, 1 … 6, 0). A run the rows' start cuts (begun before the
-    period) holds the rows there are, and one still going at their end, no bar after."""
-    names = [name for name in record_columns(stage) if name in rows.columns]
-    if not names:
+    period) holds its rows before the period too, among the history the engine read
+    (``history``: those rows, before the period's first; None: none read), where the where
+    does not judge them: "max_run = 7" over 2025 had a file of 2 rows, 2025-01-02 (7) and
+    2025-01-03 (0), the run's 6 days of December 2024 not among them (p48i item 4). One
+    still going at their end has no bar after."""
+    if not record_columns(stage):
         return None
-    time = np.arange(len(rows)) if order is None else np.argsort(order, kind="stable")
+    time = _time_order(rows, order)
+    read = np.zeros(len(rows), dtype=bool) if history is None else history[time]
     given, kept = given[time], kept[time]
     spans: set[int] = set()
-    for name in names:
-        if not pd.api.types.is_numeric_dtype(rows[name]):
-            continue
-        values = rows[name].to_numpy(dtype="float64", na_value=np.nan)[time]
-        best = np.nanmax(values[kept], initial=0)
-        if not best > 0:
-            continue
-        ends = np.flatnonzero(kept & (values == best))
+    for _, values, best, ends in _longest_runs(stage, rows, time, kept):
         if len(ends) * (best + 2) >= np.count_nonzero(kept):
             return None  # a tie of runs about as long as the rows: the rows themselves
         for end in ends:
-            span = _span(values, given, kept, int(end))
+            span = _span(values, given, kept, int(end), read)
             if span is None:
                 return None
             spans.update(range(span[0], span[1] + 1))
     if not spans:
         return None
     at = np.array(sorted(spans))
-    return time[at[kept[at]]]
+    return time[at[kept[at] | read[at]]]
 
 
 def _span(
-    values: np.ndarray, given: np.ndarray, kept: np.ndarray, end: int
+    values: np.ndarray, given: np.ndarray, kept: np.ndarray, end: int, read: np.ndarray
 ) -> tuple[int, int] | None:
     """The first and last bar of the run ending at ``end`` with the known bar either side
-    (none past the rows given); None when the where dropped one of them or a bar of the run
-    reads other than the next count down."""
+    (none past the rows given, or the history ``read`` before them); None when the where
+    dropped one of the period's or a bar of the run reads other than the next count down."""
+    rows = given | read
     want, at, first = values[end], end, end
-    while at >= 0 and given[at] and want >= 1:
+    while at >= 0 and rows[at] and want >= 1:
         if not np.isnan(values[at]):
-            if values[at] != want or not kept[at]:
+            if values[at] != want or (given[at] and not kept[at]):
                 return None
             first, want = at, want - 1
         at -= 1
-    before, after = _known(values, given, first, -1), _known(values, given, end, 1)
-    if any(edge is not None and not kept[edge] for edge in (before, after)):
+    before, after = _known(values, rows, first, -1), _known(values, given, end, 1)
+    if any(edge is not None and given[edge] and not kept[edge] for edge in (before, after)):
         return None
     return first if before is None else before, end if after is None else after
 
@@ -129,6 +129,21 @@ def _known(values: np.ndarray, given: np.ndarray, at: int, step: int) -> int | N
             return at
         at += step
     return None
+
+
+# The run rows' note, under a name no query's column can take: "before the period" on the
+# rows of a run begun before it, a catalog key the CSV writes in the person's language.
+RUN_NOTE_COLUMN = HIDDEN + "run_note"
+BEFORE_PERIOD_NOTE = N_("csv.before_period")
+
+
+def noted_before(rows: pd.DataFrame, before: np.ndarray | None) -> pd.DataFrame:
+    """``rows`` (a record's runs, as shown) with ``RUN_NOTE_COLUMN`` saying which lie
+    before the period (``before``), when any does: the file proves the 7 of a run that
+    began 2024-12-23 with its 6 rows of 2024 marked, not as 2025's own."""
+    if before is None or not before.any():
+        return rows
+    return rows.assign(**{RUN_NOTE_COLUMN: np.where(before, BEFORE_PERIOD_NOTE, "")})
 
 
 # How many tied runs the record's line names by their dates before "and N more".
@@ -150,18 +165,11 @@ def record_run_text(
     was (p48f C2). ``label``: a row's name by its place in ``rows``; a run begun before the
     period is dated from its first row, whenever that was (streak() counts it so). None
     when the answer reads no record or no row is in a run."""
-    names = [name for name in record_columns(stage) if name in rows.columns]
-    time = np.arange(len(rows)) if order is None else np.argsort(order, kind="stable")
-    kept = kept[time]
+    if not record_columns(stage):
+        return None
+    time = _time_order(rows, order)
     said = []
-    for name in names:
-        if not pd.api.types.is_numeric_dtype(rows[name]):
-            continue
-        values = rows[name].to_numpy(dtype="float64", na_value=np.nan)[time]
-        best = np.nanmax(values[kept], initial=0)
-        if not best > 0:
-            continue
-        ends = np.flatnonzero(kept & (values == best))
+    for name, values, best, ends in _longest_runs(stage, rows, time, kept[time]):
         runs = [
             (label(int(time[end])), label(int(time[_first_of(values, int(end))]))) for end in ends
         ]
@@ -175,6 +183,26 @@ def record_run_text(
             dates.append(f"{len(runs) - NAMED_RUNS:,} more")
         said.append(f"the {len(runs):,} runs of {length} ({name}) ended {listed_text(dates)}")
     return "; ".join(said) if said else None
+
+
+def _time_order(rows: pd.DataFrame, order: np.ndarray | None) -> np.ndarray:
+    """The rows' positions in time order (``order``: each row's place in time)."""
+    return np.arange(len(rows)) if order is None else np.argsort(order, kind="stable")
+
+
+def _longest_runs(
+    stage: StagePlan, rows: pd.DataFrame, time: np.ndarray, kept: np.ndarray
+) -> Iterator[tuple[str, np.ndarray, float, np.ndarray]]:
+    """For each streak column ``record_columns`` names: its name, its values in time order
+    (``time``), its longest run among the rows kept (``kept``, in time order) and where
+    each run of that length ends; none for a column with no run."""
+    for name in record_columns(stage):
+        if name not in rows.columns or not pd.api.types.is_numeric_dtype(rows[name]):
+            continue
+        values = rows[name].to_numpy(dtype="float64", na_value=np.nan)[time]
+        best = float(np.nanmax(values[kept], initial=0))
+        if best > 0:
+            yield name, values, best, np.flatnonzero(kept & (values == best))
 
 
 def _first_of(values: np.ndarray, end: int) -> int:

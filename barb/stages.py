@@ -64,7 +64,7 @@ from barb.lineage import conjuncts, inputs, nodes, through_map
 from barb.outcome_groups import listed_index, outcomes_of, with_outcomes
 from barb.planning import HIDDEN, StagePlan
 from barb.ranking import in_sort_order
-from barb.record_runs import record_run_positions, record_run_text
+from barb.record_runs import noted_before, record_run_positions, record_run_text
 from barb.result import LimitTie, Summary, summarize_grouped, summarize_table
 from barb.script.ast import Call, Column, Compare, Expr, Node
 from barb.script.clock_order import sort_caveat
@@ -236,9 +236,15 @@ def run_stage(
     )
     output.warnings[:0] = said
     if stage.shape in SINGLE_ROW:
-        output.runs_at = record_run_positions(stage, every_row, given, keep, order)
+        # A run begun before the period is proved by its rows there, read as history.
+        history = None
+        if period is not None and period.any():
+            history = np.arange(len(period)) < int(np.argmax(period))
+        output.runs_at = record_run_positions(stage, every_row, given, keep, order, history)
         if output.runs_at is not None:
-            output.run_rows = shown_rows(every_row, ctx.timeframe, hide, output.runs_at)
+            shown = shown_rows(every_row, ctx.timeframe, hide, output.runs_at)
+            before = None if history is None else history[output.runs_at]
+            output.run_rows = noted_before(shown, before)
         named = partial(row_label, every_row, timeframe=ctx.timeframe)
         output.record_text = record_run_text(stage, every_row, given, keep, named, order)
     if condition is not None and period is not None and len(period) and period[-1]:
@@ -373,8 +379,13 @@ _MONTH_DAYS = 30
 def _within_a_month(frame: pd.DataFrame, period: np.ndarray) -> bool:
     """Whether the period's rows (``period``, a mask over ``frame``) lie within a month's
     span of days: December 2025, the last 30 days, a week."""
-    dates = frame["trading_date"].to_numpy()[period]
-    return bool(len(dates)) and dates[-1] - dates[0] <= np.timedelta64(_MONTH_DAYS, "D")
+    if not period.any():
+        return False
+    # The first and the last row only: argmax stops at the first True, and over 1-minute
+    # bars a mask's copy of every date cost a third of a millisecond per query.
+    first, last = int(period.argmax()), len(period) - 1 - int(period[::-1].argmax())
+    dates = frame["trading_date"].to_numpy()
+    return bool(dates[last] - dates[first] <= np.timedelta64(_MONTH_DAYS, "D"))
 
 
 def _streak_reads(stage: StagePlan, cond: str) -> list[Compare] | None:

@@ -19,7 +19,9 @@ from pandas.tseries.holiday import GoodFriday
 from barb.bar_labels import unit_label
 from barb.caveats.empty_rows import notable
 from barb.errors import BarbError, DataError
+from barb.events.names import resolve_event
 from barb.events.rules import OPTIONS_CALENDAR, closure_name, early_close_days, us_market_closed
+from barb.events.schedule import join_arrays
 from barb.frames import last_weekday_of_period, period_start, take_rows
 from barb.instruments import format_clock
 from barb.lineage import conjuncts, nodes, through_map
@@ -365,6 +367,17 @@ def missing_days_caveat(
         if not len(missing):
             return []
         symbol = f"{plan.dataset.instrument.symbol} "
+    if not (steps or placed):
+        # An event filter (or a where on the event's flag) keeps its days only, or all but
+        # them: a window's missing early closes among the others are no row the result
+        # would have held (FOMC days in 14:00-17:00 had been told of 11 such days, none of
+        # them an FOMC day).
+        chosen = event_days_kept(plan, inside)
+        if chosen is not None:
+            inside = inside[chosen]
+            missing = missing[np.isin(missing, inside)]
+            if not len(missing):
+                return []
     missing = missing.astype("datetime64[D]")
     if placed and not _numbering_reaches(plan, ctx, scope, missing, places):
         placed = set()
@@ -401,6 +414,31 @@ def missing_days_caveat(
         f"{len(missing)} {noun} no {symbol}bars in {hours} ({_why_missing(plan, missing)}e.g. "
         f"{missing[0]}): {effect}."
     ]
+
+
+def event_days_kept(plan: Plan, dates: np.ndarray) -> np.ndarray | None:
+    """Which of ``dates`` (trading dates) the query's event joins keep, by the events'
+    calendars: "filter": "only" (or a where with the event's flag as one of its "and"
+    parts, "where": "fomc") its days alone, "exclude" all but them; None when no join picks
+    days."""
+    instrument = plan.dataset.instrument
+    where = plan.first.where
+    flags = set()
+    if where is not None:
+        flags = {part.name for part in conjuncts(where) if isinstance(part, ast.Column)}
+    days = np.asarray(dates).astype("datetime64[D]")
+    kept = None
+    for join in plan.events:
+        if join.source is None:
+            continue
+        picks = join.filter or ("only" if join.source in flags else None)
+        if picks is None:
+            continue
+        spec = resolve_event(join.source, instrument)
+        on = np.isin(days, join_arrays(spec, instrument).days.astype("datetime64[D]"))
+        chosen = on if picks == "only" else ~on
+        kept = chosen if kept is None else kept & chosen
+    return kept
 
 
 def _steps_beside(inside: np.ndarray, missing: np.ndarray, listed: np.ndarray | None) -> bool:

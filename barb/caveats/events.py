@@ -6,12 +6,15 @@ open, near its close, off a window's start) is ``release_time_caveats``."""
 
 from __future__ import annotations
 
+import calendar
+import re
 from collections import Counter
 from collections.abc import Callable
 
 import numpy as np
 import pandas as pd
 
+from barb.bar_labels import bar_label
 from barb.caveats.release_times import event_days, release_time_caveats
 from barb.caveats.sessions import part_of_the_day
 from barb.events.catalog import EventSpec
@@ -36,6 +39,84 @@ def event_caveats(
         *_releases_moved(plan, scope, kept_dates),
         *_releases_without_a_bar(plan, scope),
     ]
+
+
+def no_event_day_caveat(plan: Plan, scope: Scope, keep: np.ndarray) -> str | None:
+    """What the period held when an event filter kept none of its bars (``keep``: the rows
+    it kept): "The period last_5_bars (2025-12-31 — 2026-01-07) had 5 trading days, none an
+    FOMC day; …", "October 2025 had 23 trading days, none an NFP day." "Scanned 0 daily
+    bars, no bars" had read as missing data, and "the last 5 FOMC days" as none to be had
+    (p48h M1). None when the filter kept a row, or the period has none (a closed day, said
+    elsewhere)."""
+    joins = [j for j in plan.events if j.filter is not None and j.source is not None]
+    if not joins or keep.any() or not scope.in_period.any():
+        return None
+    frame, tf, period = scope.frame, plan.timeframe, plan.period
+    at = np.flatnonzero(scope.in_period)
+    begins = frame["timestamp" if tf.calendar else "trading_date"].to_numpy()[at[0]]
+    first, last = (
+        str(np.datetime64(day, "D")) for day in (begins, frame["trading_date"].to_numpy()[at[-1]])
+    )
+    if tf.calendar:  # a weekly bar is no trading day: its count is of bars
+        n, noun = len(at), f"{tf.name} bar"
+    else:
+        n, noun = len(np.unique(frame["trading_date"].to_numpy()[at])), "trading day"
+    named = _period_name(period.text)
+    if named is None:
+        span = first if first == last else f"{first} — {last}"
+        named = f"The period {period.text} ({span})"
+    head = f"{named} had {n:,} {noun}{'s' if n > 1 else ''}"
+    instrument = plan.dataset.instrument
+    unknown = ""
+    for join in joins:
+        assert join.source is not None
+        if frame[join.source].isna().to_numpy()[at].any():
+            spec = resolve_event(join.source, instrument)
+            unknown = (
+                f" (Barb's {spec.name.upper()} dates run {spec.coverage_start} to "
+                f"{spec.coverage_end}: outside them a day's is unknown)"
+            )
+    if len(joins) > 1:
+        kinds = ", ".join(
+            f"{str(j.source).upper()} days {'only' if j.filter == 'only' else 'left out'}"
+            for j in joins
+        )
+        return f"{head}, none kept by the event filters ({kinds}){unknown}."
+    (join,) = joins
+    name = str(join.source).upper()
+    day = f"{_article(name)} {name} day"
+    if join.filter == "exclude":
+        held = f"each holding {day}" if tf.calendar else f"all {name} days" if n > 1 else day
+        return f'{head}, {held}, which "filter": "exclude" leaves out{unknown}.'
+    held = f"none holding {day}" if tf.calendar else f"none {day}" if n > 1 else f"not {day}"
+    text = f"{head}, {held}{unknown}"
+    label = bar_label(tf.name)
+    if period.bars is not None and label is not None:
+        # "The last 5 FOMC days" is the last 5 of the event's days, not of the bars.
+        unit = "day" if label.column == "date" else label.column
+        text += (
+            f"; for the last {period.bars} {name} {unit}s leave the period out and sort by "
+            f'{label.column} descending: "sort": "{label.column} desc", "limit": {period.bars}'
+        )
+    return text + "."
+
+
+def _period_name(text: str) -> str | None:
+    """A calendar period as a person names it ("2025-10" is "October 2025"; "2025",
+    "2025-Q4" and "2025-10-03" as they are); None for any other (a span, last_5_bars)."""
+    raw = text.strip()
+    if re.fullmatch(r"\d{4}(-[Qq][1-4]|-\d{2}-\d{2})?", raw):
+        return raw.upper()
+    month = re.fullmatch(r"(\d{4})-(\d{1,2})", raw)
+    if month and 1 <= int(month.group(2)) <= 12:
+        return f"{calendar.month_name[int(month.group(2))]} {month.group(1)}"
+    return None
+
+
+def _article(name: str) -> str:
+    """ "an" before a name read letter by letter from a vowel sound (an FOMC, an NFP, an
+    EIA), else "a" (a CPI, a QUAD_WITCHING)."""
+    return "an" if name[:1] in set("AEFHILMNORSX") else "a"
 
 
 def _another_market_s_events(plan: Plan) -> list[str]:

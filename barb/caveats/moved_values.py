@@ -13,8 +13,14 @@ and widens with the very rows it is asked about: 2 short days among 15 made it w
 to hold a mean day volume 6% off.)
 
 - ``mean``, ``sum`` and a count of a condition: the mean of what they add up moves by
-  more than 2 standard errors (the band the no-edge and setup-noise warnings say). A sum
-  is that mean times its rows; fewer rows alone are no other answer.
+  more than 2 standard errors (the band the no-edge and setup-noise warnings say), or by
+  ``SHARE_MOVED`` of itself or more: a value a few rows make, within the noise of the rest
+  as it may be, is read as the answer's. A sum is that mean times its rows; fewer rows
+  alone are no other answer, but a total they move by ``HOLIDAY_SHIFT`` of itself is
+  (sum(pnl) is the same total as last(cumsum(pnl)), which any change moves). The ORB
+  long's expectancy in 2024 read 3.92 points, 1.48 without its 8 holiday and half days
+  (within ±15), and nothing was said, where 2024-2025's total (the last row of its cumsum,
+  a value one row gives) 1,618.75 -> 1,002.5 was (p48j q21, q03).
 - ``median`` and ``percentile``: outside the order statistics 2 binomial standard
   deviations of rank either side (a quantile's distribution-free band).
 - ``std``, ``correlation``, ``skew``, ``kurt``: 2 of their large-sample standard errors.
@@ -39,6 +45,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from barb.caveats.calendar import HOLIDAY_SHIFT
 from barb.planning import StagePlan
 from barb.script import ast
 from barb.script.context import EvalContext
@@ -49,6 +56,8 @@ from barb.summary_text import listed_text, value_text
 
 # The band: this many standard errors (as no_edge and setup_noise say theirs).
 ERRORS = 2.0
+# A mean moved by this share of itself is another answer, whatever its noise (see above).
+SHARE_MOVED = 0.25
 # The aggregates whose value is the mean of what they read (a count of a condition too).
 MEANS = frozenset({"mean", "sum", "count"})
 QUANTILES = frozenset({"median", "percentile"})
@@ -80,7 +89,10 @@ def moved_values(
         return [
             f"{item.name} is {value_text(values.get(item.name))}"
             for item in stage.select
-            if any(bool(_moved(call, before, after, None)[1].any()) for call in _calls(item.expr))
+            if any(
+                bool(_moved(call, before, after, None, total=call is item.expr)[1].any())
+                for call in _calls(item.expr)
+            )
         ]
     if stage.shape != "grouped" or answer.table is None or without.table is None:
         return []
@@ -102,7 +114,7 @@ def _grouped(
     for item in stage.select:
         moved = pd.Series(False, index=listed)
         for call in _calls(item.expr):
-            groups, flags = _moved(call, before, after, by)
+            groups, flags = _moved(call, before, after, by, total=call is item.expr)
             moved |= pd.Series(flags, index=groups).reindex(listed, fill_value=False)
         for key in listed[moved.to_numpy()]:
             value = values[item.name].get(key) if key in values.index else None
@@ -121,11 +133,17 @@ def _grouped(
 
 
 def _moved(
-    call: ast.Call, before: EvalContext, after: EvalContext, by: Sequence[str] | None
+    call: ast.Call,
+    before: EvalContext,
+    after: EvalContext,
+    by: Sequence[str] | None,
+    *,
+    total: bool = False,
 ) -> tuple[pd.Index | None, np.ndarray]:
     """The answer's groups (None for a single row) and, per group, whether ``call``'s value
     over ``before``'s rows (the answer) lies outside the band of its value over ``after``'s
-    (the rows left)."""
+    (the rows left). ``total``: the call is a value shown (a sum that is the answer's total,
+    not a profit factor's gross wins)."""
     spec = lookup(call.name)
     name = spec.name if spec is not None else call.name.lower()
     answered = evaluate_aggregate(call, before, by or None)
@@ -145,7 +163,14 @@ def _moved(
         left, spread, count = _stats(_numbers(call, name, after), _codes(after, by, groups), size)
         with np.errstate(invalid="ignore", divide="ignore"):
             band = np.nan_to_num(ERRORS * spread / np.sqrt(count))
-        return groups, _gone(was, now) | (np.abs(mean - left) > band)
+        with np.errstate(invalid="ignore"):
+            share = np.abs(mean - left) >= SHARE_MOVED * np.abs(mean)
+        moved = _gone(was, now) | (np.abs(mean - left) > band) | (share & (mean != 0))
+        if name == "sum" and total:  # the total itself
+            total, rest = _numbers_of(was), _numbers_of(now)
+            with np.errstate(invalid="ignore"):
+                moved |= (total != 0) & (np.abs(rest - total) >= HOLIDAY_SHIFT * np.abs(total))
+        return groups, moved
     if name in QUANTILES:
         q = 0.5 if name == "median" else float(ast.literal_value(call.args[1])) / 100
         x, codes = _numbers(call, name, after), _codes(after, by, groups)

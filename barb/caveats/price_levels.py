@@ -57,7 +57,7 @@ from barb.script.context import EvalContext
 from barb.script.evaluator import evaluate_select
 from barb.script.library import lookup
 from barb.script.parser import parse_expression
-from barb.stage_output import StageOutput
+from barb.stage_output import SINGLE_ROW, StageOutput
 from barb.summary_text import group_name, listed_text
 
 # The yearly mean closes' highest over their lowest from which a statistic in points is said
@@ -165,6 +165,68 @@ def price_level_caveat(plan: Plan, ctx: EvalContext, output: StageOutput) -> lis
     return [
         f"{text}. For a size comparable across years use percent ({percent}), or a recent "
         f"period.{_apart_in_percent(stage, items, output, query)}"
+    ]
+
+
+def then_level_caveat(
+    plan: Plan, ctx: EvalContext, first: StageOutput, then: StageOutput
+) -> list[str]:
+    """``price_level_caveat``'s note for a then stage's single-row statistics in points
+    (mean(pnl)) over the first stage's table of daily rows, one per bar it kept, in time
+    order (backtest_basics' trades): NQ's gap-down longs over 2008-2026 read expectancy
+    2.87 points with no word, pooled over a 13x rise of the price (2025's trades alone
+    moved 5 times 2008-12's, p48j q01). Said with the statistic over the rows' last 12
+    months and the percent form to select in the first stage. A statistic of a then map's
+    running column (a drawdown from cumsum) is not weighed: its recent rows carry the
+    earlier years' sums."""
+    stage, kept, table = plan.then, first.kept, first.table
+    if stage is None or stage.shape not in SINGLE_ROW or stage.group_keys:
+        return []
+    if plan.first.shape != "table" or plan.first.sort or plan.first.limit is not None:
+        return []
+    if kept is None or table is None or then.kept is None or len(kept) != len(table):
+        return []
+    if "close" not in kept.columns or "trading_date" not in kept.columns:
+        return []
+    rows = kept if then.passed is None else kept[then.passed]
+    if len(rows) < 2 or len(rows) != len(then.kept):
+        return []
+    query = plan.query.to_json()
+    made = {name for name, _ in stage.map_exprs}
+    units = _distance_units(stage.select, plan.timeframe.name, query, plan.point_values)
+    items = [
+        item
+        for item in stage.select
+        if units[item.name] is not None
+        and not made & set(ast.referenced_columns(item.expr))
+        and isinstance(item.expr, ast.Call)
+        and len(item.expr.args) == 1
+    ]
+    if not items:
+        return []
+    years = blended_levels(rows)
+    if years is None:
+        return []
+    one = len(items) == 1
+    said_units = _units_text([s.name for s in items], units, plan.dataset.instrument.price_unit)
+    text = (
+        f"{said_units} over trades whose price level {years.changed()}, so "
+        f"{'it blends' if one else 'they blend'} price levels"
+    )
+    dates = rows["trading_date"].to_numpy()
+    start = int(np.searchsorted(dates, dates[-1] - np.timedelta64(RECENT_DAYS, "D"), "right"))
+    if 0 < start < len(rows) and len(rows) - start >= RECENT_ROWS:
+        recent = then.kept.iloc[start:].reset_index(drop=True)
+        first_day, last_day = pd.Timestamp(dates[start]).date(), pd.Timestamp(dates[-1]).date()
+        said = _recent_values(items, ctx, recent, [])
+        text += f": over the rows' last 12 months ({first_day} — {last_day}) {said}"
+    summed = items[0].expr.args[0]  # type: ignore[union-attr]
+    maps = {**dict(plan.first.map_exprs), **dict(stage.map_exprs)}
+    percent = percent_of(summed, maps, query)
+    pct = f"{summed.name}_pct" if isinstance(summed, ast.Column) else "pct"
+    return [
+        f"{text}. For a size comparable across years select {percent} as {pct} in the first "
+        f"stage and use it, or a recent period."
     ]
 
 

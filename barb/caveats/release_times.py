@@ -25,7 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from barb.caveats.sessions import GAP_PATTERNS, reads_previous_close
+from barb.caveats.sessions import GAP_PATTERNS, previous_close_read, reads_previous_close
 from barb.events.catalog import EventSpec
 from barb.events.names import resolve_event
 from barb.events.schedule import DAY_NS, MINUTE_NS, join_arrays
@@ -35,6 +35,7 @@ from barb.period_rows import Scope
 from barb.planning import Plan
 from barb.script import ast
 from barb.sessions import MINUTES_PER_DAY
+from barb.summary_text import listed_text
 
 # A release this close to the session's close leaves it only the first minutes of the
 # reaction: FOMC at 14:00 on CL's RTH, which closes at 14:30.
@@ -183,15 +184,16 @@ def _outside_the_session(
         (before, f"before {where} opens at {window.start}", "start after the release"),
         (after, f"after {where} closes at {window.end}", "end before the release"),
     )
-    if _from_previous_close(plan):
+    holding, alone = _measures(plan)
+    if not alone and (holding or _from_previous_close(plan)):
         sides = sides[1:]
     column = _minutes_read(plan, spec)
     for missed, how, held in sides:
         if not len(missed):
             continue
+        opened_after = missed is before
         # ETH holds a release inside the trading day; not one in the maintenance break.
         eth = plan.session != whole and bool((missed < hours.day_length).all())
-        also = f"{whole}, which holds it, or " if eth else ""
         when = _when(spec, instrument, hours, missed, len(days), how)
         reaction = _reaction_window(instrument, hours, missed)
         if column is None and spec.category == "options":
@@ -210,9 +212,25 @@ def _outside_the_session(
             if inside.any() and len(missed) == largest:
                 others = _held_on_other_days(spec, instrument, hours, where, offsets, days, inside)
                 inside[:] = False  # said once
+            move = "hold none of its first move"
+            if opened_after and holding:
+                # "down_days" from the previous close beside "red_bars" of the bar alone:
+                # the first holds the release, the second had been let pass with it (p48h C2).
+                move += (
+                    f": {listed_text(alone)} read{'s' if len(alone) == 1 else ''} them alone "
+                    f"({listed_text(holding)}, from the previous close, "
+                    f"hold{'s' if len(holding) == 1 else ''} it)"
+                )
+            ways = [f"{whole}, which holds it"] if eth else []
+            ways.append(f"a window such as '{reaction}'")
+            if opened_after and plan.timeframe.name == "daily":
+                # A day's change from the close before the release holds it: "NQ closed
+                # below its open on 9 of 12 CPI days" read as the CPI reaction, 7 of 12
+                # against the previous close.
+                ways.append("the change from the previous close: close - prev(close)")
+            use = ", ".join(ways[:-1]) + (", or " if len(ways) > 1 else "") + ways[-1]
             warnings.append(
-                f"{when}: {_bars(plan)} {held} and hold none of its first move. For the "
-                f"reaction use {also}a window such as '{reaction}'.{others}"
+                f"{when}: {_bars(plan)} {held} and {move}. For the reaction use {use}.{others}"
             )
             continue
         # A where on the minutes after the release finds none of them: say which minutes
@@ -291,6 +309,30 @@ def _minutes_held(
         f"{bars} start {gap} minutes{more} after the release ({column} >= {gap} on those "
         f"days), so a where on {column} below {gap} keeps none of them"
     )
+
+
+def _measures(plan: Plan) -> tuple[list[str], list[str]]:
+    """The first stage's answers (its select, else its map's columns) that read the close
+    before each bar's session (prev(close), a gap), and those that read the bar's own
+    prices alone (close < open, range): ``count(down)`` with down = close < prev(close)
+    holds a release before the open, ``count(close < open) as red_bars`` does not."""
+    stage = plan.first
+    mapped = dict(stage.map_exprs)
+    named = [(item.name, item.expr) for item in stage.select] or list(stage.map_exprs)
+    holding, alone = [], []
+    for name, expr in named:
+        read = list(nodes(expr, mapped))
+        if previous_close_read(read) or any(
+            isinstance(n, ast.Call) and n.name.lower() in GAP_PATTERNS for n in read
+        ):
+            holding.append(name)
+        elif any(isinstance(n, ast.Column) and n.name in _PRICES for n in read):
+            alone.append(name)
+    return holding, alone
+
+
+# The bar's own prices and volume: what a session's bars hold of the day and nothing before.
+_PRICES = frozenset({"open", "high", "low", "close", "range", "volume"})
 
 
 def _from_previous_close(plan: Plan) -> bool:

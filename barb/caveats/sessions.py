@@ -136,6 +136,11 @@ def open_against_previous(stage: StagePlan, column: str) -> bool:
     )
 
 
+def previous_close_read(read: list[ast.Node]) -> bool:
+    """Whether the nodes an expression reads (``lineage.nodes``) hold prev(close)."""
+    return _previous(read)
+
+
 def _reads(stage: StagePlan) -> list[list[ast.Node]]:
     """Each expression of the stage as the nodes it reads, through its map's names."""
     mapped = dict(stage.map_exprs)

@@ -266,6 +266,8 @@ def decorate(
         noise = words("sub.noise", columns=", ".join(names))
         lines += wrap(fig, noise, SUBTITLE_PT, MAX_NOISE_LINES)
     for run in meta.cut_runs:  # the answer's run is not the period's own alone
+        if run.began is not None and run.began in " ".join(drawn):
+            continue  # the headline says it (``headline._run_began``)
         lines += wrap(fig, cut_run_text(run, words), SUBTITLE_PT, 2)
     lines += _unjudged_lines(fig, result, words)
     for line in lines:

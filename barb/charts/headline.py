@@ -100,7 +100,11 @@ def headline_forms(result: Result, words: Words) -> list[str]:
     summary = result.summary
     assert summary is not None
     if summary.type in ("scalar", "dict"):
-        return [_answers(result, words)]
+        answers = _answers(result, words)
+        # A streak record begun before the period says so in the caption; a chart short of
+        # room says it under its subtitle instead (``header.cut_run_text``).
+        began = _run_began(result, words)
+        return [f"{answers} {began}", answers] if began else [answers]
     if summary.type == "grouped" or keyed_rows(result):
         return _groups(result, words)
     return _rows(result, words)
@@ -159,6 +163,24 @@ def _answers(result: Result, words: Words) -> str:
         else:
             parts.append(answer_text(agg, result, words))
     return " · ".join(parts)
+
+
+def _run_began(result: Result, words: Words) -> str:
+    """'(run began 2024-12-23, before the period; within it: 6, to 2025-05-22)' for a streak
+    record (a max() the answer holds) that streak() counted from before the period
+    (``Metadata.cut_runs``), as the chart's subtitle says it: the caption "max_run = 7
+    days" alone had read as 2025's own (p48i item 4). "" for any other answer."""
+    meta = result.metadata
+    if meta is None:
+        return ""
+    records = {a.value for a in read_aggregates(result) if a.func == "max"}
+    for run in meta.cut_runs:
+        if run.began is not None and run.inside is not None and run.length in records:
+            inside = number_text(run.inside, 0, words)
+            return words(
+                "answer.run_began", began=run.began, inside=inside, inside_end=run.inside_end
+            )
+    return ""
 
 
 def _times_of(aggs: list[Aggregate], result: Result) -> dict[int, Aggregate]:

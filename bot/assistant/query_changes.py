@@ -11,7 +11,7 @@ is on parsed expressions, so ``MEAN(range)`` is the same aggregate while ``mean(
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from barb.errors import QueryError
 from barb.script.parser import parse_expression, parse_select_item
@@ -28,17 +28,9 @@ Part = Literal[
     "order",
     "form",
 ]
-#: The parts of a plan a fix can change, in the order a person reads a plan.
-COMPUTED: tuple[Part, ...] = (
-    "instrument",
-    "session",
-    "timeframe",
-    "period",
-    "filters",
-    "columns",
-    "aggregates",
-    "order",
-)
+#: The parts of a plan a fix can change, in the order a person reads a plan ("form" is how
+#: a query is written, no part of what it computes).
+COMPUTED: tuple[Part, ...] = tuple(part for part in get_args(Part) if part != "form")
 #: The part of the plan each field of a query is read in, a second stage's fields as the
 #: first's. Every field is here (a test holds it to ``Query.model_fields``): a field left out
 #: would let its change run unseen.

@@ -88,6 +88,28 @@ def test_the_backtest_statistics_match_pandas(engine_settings, minutes) -> None:
     assert got["total"] == pytest.approx(equity.iloc[-1])
 
 
+def test_no_trade_rows_are_no_trades_and_leave_the_total(engine_settings, minutes) -> None:
+    """The recipe's rows that are no trade (pnl empty): count() counted them as trades (p48j
+    q04: 4,647 for 4,618), and last(equity) read n/a when the last row was one (q19)."""
+    days = rth_daily(minutes)
+    side = np.sign(days["close"] - days["open"]).shift().fillna(0)  # yesterday's direction
+    side.iloc[-1] = 0  # the last day trades nothing
+    pnl = (side * (days["close"] - days["open"]))[side != 0]
+    assert 0 < len(pnl) < len(days) - 1  # some days are no trade, the last among them
+
+    query = _concept_query("backtest_basics")
+    last = f"{days.index[-1]:%Y-%m-%d}"
+    query["map"] = {
+        "up": "if(close > open, 1, if(close < open, -1, 0))",
+        "side": f"if(date() == '{last}', 0, coalesce(prev(up), 0))",
+        "pnl": "if(side != 0, side * (close - open), 0 / 0)",
+    }
+    got = _run(query | {"period": "all"}, engine_settings)
+    assert got["trades"] == len(pnl)
+    assert got["total"] == pytest.approx(pnl.sum())
+    assert got["expectancy"] == pytest.approx(pnl.mean())
+
+
 def test_the_drawdown_counts_losses_before_the_first_high(engine_settings, minutes) -> None:
     """A curve that loses from its first trade: equity - cummax(equity) read the first
     trade's loss as no drawdown (p32e Q15: the 2022 Mondays -2,576.75 for -2,708.25)."""
@@ -176,6 +198,41 @@ def test_an_exit_on_the_entry_bar_wins(engine_settings, minutes) -> None:
     query = _concept_query(HOLD)
     query["map"] |= {"buy": "close < open", "sell": "close > prev(close)"}
     _check_hold(_run(query, engine_settings), want, days.index)
+
+
+def test_a_trade_held_into_the_period_is_said_with_its_entry(engine_settings, minutes) -> None:
+    """A period that starts inside a trade marks its move from the close before, but
+    sum(entry) counts only entries in the period: NQ's SMA 20/50 cross "in 2022" read
+    trades=1 where a long bought in 2021 made most of the P&L (p48j q15)."""
+    days = rth_daily(minutes)
+    close = days["close"]
+    buy, sell = _rsi_rule(close)
+    want = _held(close.to_numpy(), buy, sell)
+    pos = want["pos"]
+    # A day held since the day before, not its entry day, well after an entry.
+    start = next(t for t in range(20, len(pos)) if pos[t - 1] and pos[t])
+    entered = max(t for t in range(start) if pos[t] and not (t and pos[t - 1]))
+    period = f"{days.index[start]:%Y-%m-%d}:"
+    moves = (pos[start - 1 : -1] * np.diff(close.to_numpy()[start - 1 :])).sum()
+
+    result = execute(_concept_query(HOLD) | {"period": period}, "NQ", settings=engine_settings)
+    assert result.ok, result.to_dict()
+    got = result.summary.values
+    in_period = int((np.diff(pos[start - 1 :].astype(int)) > 0).sum())
+    assert got["trades"] == in_period
+    assert got["total"] == pytest.approx(moves)  # the carried trade's move is in it
+    said = [w for w in result.metadata.warnings if "starts inside a trade" in w]
+    assert said == [
+        f"The period starts inside a trade: pos = 1 from {days.index[entered]:%Y-%m-%d} is "
+        f"held into its first day ({days.index[start]:%Y-%m-%d}); its move from there is in "
+        f"the answer's P&L, but trades = sum(entry) counts entries in the period only "
+        f"({in_period + 1} trade{'s' if in_period else ''} made the answer)."
+    ]
+    # Bought on the period's first day: nothing carried, nothing said.
+    first_entry = next(t for t in range(20, len(pos)) if pos[t] and not pos[t - 1])
+    again = _concept_query(HOLD) | {"period": f"{days.index[first_entry]:%Y-%m-%d}:"}
+    result = execute(again, "NQ", settings=engine_settings)
+    assert not [w for w in result.metadata.warnings if "starts inside a trade" in w]
 
 
 @pytest.mark.slow

@@ -369,3 +369,30 @@ def test_the_stock_markets_first_day_of_the_month_is_said_whatever_its_share(
     # The exchange's own first days (holiday sessions among them) are asked as every day is.
     exchange = ask({**query, "where": "trading_day('month') == 1"}, sample_settings, **RTH_DAILY)
     assert warnings_with(exchange, KEPT) == []
+
+
+@pytest.mark.parametrize(
+    "pnl", ["prev(pos) * (close - prev(close))", "-prev(pos) * (close - prev(close))"]
+)
+def test_a_position_marked_through_a_holiday_is_not_told_to_drop_it(
+    pnl: str, engine_settings, minutes
+) -> None:
+    """A position held through Presidents' Day (the fixture's 2024-02-19 trades in full) is
+    marked at that session's close, a real price: the marks chain to the position's move
+    from the first close to the last, which not holiday() would break (p48j q16: -7,830.5
+    became -7,788.5 with nothing said). A day's change from prev(close) is still told."""
+    from rth_bars import rth_daily
+
+    close = rth_daily(minutes)["close"].loc["2024-02-13":"2024-02-23"]
+    assert pd.Timestamp("2024-02-19") in close.index  # the holiday session is a row
+    query = {
+        "period": "2024-02-14:2024-02-23",
+        "map": {"pos": "if(close > 0, 1, 0)", "pnl": pnl},
+        "select": ["date()", "pnl"],
+    }
+    result = ask(query, engine_settings, **RTH_DAILY)
+    sign = -1 if pnl.startswith("-") else 1
+    assert result.table["pnl"].sum() == pytest.approx(sign * (close.iloc[-1] - close.iloc[0]))
+    assert warnings_with(result, KEPT) == []
+    query["map"]["pnl"] = "close - prev(close)"  # a day's own move: from the holiday's close
+    assert len(warnings_with(ask(query, engine_settings, **RTH_DAILY), KEPT)) == 1

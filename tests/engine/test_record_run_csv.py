@@ -12,6 +12,7 @@ import pytest
 from asking import RTH_DAILY, ask
 from rth_bars import rth_daily
 
+from barb.charts import chart_headline
 from barb.export import csv_bytes, csv_rows, whole_rows
 from barb.summary_text import render_summary
 
@@ -207,3 +208,42 @@ def test_the_record_runs_dates_are_in_the_text_the_model_reads(
             f"{', '.join(dates[:-1])} and {dates[-1]}"
         )
     assert f"\nRecord: {said}.\n" in render_summary(result)
+
+
+def test_a_record_begun_before_the_period_is_proved_with_its_rows_there(engine_settings, days):
+    """p48i item 4: "max_run = 7" over 2025 had a file of 2 rows, 2025-01-02 (7) and
+    2025-01-03 (0), the run's 6 days of 2024 not among them. A period opening inside the
+    hand-made days' longest up run: the file holds the whole run from the day before it,
+    its rows before the period noted, and the caption says where it began."""
+    up = days["up"]
+    best = int(up.max())
+    end = up.index.get_loc(up.index[up == best][0])
+    start = up.index[end - best + 4]  # the run's 4th day opens the period: 3 before it
+    expected = up.iloc[end - best : end + 2]
+    assert expected.tolist() == [0, *range(1, best + 1), 0]
+    period = f"{start:%Y-%m-%d}:{up.index[-1]:%Y-%m-%d}"
+    result = ask({**RECORD, "period": period, "select": "max(run)"}, engine_settings, **RTH_DAILY)
+    assert result.summary.value == best
+    written = _rows(csv_bytes(result))
+    assert [row["date"] for row in written] == [f"{d:%Y-%m-%d}" for d in expected.index]
+    assert [int(row["run"]) for row in written] == expected.tolist()
+    before = [row["note"] == "before the period" for row in written]
+    assert before == [d < start for d in expected.index] and sum(before) == 4
+    assert all(row["note"] == "" for row in written if row["date"] >= f"{start:%Y-%m-%d}")
+    ru = list(
+        csv.DictReader(io.StringIO(csv_bytes(result, "ru").decode("utf-8-sig")), delimiter=";")
+    )
+    assert [row["примечание"] for row in ru][:4] == ["до периода"] * 4
+    assert csv_rows(result) == whole_rows(result) == len(expected)
+    # The caption: the period's own longest run, counted from its first day, and its end.
+    own = _runs((days["close"] > days["close"].shift())[days.index >= start])
+    began = f"{up.index[end - best + 1]:%Y-%m-%d}"
+    note = (
+        f"(run began {began}, before the period; within it: {own.max()}, to "
+        f"{own.idxmax():%Y-%m-%d})"
+    )
+    assert chart_headline(result, "en") == f"max_run = {best} days {note}"
+    # A period the run lies inside: no note, no rows before it.
+    inside = ask({**RECORD, "select": "max(run)"}, engine_settings, **RTH_DAILY)
+    assert "note" not in _rows(csv_bytes(inside))[0]
+    assert "before the period" not in chart_headline(inside, "en")

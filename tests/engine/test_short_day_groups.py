@@ -179,6 +179,63 @@ def test_a_mean_the_part_days_move_is_said_with_its_value_without_them(
     assert said[0].endswith('The first stage\'s "where": "not early_close()" leaves them out.')
 
 
+def test_a_mean_the_part_days_make_a_share_of_is_said_within_the_noise(settings, cash_days) -> None:
+    """The stop_and_target concept's shape (p48j q21): an expectancy that the two short days
+    move by a quarter of itself or more (pandas: 6.17 with them, 8.60 without) is said with
+    its value without them, though within 2 standard errors of the full days' (±13), as a
+    total read from the last row of a cumsum was (q03)."""
+    pnl = cash_days["close"] - cash_days["open"]
+    full = pnl[~cash_days["short"]]
+    assert abs(pnl.mean() - full.mean()) <= _band(full)  # within the noise
+    assert abs(pnl.mean() - full.mean()) >= 0.25 * abs(pnl.mean())
+    query = {
+        "group_by": "date()",
+        "select": ["first(open) as entry", "last(close) as exit"],
+        "then": {
+            "map": {"pnl": "exit - entry"},
+            "select": ["count() as trades", "mean(pnl) as expectancy"],
+        },
+    }
+    result = ask(query, settings, **ONE_MINUTE)
+    assert result.summary.values["expectancy"] == pytest.approx(pnl.mean())
+    said = warnings_with(result, SAID)
+    assert len(said) == 1
+    assert f"; without them expectancy is {value_text(full.mean())}. " in said[0]
+
+
+def test_daily_short_sessions_a_then_stage_aggregates_are_said(settings, cash_days) -> None:
+    """backtest_basics over daily rows (p48j q22): the same rows as a table name their half
+    day and holiday session; aggregated by a then stage they were said nowhere, though
+    without them the total and expectancy move (pandas over the bars)."""
+    pnl = cash_days["close"] - cash_days["open"]
+    full = pnl[~cash_days["short"]]
+    query = {
+        "session": "CASH",
+        "from": "daily",
+        "map": {"pnl": "close - open"},
+        "select": ["date()", "pnl"],
+        "then": {"select": ["count(pnl) as trades", "sum(pnl) as total", "mean(pnl) as exp"]},
+    }
+    result = ask(query, settings)
+    assert result.summary.values == {
+        "trades": len(pnl),
+        "total": pytest.approx(pnl.sum()),
+        "exp": pytest.approx(pnl.mean()),
+    }
+    half, holiday = (f"{day:%Y-%m-%d}" for day in cash_days.index[cash_days["short"]])
+    assert warnings_with(result, "short session") == [
+        f"2 of the then stage's {len(pnl)} rows are short sessions: {half} (early close, "
+        f"closed 13:15), {holiday} (holiday, closed 13:00); their pnl is a part day's; "
+        f"without them total is {value_text(full.sum())} and exp is "
+        f'{value_text(full.mean())}. The first stage\'s "where": "not holiday() and not '
+        'early_close()" leaves them out.'
+    ]
+    # What the where it offers gives: the values said.
+    query["where"] = "not holiday() and not early_close()"
+    left = ask(query, settings).summary.values
+    assert left["total"] == pytest.approx(full.sum()) and left["trades"] == len(full)
+
+
 def _day_volumes(bars: pd.DataFrame, cash_days: pd.DataFrame) -> pd.DataFrame:
     """Each trading date's CASH volume, weekday and whether it is short, from the bars."""
     cash = bars[(bars["minute"] >= CASH_OPEN) & (bars["minute"] < CASH_CLOSE)]

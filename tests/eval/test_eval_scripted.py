@@ -12,6 +12,10 @@ import json
 import pytest
 from cli_thread import invoke_cli
 
+from barb.data.store import data_path, read_meta
+from barb.instruments import load_instrument
+from barb.settings import EngineSettings
+from bot.assistant.plan import pinned
 from bot.eval.features import available
 from bot.eval.question_set import load_questions
 
@@ -43,12 +47,21 @@ def test_scripted_eval_passes_every_question(eval_settings, tmp_path) -> None:
             question = next(q for q in questions if q.id == result["id"])
             assert result["tool_calls"] == len(question.turns)
             [ran] = result["queries"]
-            # The assistant may fill in the chat's instrument; the rest is the reference.
+            # The assistant may fill in the chat's instrument; the rest is the reference, its
+            # period counted from the data's end run as the dates the plan showed.
+            symbol = ran.get("instrument", question.instrument)
             if "instrument" not in question.turns[-1].query:
                 ran.pop("instrument", question.instrument)
-            assert ran == question.turns[-1].query
+            assert ran == as_planned(question.turns[-1].query, symbol, eval_settings)
             assert result["seen"] and result["said"]
     markdown = (tmp_path / "eval_report.md").read_text(encoding="utf-8")
     rows = [line for line in markdown.splitlines() if line.startswith("| ")][1:]
     assert len(rows) == len(questions)
     assert sum("| pass |" in row for row in rows) == totals["passed"]
+
+
+def as_planned(query: dict, symbol: str, settings: EngineSettings) -> dict:
+    """``query`` as its plan pins it: a period counted from the data's end, as dates."""
+    instrument = load_instrument(symbol, settings)
+    last = read_meta(data_path(instrument.symbol, settings)).last_date
+    return pinned(query, last, instrument.calendar)

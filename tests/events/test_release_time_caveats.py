@@ -105,8 +105,8 @@ def test_cpi_before_the_rth_open_is_said_with_the_days_it_left_out(
     assert _said(result, "CPI") == [
         f"CPI came out at 08:30, before {symbol}'s RTH opens at {opens}, on {len(same_day)} of "
         f"the {len(seen)} cpi days in the period: RTH bars start after the release and hold "
-        "none of its first move. For the reaction use ETH, which holds it, or a window such "
-        "as '08:30-09:30'."
+        "none of its first move. For the reaction use ETH, which holds it, a window such as "
+        "'08:30-09:30', or the change from the previous close: close - prev(close)."
     ]
     # What it points to holds the release: every one of those days has an ETH bar at 08:30.
     bars = pd.read_parquet(data_path(symbol, settings), columns=["trading_date", "minute"])
@@ -251,7 +251,8 @@ def test_a_limit_speaks_of_the_days_it_lists(settings) -> None:
     assert _said(ask(cpi, settings, "NQ"), "CPI") == [
         "CPI came out at 08:30, before NQ's RTH opens at 09:30, on the one cpi day in the "
         "period: RTH bars start after the release and hold none of its first move. For the "
-        "reaction use ETH, which holds it, or a window such as '08:30-09:30'."
+        "reaction use ETH, which holds it, a window such as '08:30-09:30', or the change from "
+        "the previous close: close - prev(close)."
     ]
 
 
@@ -265,6 +266,41 @@ def test_a_change_from_the_previous_close_holds_the_release(measure: str, settin
     query = {"session": "RTH", "from": "daily", "period": "2015:2025", "join": "cpi",
              "map": {"chg": measure}, "group_by": "cpi", "select": "mean(abs(chg))"}  # fmt: skip
     assert _said(ask(query, settings, "NQ"), "CPI") == []
+
+
+def test_a_bar_s_own_move_beside_one_from_the_previous_close_is_said(settings) -> None:
+    """ "NQ closed below its open on 9 of 12 CPI days in 2024" read as the CPI reaction, but
+    RTH opens an hour after the 08:30 release; against the previous RTH close it fell on 7
+    (p48h C2). Beside a count from the previous close the warning had not been said at all:
+    now it names the column that reads the RTH bar alone and gives the other form. The
+    counts from pandas over the sample's RTH minutes, on the reference's CPI days."""
+    bars = pd.read_parquet(
+        data_path("NQ", settings), columns=["trading_date", "minute", "open", "close"]
+    )
+    rth = bars[(bars["minute"] >= RTH["NQ"][0]) & (bars["minute"] < RTH["NQ"][1])]
+    daily = rth.groupby("trading_date").agg(open=("open", "first"), close=("close", "last"))
+    daily["prev"] = daily["close"].shift()
+    days = daily.loc[pd.DatetimeIndex(_releases("cpi", (2024, 2024))["date"])]
+    red, down = int((days["close"] < days["open"]).sum()), int((days["close"] < days["prev"]).sum())
+    assert (len(days), red, down) == (12, 9, 7)
+    query = {"session": "RTH", "from": "daily", "period": "2024", "join": "cpi", "where": "cpi",
+             "map": {"down": "close < prev(close)"},
+             "select": ["count(down) as down_days", "count(close < open) as red_bars"]}  # fmt: skip
+    result = ask(query, settings, "NQ")
+    assert result.summary.values == {"down_days": down, "red_bars": red}
+    assert _said(result, "CPI") == [
+        "CPI came out at 08:30, before NQ's RTH opens at 09:30, on all 12 cpi days in the "
+        "period: RTH bars start after the release and hold none of its first move: red_bars "
+        "reads them alone (down_days, from the previous close, holds it). For the reaction use "
+        "ETH, which holds it, a window such as '08:30-09:30', or the change from the previous "
+        "close: close - prev(close)."
+    ]
+    # The event filter's form says the same; the change alone, nothing.
+    only = {**query, "join": {"source": "cpi", "filter": "only"}}
+    del only["where"]
+    assert _said(ask(only, settings, "NQ"), "CPI") == _said(result, "CPI")
+    alone = {**query, "select": ["count(down) as down_days"]}
+    assert _said(ask(alone, settings, "NQ"), "CPI") == []
 
 
 def _window_ranges(symbol: str, settings, hours: tuple[int, int]) -> pd.Series:
