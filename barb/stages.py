@@ -64,7 +64,12 @@ from barb.lineage import conjuncts, inputs, nodes, through_map
 from barb.outcome_groups import listed_index, outcomes_of, with_outcomes
 from barb.planning import HIDDEN, StagePlan
 from barb.ranking import in_sort_order
-from barb.record_runs import noted_before, record_run_positions, record_run_text
+from barb.record_runs import (
+    noted_before,
+    record_columns,
+    record_run_positions,
+    record_run_text,
+)
 from barb.result import LimitTie, Summary, summarize_grouped, summarize_table
 from barb.script.ast import Call, Column, Compare, Expr, Node
 from barb.script.clock_order import sort_caveat
@@ -235,7 +240,7 @@ def run_stage(
         outcomes=outcomes,
     )
     output.warnings[:0] = said
-    if stage.shape in SINGLE_ROW:
+    if stage.shape in SINGLE_ROW and record_columns(stage):
         # A run begun before the period is proved by its rows there, read as history.
         history = None
         if period is not None and period.any():
@@ -251,11 +256,10 @@ def run_stage(
         # The where's value on the period's last row: none when it reads a next() past the
         # data's last whole bar (the week of 2025-12-29 is no "last week of the year").
         assert stage.where is not None
-        ahead = reach(stage.where, map_reach(stage.map_exprs)).ahead
-        # The rows at the period's end it had no value on: next(close, 3)'s last three.
-        unknown = condition.isna().to_numpy()[::-1] & period[::-1]
-        output.last_unjudged = int(np.argmin(unknown)) if not unknown.all() else len(unknown)
-        output.last_unjudged *= ahead > 0
+        if reach(stage.where, map_reach(stage.map_exprs)).ahead > 0:
+            # The rows at the period's end it had no value on: next(close, 3)'s last three.
+            unknown = condition.isna().to_numpy()[::-1] & period[::-1]
+            output.last_unjudged = int(np.argmin(unknown)) if not unknown.all() else len(unknown)
     if records is not None and output.table is not None:
         output.record_rows = (
             records[0],
