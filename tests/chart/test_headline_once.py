@@ -52,7 +52,7 @@ def test_an_answer_works_out_its_headline_once(
     assert len(calls) == 1
     # NQ's weekdays are within noise of each other: their span, no winner (p47d D1).
     assert outcome.headline == (
-        f"средний диапазон: от {RU_WEEKDAYS[low]} {bottom} до {RU_WEEKDAYS[high]} {top} "
+        f"средний диапазон: {RU_WEEKDAYS[low]} {bottom} – {RU_WEEKDAYS[high]} {top} "
         "пункта (разница в пределах шума)"
     )
     assert outcome.chart_png is not None and outcome.chart_png.startswith(PNG_SIGNATURE)

@@ -66,7 +66,7 @@ WEEKDAY_QUERY = {
     [
         ("en", "average range", "{name}: {low} {bottom} to {high} {top} points (differences "
          "within noise)", "points", "average range (points)", "weekday"),
-        ("ru", "средний диапазон", "{name}: от {low} {bottom} до {high} {top} пункта (разница "
+        ("ru", "средний диапазон", "{name}: {low} {bottom} – {high} {top} пункта (разница "
          "в пределах шума)", "пункты", "средний диапазон (пункты)", "день недели"),
     ],
 )  # fmt: skip

@@ -84,7 +84,8 @@ def test_a_share_of_up_days_is_named_as_the_plan_names_it(
     ends = f"{days_named[low]} {bottom}", f"{days_named[high]} {top}"
     span = {
         "en": f"{ends[0]} to {ends[1]} (differences within noise)",
-        "ru": f"от {ends[0]} до {ends[1]} (разница в пределах шума)",
+        # A dash: "до май" would need each month's genitive (p48f).
+        "ru": f"{ends[0]} – {ends[1]} (разница в пределах шума)",
     }[language]
     assert result.metadata.even_groups
     assert chart_headline(result, language) == f"{name}: {span}"

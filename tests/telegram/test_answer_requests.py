@@ -80,8 +80,8 @@ async def test_an_answer_is_three_requests_with_the_commentary_as_caption(
         assert table is not None
         widest = table.set_index("weekday")["mean_range"]
         # The weekdays are within noise: the range, no winner (p47d D1).
-        assert headline.startswith(f"средний диапазон: от {RU_DAYS[widest.idxmin()]} ")
-        assert f" до {RU_DAYS[widest.idxmax()]} " in headline
+        assert headline.startswith(f"средний диапазон: {RU_DAYS[widest.idxmin()]} ")
+        assert f" – {RU_DAYS[widest.idxmax()]} " in headline
         assert headline.endswith("(разница в пределах шума)")
         # Points at NQ's tick, two decimals.
         assert f"{widest.max():.2f}".replace(".", ",") + " пункта" in headline
