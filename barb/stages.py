@@ -73,6 +73,7 @@ from barb.record_runs import (
 from barb.result import LimitTie, Summary, summarize_grouped, summarize_table
 from barb.script.ast import Call, Column, Compare, Expr, Node
 from barb.script.clock_order import sort_caveat
+from barb.script.conditions import known_true
 from barb.script.context import EvalContext, RowGroups
 from barb.script.evaluator import RowsOverAll, SelectValue, evaluate, evaluate_select
 from barb.script.functions import KIND_NAMES, value_kind
@@ -972,7 +973,7 @@ def _judged(period: np.ndarray, condition: pd.Series | None) -> np.ndarray:
 
 def _as_condition(values: pd.Series, step: str, text: str) -> np.ndarray:
     if pd.api.types.is_bool_dtype(values):
-        return values.fillna(False).to_numpy(dtype=bool)
+        return known_true(values)
     # "where": "fomc_minutes" read "gives float64 values" (a dtype) and "Compare it, e.g.
     # 'gap > 0'": a count of minutes, which a model took for the FOMC minutes' days.
     raise TypeMismatch(

@@ -49,6 +49,7 @@ from barb.script import ast
 from barb.script.clock_order import clocks
 from barb.script.conditions import as_known, as_numbers, condition, is_condition
 from barb.script.context import EvalContext, RowGroups
+from barb.script.day_fields import day_field
 from barb.script.functions import (
     KIND_NAMES,
     Accepts,
@@ -1550,7 +1551,9 @@ def _dates(ctx: EvalContext, function: str) -> pd.Series:
 def _date_part(name: str, part: str, summary: str, values: tuple[int, int] | None = None) -> None:
     @register(name, category="time", summary=summary, values=values)
     def impl(ctx: EvalContext) -> pd.Series:
-        return getattr(_dates(ctx, name).dt, part)
+        dates = _dates(ctx, name)
+        fast = day_field(dates, part)
+        return fast if fast is not None else getattr(dates.dt, part)
 
 
 # The clock a bar's time is read on: the exchange's (none given), or a zone's ('UTC',
@@ -1708,10 +1711,18 @@ def _week(ctx: EvalContext) -> pd.Series:
     example="dayname() in ('Mon', 'Fri')",
 )
 def _dayname(ctx: EvalContext) -> pd.Series:
-    weekday = _dates(ctx, "dayname").dt.dayofweek
-    codes = weekday.fillna(-1).to_numpy(dtype=np.int64)
-    names = pd.Categorical.from_codes(codes, categories=list(DAY_NAMES), ordered=True)
+    dates = _dates(ctx, "dayname")
+    fast = day_field(dates, "dayofweek")  # no missing date: no fill
+    if fast is not None:
+        codes = fast.to_numpy(dtype=np.int64)
+    else:
+        codes = dates.dt.dayofweek.fillna(-1).to_numpy(dtype=np.int64)
+    names = pd.Categorical.from_codes(codes, dtype=_DAY_NAMES)
     return pd.Series(names, index=ctx.frame.index)
+
+
+# Made once: building the dtype checks its categories each time (a third of dayname()).
+_DAY_NAMES = pd.CategoricalDtype(list(DAY_NAMES), ordered=True)
 
 
 @register(

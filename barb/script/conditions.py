@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from pandas.core.ops.mask_ops import kleene_and, kleene_or
 
 
 def condition(out: Any, unknown: Any, index: pd.Index | None) -> Any:
@@ -42,9 +43,43 @@ def kleene(value: Any) -> Any:
 
 
 def plain_if_known(series: pd.Series) -> pd.Series:
-    if isinstance(series.dtype, pd.BooleanDtype) and not series.isna().any():
-        return series.astype(bool)
+    if isinstance(series.dtype, pd.BooleanDtype):
+        values, unknown = _parts(series)
+        if not unknown.any():  # as astype(bool): a copy of the values, same index and name
+            return pd.Series(values.copy(), index=series.index, name=series.name, copy=False)
     return series
+
+
+def known_true(series: pd.Series) -> np.ndarray:
+    """A condition's rows that are true, unknown as false: ``fillna(False)`` without the
+    Series pandas builds for it, on every where."""
+    if isinstance(series.dtype, pd.BooleanDtype):
+        values, unknown = _parts(series)
+        return values & ~unknown
+    return series.to_numpy(dtype=bool)
+
+
+def kleene_logical(op: str, left: pd.Series, right: pd.Series) -> pd.Series:
+    """``left and right`` (``or``) of two conditions on one index, three-valued as pandas'
+    nullable booleans' & and | are (its own Kleene functions), without the Series
+    arithmetic around them; plain when no value is unknown, as ``plain_if_known`` makes it."""
+    a, a_unknown = _parts(left)
+    b, b_unknown = _parts(right)
+    combine = kleene_and if op == "and" else kleene_or
+    values, unknown = combine(a, b, a_unknown, b_unknown)
+    name = left.name if left.name == right.name else None  # as pandas names an operation
+    if unknown.any():
+        return pd.Series(pd.arrays.BooleanArray(values, unknown), index=left.index, name=name)
+    return pd.Series(values, index=left.index, name=name, copy=False)
+
+
+def _parts(series: pd.Series) -> tuple[np.ndarray, np.ndarray]:
+    """A condition's values and its unknown rows, as numpy arrays (read, not copied)."""
+    array = series.array
+    if isinstance(array, pd.arrays.BooleanArray):
+        return array._data, array._mask  # no public view of them without a copy
+    values = series.to_numpy(dtype=bool)
+    return values, np.zeros(len(values), dtype=bool)
 
 
 def as_known(series: pd.Series) -> pd.Series:

@@ -46,6 +46,7 @@ from barb.script.conditions import (
     has_unknowns,
     is_condition,
     kleene,
+    kleene_logical,
     plain_if_known,
 )
 from barb.script.context import EvalContext, RowGroups
@@ -468,6 +469,8 @@ class _RowEvaluator:
         """``out`` with inf (past a float's range: exp(close), 2 ** 100000000, the running
         product cumprod(1 + close)) as NaN, said as division by zero is: "max_x = n/a" had
         come with no reason."""
+        if isinstance(out, pd.Series) and _never_float(out.dtype):
+            return out  # np.asarray of dayname()'s categories made 4,500 strings to look at
         values = np.asarray(out)
         if values.dtype.kind != "f":
             return out
@@ -670,6 +673,12 @@ class _RowEvaluator:
     def logical(self, node: ast.Logical, left: Any, right: Any) -> Any:
         self.need_conditions(node, node.op, left, right)
         if has_unknowns(left) or has_unknowns(right):  # SQL's three-valued logic
+            if (
+                isinstance(left, pd.Series)
+                and isinstance(right, pd.Series)
+                and (left.index is right.index or left.index.equals(right.index))
+            ):
+                return kleene_logical(node.op, left, right)
             a, b = kleene(left), kleene(right)
             return plain_if_known(a & b if node.op == "and" else a | b)
         combine = np.logical_and if node.op == "and" else np.logical_or
@@ -802,6 +811,16 @@ class _AggregateEvaluator(_RowEvaluator):
 
 
 # --- value helpers ----------------------------------------------------------------------------
+
+
+def _never_float(dtype: Any) -> bool:
+    """Whether a Series of ``dtype`` cannot give a float array: numpy's own non-float
+    dtypes, and categories that are not numbers."""
+    if isinstance(dtype, np.dtype):
+        return dtype.kind != "f"
+    if isinstance(dtype, pd.CategoricalDtype):
+        return dtype.categories.dtype.kind not in "iuf"
+    return False
 
 
 def _plain_dtype(series: pd.Series) -> pd.Series:
