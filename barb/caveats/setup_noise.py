@@ -282,7 +282,10 @@ def _values(
         return values.to_numpy(dtype=bool, na_value=False)[given], _any(empty), True
     if not pd.api.types.is_numeric_dtype(values.dtype):
         return None
-    numbers = values.to_numpy(dtype=np.float64, na_value=np.nan)[given]
+    if values.dtype == np.float64:  # its empty values are NaN already: no pass over all rows
+        numbers = values.to_numpy()[given]
+    else:
+        numbers = values.to_numpy(dtype=np.float64, na_value=np.nan)[given]
     return numbers, _any(np.isnan(numbers)), False
 
 

@@ -566,7 +566,7 @@ class _RowEvaluator:
             a, b = _numbers(left), _numbers(right)
             with np.errstate(invalid="ignore"):
                 out = compare_numbers(op, a, b)
-            unknown = _isnull(a) | _isnull(b)
+            unknown = _isnull(a) | _isnull(b) if _has_nan(a) or _has_nan(b) else False
         elif "datetime" in (lk, rk) and {lk, rk} <= {"datetime", "string"}:
             a, b = self.datetimes(node, left), self.datetimes(node, right)
             out = _COMPARISONS[op](a, b)
@@ -932,6 +932,15 @@ def _missing(value: Any) -> Any:
 
 def _is_int(value: Any) -> bool:
     return np.asarray(value).dtype.kind in "iu"
+
+
+def _has_nan(value: Any) -> bool:
+    """Whether a number or an array of them holds a NaN: one reduction (a min carries a NaN
+    through) instead of a mask over every row, which most comparisons then find empty."""
+    array = np.asarray(value)
+    if array.dtype.kind != "f" or not array.size:
+        return False
+    return bool(np.isnan(array.min()))
 
 
 def _isnull(value: Any) -> Any:
