@@ -34,6 +34,7 @@ from billiard.exceptions import WorkerLostError
 from celery import Celery
 from celery.exceptions import TimeLimitExceeded
 from celery.states import READY_STATES, SUCCESS
+from pydantic import ValidationError
 
 from barb.instruments import available_instruments
 from bot.pool.jobs import (
@@ -222,7 +223,10 @@ class CeleryRunner:
 
     def _finished(self, job: QueryJob, task_id: str, state: str, value: Any) -> QueryOutcome:
         if state == SUCCESS:
-            return QueryOutcome.model_validate(value)
+            try:
+                return QueryOutcome.model_validate(value)
+            except ValidationError as exc:  # a worker of another release, most likely
+                return self._failed(job, exc, "answered in a shape this bot cannot read")
         if isinstance(value, TimeLimitExceeded):
             log.warning("query over the hard limit, its worker child replaced: %r", job.query)
             return timeout_outcome(self.timeout_s)

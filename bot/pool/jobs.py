@@ -33,6 +33,12 @@ SEND_MARGIN_S = 1.5
 
 
 class QueryJob(BaseModel):
+    # A field this code does not know is refused, not ignored: a job of a newer release
+    # reaching a worker of an older one (the bot and the workers deployed apart) would
+    # otherwise be answered without what the field asks (a language, a check), a number
+    # for another question; refused, the person reads one sentence (``run_job_json``).
+    model_config = ConfigDict(extra="forbid")
+
     query: dict[str, Any]
     instrument: str = "NQ"
     chart: bool = True

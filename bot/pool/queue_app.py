@@ -29,6 +29,7 @@ from celery.backends.redis import RedisBackend
 from celery.exceptions import Ignore, SoftTimeLimitExceeded
 from celery.states import STARTED, SUCCESS
 from celery.worker.request import Request
+from pydantic import ValidationError
 
 from barb.errors import stops_from_outside
 from bot.pool.job_claims import finish_claim, holder, may_record, release_claim, take_claim
@@ -238,8 +239,26 @@ def _query(
         raise Ignore()  # acknowledged, no state stored: the other run's result is the answer
     task.update_state(state=STARTED, meta={"pid": os.getpid(), "hostname": request.hostname})
     outcome = run_job_json(payload, work)
-    finish_claim(task.backend, request.id, run, RESULT_EXPIRES_S)
+    _finish(task, run)
     return outcome
+
+
+def _finish(task: Task, run: str) -> None:
+    """Mark the job answered, whatever happens meanwhile: its answer goes back in any case.
+
+    While Redis is away, finishing waits for it (the backend's retries), and the job's soft
+    limit can fire then (in a worker that reconnects, late): once, so finishing is tried
+    again. Interrupted, the job's claim was left to expire, and the copy Redis hands out
+    after an outage computed the job a second time."""
+    for _ in range(2):
+        try:
+            finish_claim(task.backend, task.request.id, run, RESULT_EXPIRES_S)
+            return
+        except SoftTimeLimitExceeded:
+            continue
+        except Exception:  # Redis away past the backend's retries
+            break
+    log.warning("query job %s answered, its claim not finished (Redis away)", task.request.id)
 
 
 def _hard_limit_s(task: Task) -> float:
@@ -256,9 +275,20 @@ def run_job_json(
     """The task's body: JSON in, JSON out; a job that raises still answers with a sentence."""
     try:
         job = QueryJob.model_validate(payload)
-    except ValueError as exc:
+    except ValidationError as exc:
         ref = uuid.uuid4().hex[:8]
-        log.error("a query job that is not a QueryJob (ref %s): %s", ref, exc)
+        unknown = [
+            ".".join(map(str, e["loc"])) for e in exc.errors() if e["type"] == "extra_forbidden"
+        ]
+        if unknown:  # the fields' names only: the values may quote the person
+            log.error(
+                "a query job of another release (ref %s), with fields this worker does not "
+                "know: %s; deploy the bot and its workers together",
+                ref,
+                ", ".join(unknown),
+            )
+        else:
+            log.error("a query job that is not a QueryJob (ref %s): %s", ref, exc)
         outcome = failed_outcome(
             "WorkerDied", f"The query could not be read by its worker (reference {ref}).", ref
         )

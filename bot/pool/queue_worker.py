@@ -10,7 +10,9 @@ import socket
 from collections.abc import Callable
 from typing import Any
 
+import redis
 from celery import signals
+from kombu.transport import redis as kombu_redis
 
 from barb.process_memory import set_memory_ceiling
 from bot.pool.jobs import QueryJob, QueryOutcome, run_query_job
@@ -45,6 +47,7 @@ def serve_worker(
     import barb.charts  # noqa: F401  (matplotlib too: shared by the children, not per child)
 
     gc.freeze()
+    _keep_unacked_when_redis_is_gone()
     # Celery logs each answer's whole result at INFO: noise, and the person's numbers, in
     # the worker's log. Failures and time limits are still logged.
     logging.getLogger("celery.app.trace").setLevel(logging.WARNING)
@@ -93,3 +96,30 @@ def _leave_sigterm_to_parent(**_: Any) -> None:
     with ``CHILD_STOP_SIGNAL`` (``queue_app._QueryRequest.cancel``), and a child whose main
     process is gone is killed by the kernel (Celery's parent-death signal)."""
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
+
+
+class _Channel(kombu_redis.Channel):
+    """kombu's Redis channel, which says that its connection is closed as a connection
+    error, the kind Celery recovers from.
+
+    When Redis goes away, Celery closes the broker connection, then kombu, closing the
+    channel, puts the jobs the worker had taken back in their queue (``restore_unacked``),
+    and a query that ends meanwhile is acknowledged on it: each time on a connection whose
+    parameters were just dropped, ``AttributeError: 'NoneType' object has no attribute
+    'hostname'`` (or ``'client'``), which Celery takes for an unrecoverable error. The whole
+    worker stopped, its queries in progress lost with their processes and the person told
+    that the query could not be run, where it should have reconnected once Redis was back.
+    As a connection error, neither stops anything: the jobs stay in Redis's record of the
+    jobs taken and go back to their queue after the visibility timeout, as a vanished
+    worker's do, and a copy of a job already answered is dropped (``job_claims``)."""
+
+    def _get_pool(self, asynchronous: bool = False) -> Any:
+        if self.connection is None or self.connection.client is None:
+            raise redis.ConnectionError("the connection to Redis was closed")
+        return super()._get_pool(asynchronous)
+
+
+def _keep_unacked_when_redis_is_gone() -> None:
+    """Give this worker's Redis connections ``_Channel`` (the worker's process only: the bot
+    consumes nothing)."""
+    kombu_redis.Transport.Channel = _Channel

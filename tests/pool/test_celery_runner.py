@@ -27,6 +27,7 @@ from barb.settings import default_settings
 from bot.assistant.orchestrator import Stopped
 from bot.pool.celery_runner import CeleryRunner
 from bot.pool.job_claims import (
+    CLAIM_PREFIX,
     claim_key,
     finish_claim,
     holder,
@@ -437,6 +438,29 @@ def test_a_job_that_raises_in_its_worker_is_said_with_its_reference(caplog) -> N
     assert_said_with_its_reference(outcome, caplog)
 
 
+def test_a_job_of_a_newer_release_is_refused_in_one_sentence_not_answered(caplog) -> None:
+    """The bot and the workers deployed apart: a job with a field this worker does not know
+    (a newer bot's) was answered without it, a number for another question; now it is
+    refused, the person reads the failure sentence with its reference, and the log names
+    the field (not its value) and says to deploy them together."""
+    job = {**quick(COUNT).model_dump(mode="json"), "pinned_period": "2024-01-02..2024-03-29"}
+    outcome = QueryOutcome.model_validate(run_job_json(job))
+    assert worker_failure(outcome) and outcome.result == {}
+    assert_said_with_its_reference(outcome, caplog)
+    logged = caplog.text
+    assert "fields this worker does not know: pinned_period; deploy the bot" in logged
+    assert "2024-01-02" not in logged
+
+
+def test_an_answer_the_bot_cannot_read_ends_in_the_failure_sentence(caplog) -> None:
+    """An outcome of another release's shape (a worker deployed apart from the bot) is said
+    as a failure with its reference; before, the bot's wait for it raised."""
+    runner = CeleryRunner("redis://127.0.0.1:9/0", timeout_s=20)
+    outcome = runner._finished(quick(COUNT), "job-1", "SUCCESS", {"ok": "maybe", "rows": []})
+    assert worker_failure(outcome)
+    assert_said_with_its_reference(outcome, caplog)
+
+
 @pytest.fixture
 def persistent_redis(tmp_path: Path) -> Iterator[RedisServer]:
     """A Redis of the test's own that keeps its queues over a restart (appendonly)."""
@@ -535,6 +559,41 @@ async def test_redis_restarted_past_the_jobs_expiry_the_copies_neither_fail_nor_
     finally:
         client.close()
         await expiring.close()
+        await runner.close()
+
+
+async def test_redis_away_longer_than_a_runs_claim_the_job_is_still_run_once(
+    persistent_redis: RedisServer, data_env: Path, workers: list, tmp_path: Path
+) -> None:
+    """Redis (its queues kept) away longer than the claim of the job a worker runs. Before,
+    the worker itself stopped ("Unrecoverable error: AttributeError … 'hostname'": kombu
+    handing its jobs back on the connection it had just closed) and the person read "The
+    query could not be run"; with two workers, the run ended during the outage, its claim
+    expired meanwhile (Redis counts expiry in wall-clock time, down or not), and the copy
+    Redis handed out again found it free and computed the job a second time. Now the worker
+    reconnects, the run marks its job finished though its claim expired (nobody took it
+    since), also when the soft limit fires while it waits for Redis: the copy is dropped,
+    the job run once and answered once."""
+    url = persistent_redis.url()
+    env = worker_env(url, data_env, timeout_s=2)  # a claim of 2 + 2 + 1 s
+    workers.append(misbehaving_worker(env, tmp_path / "worker.log", "NQ", concurrency=2))
+    runner = CeleryRunner(url, timeout_s=2, queue_wait_s=60)
+    trace = tmp_path / "job.trace"
+    client = redis.Redis.from_url(url)
+    try:
+        job = asyncio.create_task(runner.run(quick({**COUNT, "sleep": 0.3, "trace": str(trace)})))
+        while not (claims := client.keys(f"{CLAIM_PREFIX}*")):
+            await asyncio.sleep(0.05)
+        claim_left_s = client.pttl(claims[0]) / 1000
+        persistent_redis.stop()
+        await asyncio.sleep(claim_left_s + 0.5)  # the outage outlasts the claim
+        persistent_redis.start()
+        assert count_of(await asyncio.wait_for(job, 60)) == DAYS
+        dropped = await asyncio.wait_for(_every_delivery_ended(workers, [trace]), 60)
+        assert len(trace.read_text().splitlines()) == 1  # computed once
+        assert dropped == 1, "the job was not delivered again: the outage tested nothing"
+    finally:
+        client.close()
         await runner.close()
 
 
