@@ -33,7 +33,7 @@ from typing import Any
 from billiard.exceptions import WorkerLostError
 from celery import Celery
 from celery.exceptions import TimeLimitExceeded
-from celery.states import READY_STATES, SUCCESS
+from celery.states import READY_STATES, STARTED, SUCCESS
 from pydantic import ValidationError
 
 from barb.instruments import available_instruments
@@ -65,6 +65,8 @@ class _InFlight:
     done: asyncio.Future[tuple[str, Any]]
     #: When the poller first saw that a worker had taken it.
     started: float | None = None
+    #: Set by the poller when the worker that took it no longer says it is alive.
+    worker_gone: bool = False
 
 
 class CeleryRunner:
@@ -176,6 +178,11 @@ class CeleryRunner:
                 )
             if flight.started is not None and now > self._lost_after(job, flight):
                 return self._failed(job, None, "lost its worker (no answer past the hard limit)")
+            if job.check_only and flight.worker_gone:
+                # Its worker vanished mid-check (``kill -9``, a machine lost). The job would
+                # go back to its queue only after the visibility timeout, past the check's
+                # expiry: nobody will answer it, and the plan need not wait for it.
+                return self._failed(job, None, "lost its worker (it stopped saying it is alive)")
 
     def _lost_after(self, job: QueryJob, flight: _InFlight) -> float:
         """When a job taken by a worker is given up. A live worker ends it within the hard
@@ -202,8 +209,10 @@ class CeleryRunner:
                     continue
                 if state in READY_STATES:
                     flight.done.set_result((state, value))
-                elif flight.started is None:
+                    continue
+                if flight.started is None:
                     flight.started = now
+                flight.worker_gone = isinstance(value, dict) and value.get("alive") is False
             await asyncio.sleep(POLL_S)
 
     def _read_states(self, task_ids: list[str]) -> dict[str, tuple[str, Any]]:
@@ -219,7 +228,23 @@ class CeleryRunner:
         ready = [task_id for task_id, (state, _) in states.items() if state in READY_STATES]
         for task_id in ready:  # read once: free Redis now, not at expiry
             backend.forget(task_id)
+        self._read_heartbeats(states)
         return states
+
+    def _read_heartbeats(self, states: dict[str, tuple[str, Any]]) -> None:
+        """Marks each job a worker runs with whether that worker still says it is alive
+        (``"alive"`` in its STARTED record). A worker of a release before the heartbeat
+        names no key, and is not judged."""
+        running = [
+            value
+            for state, value in states.values()
+            if state == STARTED and isinstance(value, dict) and value.get("heartbeat")
+        ]
+        if not running:
+            return
+        beats = self._app.backend.client.mget([value["heartbeat"] for value in running])
+        for value, beat in zip(running, beats, strict=True):
+            value["alive"] = beat is not None
 
     def _finished(self, job: QueryJob, task_id: str, state: str, value: Any) -> QueryOutcome:
         if state == SUCCESS:

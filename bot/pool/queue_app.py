@@ -59,6 +59,18 @@ RESULT_EXPIRES_S = 600
 #: Past the hard limit, how long a job taken by a worker stays unacknowledged before Redis
 #: gives it to another worker: a live worker has finished (or failed) it by then.
 REDELIVERY_MARGIN_S = 3.0
+#: Each ``barb worker`` says it is alive with a key of its own that it sets every
+#: ``HEARTBEAT_S`` to expire after ``HEARTBEAT_TTL_S`` (``queue_worker``): the bot knows a
+#: check whose worker vanished (``kill -9``, a machine lost) from that key's absence,
+#: instead of waiting out the plan's whole wait for it (``celery_runner``).
+HEARTBEAT_PREFIX = "barb.worker."
+HEARTBEAT_S = 1.0
+HEARTBEAT_TTL_S = 4.0
+
+
+def heartbeat_key(hostname: str) -> str:
+    """The key that says the worker ``hostname`` (its Celery node name) is alive."""
+    return f"{HEARTBEAT_PREFIX}{hostname}"
 
 
 class PolledRedisBackend(RedisBackend):
@@ -237,7 +249,12 @@ def _query(
     run = holder(request.hostname, os.getpid())
     if not take_claim(task.backend, request.id, run, _hard_limit_s(task)):
         raise Ignore()  # acknowledged, no state stored: the other run's result is the answer
-    task.update_state(state=STARTED, meta={"pid": os.getpid(), "hostname": request.hostname})
+    started = {
+        "pid": os.getpid(),
+        "hostname": request.hostname,
+        "heartbeat": heartbeat_key(request.hostname),
+    }
+    task.update_state(state=STARTED, meta=started)
     outcome = run_job_json(payload, work)
     _finish(task, run)
     return outcome

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import gc
 import logging
 import os
 import signal
 import socket
+import threading
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -16,7 +20,15 @@ from kombu.transport import redis as kombu_redis
 
 from barb.process_memory import set_memory_ceiling
 from bot.pool.jobs import QueryJob, QueryOutcome, run_query_job
-from bot.pool.queue_app import hard_limit, make_queue_app, queue_name, visibility_timeout
+from bot.pool.queue_app import (
+    HEARTBEAT_S,
+    HEARTBEAT_TTL_S,
+    hard_limit,
+    heartbeat_key,
+    make_queue_app,
+    queue_name,
+    visibility_timeout,
+)
 from bot.pool.runner import DEFAULT_MEMORY_GB, memory_bytes, warm_instruments
 
 log = logging.getLogger(__name__)
@@ -52,6 +64,7 @@ def serve_worker(
     # the worker's log. Failures and time limits are still logged.
     logging.getLogger("celery.app.trace").setLevel(logging.WARNING)
     signals.worker_process_init.connect(_leave_sigterm_to_parent, weak=False)
+    signals.worker_ready.connect(functools.partial(_start_heartbeat, url), weak=False)
     app = make_queue_app(url, work=work)
     # The bot sends its own limits with each job; these hold for a job that has none.
     app.conf.task_soft_time_limit = timeout_s
@@ -96,6 +109,25 @@ def _leave_sigterm_to_parent(**_: Any) -> None:
     with ``CHILD_STOP_SIGNAL`` (``queue_app._QueryRequest.cancel``), and a child whose main
     process is gone is killed by the kernel (Celery's parent-death signal)."""
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
+
+
+def _start_heartbeat(url: str, sender: Any = None, **_: Any) -> None:
+    """Once the worker is ready (its processes forked): a thread of the main process that
+    says every ``HEARTBEAT_S`` that this worker is alive (``queue_app.heartbeat_key`` of
+    its node name, ``sender.hostname``). Not the children's: a child busy with a query, or
+    replaced, says nothing of the worker; a worker killed whole stops saying it."""
+    key = heartbeat_key(sender.hostname)
+    # Short timeouts: a Redis that does not answer delays one beat, not the next ones.
+    client = redis.Redis.from_url(url, socket_timeout=1.0, socket_connect_timeout=1.0)
+    ttl_ms = int(HEARTBEAT_TTL_S * 1000)
+
+    def beat() -> None:
+        while True:
+            with contextlib.suppress(redis.RedisError):  # away: the bot reads nothing either
+                client.set(key, "alive", px=ttl_ms)
+            time.sleep(HEARTBEAT_S)
+
+    threading.Thread(target=beat, name="barb-heartbeat", daemon=True).start()
 
 
 class _Channel(kombu_redis.Channel):

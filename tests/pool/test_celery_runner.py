@@ -414,6 +414,29 @@ async def test_a_worker_killed_mid_query_with_no_other_ends_the_job_in_the_failu
         await runner.close()
 
 
+async def test_a_check_whose_worker_is_killed_ends_at_once_not_after_the_plans_wait(
+    redis_url: str, data_env: Path, workers: list, tmp_path: Path
+) -> None:
+    """kill -9 of the worker running a plan's query check: the check would go back to its
+    queue only after the visibility timeout, past its expiry, so nobody answers it. Before,
+    the plan waited its whole wait for it (``BARB_CHECK_WAIT_S``, 15 s by default; here
+    600 s); now the worker's heartbeat is gone within seconds and the check ends in the
+    failure sentence, which shows the plan unchecked (``orchestrator._NOT_THE_QUERYS``)."""
+    env = worker_env(redis_url, data_env, timeout_s=20)
+    doomed = misbehaving_worker(env, tmp_path / "doomed.log", "NQ")
+    workers.append(doomed)
+    runner = CeleryRunner(redis_url, timeout_s=20, queue_wait_s=600, check_wait_s=600)
+    check = QueryJob(query={**COUNT, "sleep": 60}, chart=False, csv=False, check_only=True)
+    try:
+        job = asyncio.create_task(runner.check(check))
+        await _kill_once_started(redis_url, doomed)
+        outcome = await asyncio.wait_for(job, 60)
+        assert worker_failure(outcome), outcome.summary_text
+        assert not runner._in_flight
+    finally:
+        await runner.close()
+
+
 async def test_with_redis_unreachable_the_job_ends_in_the_failure_sentence(caplog) -> None:
     import socket
 
