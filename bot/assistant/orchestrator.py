@@ -1126,6 +1126,15 @@ class Assistant:
     # --- small helpers ----------------------------------------------------------------------
 
     def _data_meta(self, instrument: Instrument) -> DataMeta | None:
+        """The data the queries of ``instrument`` run on: as the workers say it when they
+        are elsewhere (``CeleryRunner.data_meta``), else this machine's file. A bot on a
+        machine without the data counted relative periods from today, unpinned, and told
+        the model "no data loaded"; one with an older copy, from that copy's last day."""
+        published = getattr(self.runner, "data_meta", None)
+        if published is not None:
+            meta = published(instrument.symbol)
+            if meta is not None:
+                return meta
         path = data_path(instrument.symbol, self.engine_settings)
         try:
             return _cached_meta(path, path.stat().st_mtime_ns)

@@ -30,12 +30,14 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
+import redis
 from billiard.exceptions import WorkerLostError
 from celery import Celery
 from celery.exceptions import TimeLimitExceeded
 from celery.states import READY_STATES, STARTED, SUCCESS
 from pydantic import ValidationError
 
+from barb.data.store import DataMeta
 from barb.instruments import available_instruments
 from bot.pool.jobs import (
     QueryJob,
@@ -46,7 +48,7 @@ from bot.pool.jobs import (
     run_query_job,
     timeout_outcome,
 )
-from bot.pool.queue_app import TASK_NAME, hard_limit, make_queue_app, queue_name
+from bot.pool.queue_app import TASK_NAME, data_meta_key, hard_limit, make_queue_app, queue_name
 
 log = logging.getLogger(__name__)
 
@@ -54,6 +56,10 @@ log = logging.getLogger(__name__)
 POLL_S = 0.05
 #: After the hard limit, how long a worker that is alive takes to report the killed child.
 _DEAD_WORKER_MARGIN_S = 3.0
+#: How long the data the workers said they serve is taken as read (``data_meta``), and how
+#: long reading it may take.
+_META_FRESH_S = 2.0
+_META_TIMEOUT_S = 0.25
 
 
 @dataclass
@@ -91,9 +97,32 @@ class CeleryRunner:
         self._celery = ThreadPoolExecutor(1, thread_name_prefix="barb-queue")
         self._in_flight: dict[str, _InFlight] = {}
         self._poller: asyncio.Task[None] | None = None
+        # Read in the event loop (``data_meta``): short timeouts, so Redis away costs a
+        # question a fraction of a second, not the client's default wait.
+        self._meta_client = redis.Redis.from_url(
+            url, socket_timeout=_META_TIMEOUT_S, socket_connect_timeout=_META_TIMEOUT_S
+        )
+        self._metas: dict[str, tuple[float, DataMeta | None]] = {}
 
     async def run(self, job: QueryJob) -> QueryOutcome:
         return await self._submit(job)
+
+    def data_meta(self, symbol: str) -> DataMeta | None:
+        """The data the workers serve for ``symbol`` as they last said (``queue_worker``),
+        which relative periods count from: the bot on another machine holds none, or an
+        older copy. None when no worker says it (none is up) and Redis is away. Read at
+        most every ``_META_FRESH_S``."""
+        now = time.monotonic()
+        known = self._metas.get(symbol.upper())
+        if known is not None and now - known[0] < _META_FRESH_S:
+            return known[1]
+        try:
+            raw = self._meta_client.get(data_meta_key(symbol))
+            meta = DataMeta.model_validate_json(raw) if raw is not None else None
+        except (redis.RedisError, ValueError):  # away, or another release's shape
+            meta = known[1] if known is not None else None
+        self._metas[symbol.upper()] = (now, meta)
+        return meta
 
     async def check(self, job: QueryJob) -> QueryOutcome:
         return await self._submit(job)
@@ -281,4 +310,5 @@ class CeleryRunner:
         if self._poller is not None:
             self._poller.cancel()
         await asyncio.get_running_loop().run_in_executor(self._celery, self._app.close)
+        self._meta_client.close()
         self._celery.shutdown(wait=False, cancel_futures=True)

@@ -68,6 +68,19 @@ HEARTBEAT_S = 1.0
 HEARTBEAT_TTL_S = 4.0
 
 
+#: What each worker says of the data it serves: the ``DataMeta`` of each of its
+#: instruments (first and last date, rows), set with its heartbeat, for the bot, which
+#: holds no data of its own on another machine yet counts relative periods from the data's
+#: last day ("last_10_days", the model's "today"). Expires once no worker says it.
+DATA_META_PREFIX = "barb.data."
+DATA_META_TTL_S = 10.0
+
+
+def data_meta_key(symbol: str) -> str:
+    """The key of the data the workers serve for ``symbol``: ``barb.data.NQ``."""
+    return f"{DATA_META_PREFIX}{symbol.upper()}"
+
+
 def heartbeat_key(hostname: str) -> str:
     """The key that says the worker ``hostname`` (its Celery node name) is alive."""
     return f"{HEARTBEAT_PREFIX}{hostname}"

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import datetime as dt
 import json
 import os
 import re
@@ -22,8 +23,10 @@ import redis
 from pool_work import misbehaving
 from servers.celery_workers import WorkerProcess, barb_worker, misbehaving_worker, worker_env
 from servers.redis import RedisServer
+from small_bars import small_bars
 
-from barb.settings import default_settings
+from barb.data.store import DataMeta, data_path, read_meta, write_bars
+from barb.settings import EngineSettings, default_settings
 from bot.assistant.orchestrator import Stopped
 from bot.pool.celery_runner import CeleryRunner
 from bot.pool.job_claims import (
@@ -433,6 +436,45 @@ async def test_a_check_whose_worker_is_killed_ends_at_once_not_after_the_plans_w
         outcome = await asyncio.wait_for(job, 60)
         assert worker_failure(outcome), outcome.summary_text
         assert not runner._in_flight
+    finally:
+        await runner.close()
+
+
+async def test_workers_say_what_data_they_serve_and_see_an_import_made_there(
+    redis_url: str, workers: list, tmp_path: Path
+) -> None:
+    """The bot, on another machine, counts relative periods from the data the workers say
+    they serve (``CeleryRunner.data_meta``). Its bars replaced on the workers' machine (an
+    import there: here one week where there were two), the workers say the new last day
+    within seconds, and the next query runs on the new bars."""
+    settings = EngineSettings(data_dir=tmp_path / "data")
+    path = data_path("NQ", settings)
+    minutes = small_bars()  # 2024-03-04 … 2024-03-15
+    meta = DataMeta(
+        instrument="NQ",
+        timezone="America/New_York",
+        source="imported",
+        description="two weeks",
+        first_date=dt.date(2024, 3, 4),
+        last_date=dt.date(2024, 3, 15),
+        rows=len(minutes),
+    )
+    write_bars(minutes, meta, path)
+    env = worker_env(redis_url, settings.data_dir, timeout_s=20)
+    workers.append(barb_worker(env, tmp_path / "worker.log", "NQ"))
+    runner = CeleryRunner(redis_url, timeout_s=20, queue_wait_s=60)
+    try:
+        while runner.data_meta("NQ") is None:
+            await asyncio.sleep(0.1)
+        assert runner.data_meta("NQ") == read_meta(path)
+        assert count_of(await runner.run(quick(COUNT))) == DAYS
+        first_week = minutes[minutes["trading_date"] <= "2024-03-08"].reset_index(drop=True)
+        week = meta.model_copy(update={"last_date": dt.date(2024, 3, 8), "rows": len(first_week)})
+        write_bars(first_week, week, path)
+        while runner.data_meta("NQ").last_date != dt.date(2024, 3, 8):
+            await asyncio.sleep(0.1)
+        assert runner.data_meta("NQ") == read_meta(path)
+        assert count_of(await runner.run(quick(COUNT))) == 5  # RTH days of the first week
     finally:
         await runner.close()
 
