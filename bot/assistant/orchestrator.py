@@ -547,7 +547,7 @@ class Assistant:
         answer with no words says (``_blank_reply``)."""
         proofs = proofs if proofs is not None else []
         instrument = load_instrument(chat.instrument, self.engine_settings)
-        meta = self._data_meta(instrument)
+        meta = self.data_meta(instrument)
         # Read once per turn: earlier questions, preferences and the last data shown do not
         # change while this question runs (a preference saved now counts from the next one).
         context = await self._context(chat, state)
@@ -950,7 +950,7 @@ class Assistant:
             bars = self._instrument(named)
         except BarbError:
             return named
-        meta = self._data_meta(bars)
+        meta = self.data_meta(bars)
         return named if meta is None else pinned(named, meta.last_date, bars.calendar)
 
     def _plan_view(
@@ -1125,7 +1125,7 @@ class Assistant:
 
     # --- small helpers ----------------------------------------------------------------------
 
-    def _data_meta(self, instrument: Instrument) -> DataMeta | None:
+    def data_meta(self, instrument: Instrument) -> DataMeta | None:
         """The data the queries of ``instrument`` run on: as the workers say it when they
         are elsewhere (``CeleryRunner.data_meta``), else this machine's file. A bot on a
         machine without the data counted relative periods from today, unpinned, and told
@@ -1150,7 +1150,7 @@ class Assistant:
     def _data_last(self, instrument: Instrument) -> dt.date:
         """The last date of ``instrument``'s data, which relative periods count back from.
         Without data the query fails anyway; today only labels relative periods meanwhile."""
-        meta = self._data_meta(instrument)
+        meta = self.data_meta(instrument)
         return meta.last_date if meta else dt.date.today()
 
     @staticmethod

@@ -28,6 +28,8 @@ from scale_cluster import (
 )
 from servers.postgres import PostgresServer, running_postgres
 
+from barb.data.store import read_meta
+from barb.i18n import day
 from barb.settings import EngineSettings
 from bot.texts import t
 
@@ -193,11 +195,18 @@ async def test_a_replica_killed_mid_send_its_chats_are_finished_by_the_other(
 async def test_a_recent_period_counts_from_the_workers_data_not_from_today(
     cluster: Cluster,
 ) -> None:
-    """The replicas hold no data (only the workers' machines do, as deployed): "the last 3
-    days" is shown and run as the sample's last three trading days, which the workers say
-    they serve. Before, the plan counted them from today and the workers ran another span."""
+    """The replicas hold no data (only the workers' machines do, as deployed): /start names
+    the workers' data, and "the last 3 days" is shown and run as the sample's last three
+    trading days, which the workers say they serve. Before, /start said "data ? — ?" and
+    the plan counted the days from today while the workers ran another span."""
     fake = cluster.fake
     [chat] = CHATS[:1]
+    ask(fake, chat, "/start")  # it says the workers' data too (before: "data ? — ?")
+    meta = read_meta(cluster.data_dir / "NQ.parquet")
+    await cluster.wait_until(lambda: texts(fake, chat), "the welcome")
+    assert (
+        f"data {day(meta.first_date, 'en')} — {day(meta.last_date, 'en')}" in texts(fake, chat)[0]
+    )
     ask(fake, chat, f"{tag(chat)} recent average range?")
     await cluster.wait_until(lambda: plans(fake, chat), "the plan")
     [plan] = plans(fake, chat)
