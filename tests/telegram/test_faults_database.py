@@ -13,11 +13,13 @@ from __future__ import annotations
 import asyncio
 import sqlite3
 import threading
+from typing import Any
 
 import pytest
-from bot_harness import ALICE, ask_and_get_plan, barb_bot, keyboard_data, press
+from bot_harness import ALICE, ask_and_get_plan, barb_bot, brain, keyboard_data, press
 from fake_bot_api import FakeBotAPI
 
+from bot.llm.messages import ModelRequest
 from bot.pool.jobs import QueryJob, QueryOutcome
 from bot.pool.runner import InlineRunner
 from bot.store.errors import database_failing
@@ -92,6 +94,42 @@ async def test_a_run_whose_answer_meets_a_locked_database_is_answered_once_it_is
     # The plan never got its Run button back: nothing to press again.
     edits = fake.calls("editMessageText", chat_id=ALICE)
     assert all(not (call.params.get("reply_markup") or {}) for call in edits)
+
+
+async def test_a_question_whose_plan_meets_a_locked_database_gets_it_once_it_is_free(
+    fake_telegram: FakeBotAPI, db_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The same lock taken while the model thinks: the plan cannot be stored. The person
+    is told the database is not answering, then gets the plan once (the model asked again,
+    from the same transcript), not "Something broke"."""
+    monkeypatch.setenv("BARB_SQLITE_BUSY_TIMEOUT_MS", "300")
+    fake = fake_telegram
+    locker = Locker(db_url.split("///", 1)[1])
+    requests: list[ModelRequest] = []
+
+    def model(request: ModelRequest) -> Any:
+        requests.append(request)
+        if len(requests) == 1:
+            locker.hold()
+        return brain(request)
+
+    async with barb_bot(fake, db_url, model=model, keep_sending_every_s=0.3) as svc:
+        fake.inject(
+            fake.message_update(chat_id=ALICE, user_id=ALICE, text="Average range by weekday?")
+        )
+        [said] = await fake.wait_said(1, chat_id=ALICE, timeout=30)
+        assert said["text"] == t("database_away", "en")
+        locker.release.set()
+        said = await fake.wait_said(2, chat_id=ALICE, timeout=30)
+        assert keyboard_data(said[-1])  # the plan, with its Run and Cancel
+        for _ in range(100):
+            if not await svc.store.in_flight.open():
+                break
+            await asyncio.sleep(0.1)
+        assert await svc.store.in_flight.open() == []
+    assert len(requests) == 2
+    assert requests[1].messages == requests[0].messages
+    assert len(fake.calls("sendMessage", chat_id=ALICE)) == 2
 
 
 @pytest.mark.parametrize(
