@@ -11,6 +11,7 @@ the sending pass finishes the run once the lock is let go: one answer, the plan 
 from __future__ import annotations
 
 import asyncio
+import logging
 import sqlite3
 import threading
 from typing import Any
@@ -94,6 +95,55 @@ async def test_a_run_whose_answer_meets_a_locked_database_is_answered_once_it_is
     # The plan never got its Run button back: nothing to press again.
     edits = fake.calls("editMessageText", chat_id=ALICE)
     assert all(not (call.params.get("reply_markup") or {}) for call in edits)
+
+
+async def test_a_lock_that_outlasts_the_first_resumption_still_gets_the_answer(
+    fake_telegram: FakeBotAPI,
+    db_url: str,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """The lock still held when the sending pass resumes the run: its first write fails.
+    Finishing the work failed the same way, and the run, no longer set aside, said
+    "Running…" until the next start. Now it is set aside again, and answered once the lock
+    is let go."""
+    monkeypatch.setenv("BARB_SQLITE_BUSY_TIMEOUT_MS", "300")
+    caplog.set_level(logging.WARNING, logger="bot.telegram.recovery")
+    fake = fake_telegram
+    locker = Locker(db_url.split("///", 1)[1])
+    runner = LocksOnceComputed(locker)
+    async with barb_bot(fake, db_url, runner=runner, keep_sending_every_s=0.3) as svc:
+        plan = await ask_and_get_plan(fake, ALICE, ALICE, "Average range by weekday?")
+        run, _ = keyboard_data(plan)
+        await press(fake, ALICE, ALICE, plan, run)
+        tries: list[int] = []
+        retry = svc.store.in_flight.retry
+
+        async def counted_retry(work_id: int) -> None:  # a resumption's first write
+            tries.append(work_id)
+            await retry(work_id)
+
+        monkeypatch.setattr(svc.store.in_flight, "retry", counted_retry)
+        said = await fake.wait_said(2, chat_id=ALICE, timeout=30)
+        assert said[-1]["text"] == t("database_away", "en")
+        for _ in range(300):  # until the sending pass has tried to resume it twice
+            if len(tries) >= 2:
+                break
+            await asyncio.sleep(0.1)
+        assert len(tries) >= 2  # before: tried once, then dropped until the next start
+        assert any("failed a write while work" in r.message for r in caplog.records)
+        locker.release.set()
+
+        [photo] = await fake.wait_for("sendPhoto", chat_id=ALICE, timeout=30)
+        assert "5 groups by weekday" in photo.params["caption"]
+        await fake.wait_for("editMessageText", 2, chat_id=ALICE)
+        assert fake.message(ALICE, plan["message_id"])["text"].endswith("⏵ Done.")
+        for _ in range(100):
+            if not await svc.store.in_flight.open():
+                break
+            await asyncio.sleep(0.1)
+        assert await svc.store.in_flight.open() == []
+    assert len(fake.calls("sendPhoto", chat_id=ALICE)) == 1
 
 
 async def test_a_question_whose_plan_meets_a_locked_database_gets_it_once_it_is_free(
