@@ -979,16 +979,19 @@ def _hole_note(combined: pd.DataFrame, added: int, words: ImportWords) -> str:
 
 def _level_note(checked: CheckedFile, target: Path) -> str:
     """On --replace, the sentence saying the file's prices are far from the stored ones at
-    the same times ('' when they agree or share no time): an ES file (5,100) or a tenfold
-    file replaced NQ's 18,000 without a word, where --append refuses it at the seam
-    (``_check_seam``). Not refused: a replace may be what fixes wrong stored data."""
+    the same times ('' when they agree): an ES file (5,100) or a tenfold file replaced NQ's
+    18,000 without a word, where --append refuses it at the seam (``_check_seam``). Not
+    refused: a replace may be what fixes wrong stored data. A file that shares no time with
+    the stored bars is held to the instrument's known level, as a first import is: the next
+    week of ES sent as NQ's (the bot offers a file that cannot be appended as a replace)
+    replaced three weeks of NQ without a word."""
     assert checked.frame is not None
     stored = read_columns(target, ["timestamp", "close"])
     shared = checked.frame[["timestamp", "close"]].merge(
         stored, on="timestamp", suffixes=("", "_stored")
     )
     if shared.empty:
-        return ""
+        return _known_level_note(checked)
     ratio = float((shared["close"] / shared["close_stored"]).median())
     if 1 / SEAM_JUMP <= ratio <= SEAM_JUMP:
         return ""
@@ -1006,11 +1009,12 @@ def _level_note(checked: CheckedFile, target: Path) -> str:
 
 
 def _known_level_note(checked: CheckedFile) -> str:
-    """On a first import, the sentence saying the file's prices are far from the level the
-    instrument had then ('' when near, or when its YAML gives no ``sample.anchors`` within a
-    year of the file): ES's 4,450 imported as NQ (16,900-21,200 in 2024) without a word,
-    with nothing stored to compare with. The anchors are approximate closes with the
-    turning points between them, so only a factor of ``KNOWN_JUMP`` is said."""
+    """On a first import (or a replace sharing no time with the stored bars), the sentence
+    saying the file's prices are far from the level the instrument had then ('' when near,
+    or when its YAML gives no ``sample.anchors`` within a year of the file): ES's 4,450
+    imported as NQ (16,900-21,200 in 2024) without a word, with nothing stored to compare
+    with. The anchors are approximate closes with the turning points between them, so only
+    a factor of ``KNOWN_JUMP`` is said."""
     assert checked.frame is not None
     spec = checked.instrument.sample
     if spec is None or not spec.anchors:

@@ -312,6 +312,39 @@ def test_another_instruments_level_is_said_on_a_first_import(
     assert import_file(tmp_path / "nq.csv", "NQ", settings).note == ""
 
 
+def test_another_instruments_later_week_replacing_the_stored_bars_is_said(
+    tmp_path: Path, settings: EngineSettings, bars: pd.DataFrame
+) -> None:
+    """The next week of ES sent as NQ shares no time with the stored NQ week: --append
+    refuses it at the seam, and the --replace it falls back to (the bot offers one) wrote
+    ES's prices as NQ's without a word. It is held to NQ's known level, as a first import."""
+    import_file(bf.plain_csv(tmp_path / "nq.csv", bars), "NQ", settings)
+    later = bf.week_of_bars(first_sunday=dt.date(2024, 3, 24), seed=11)
+    es = later.assign(**{c: later[c] / 4 for c in ("open", "high", "low", "close")})
+    path = bf.plain_csv(tmp_path / "es.csv", es)
+    with pytest.raises(DataError, match="are the file's prices in another unit"):
+        import_file(path, "NQ", settings, mode="append")
+    result = import_file(path, "NQ", settings, mode="replace")
+    ratio = es["close"].median() / stored_level(es)
+    assert f"is ×{ratio:.2g} the level NQ had around" in result.note
+    assert "another instrument's" in result.note
+    # Restored, NQ's own next week replacing it says nothing.
+    store.restore_previous(data_path("NQ", settings))
+    assert stored(settings)["close"].tolist() == pytest.approx(bars["close"].tolist())
+    nq = import_file(bf.plain_csv(tmp_path / "nq2.csv", later), "NQ", settings, mode="replace")
+    assert nq.note == ""
+
+
+def stored_level(frame: pd.DataFrame) -> float:
+    """NQ's level by NQ.yaml's anchors, log-linear between 2023-12-29 (16,900) and
+    2024-12-31 (21,200), at the file's middle bar."""
+    days = [dt.date(2023, 12, 29), dt.date(2024, 12, 31)]
+    middle = frame["timestamp"].iloc[len(frame) // 2].date()
+    return float(
+        np.exp(np.interp(middle.toordinal(), [d.toordinal() for d in days], np.log([16900, 21200])))
+    )
+
+
 @pytest.mark.parametrize("zone", ["Asia/Dubai", "Asia/Kolkata", "America/Sao_Paulo"])
 def test_a_zone_no_candidate_fits_is_refused_and_imports_when_declared(
     zone: str, tmp_path: Path, settings: EngineSettings, bars: pd.DataFrame
