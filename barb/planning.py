@@ -26,6 +26,7 @@ from barb.errors import (
     ArgumentError,
     DataError,
     InvalidPeriod,
+    InvalidSession,
     NoData,
     QueryError,
     QueryTooLarge,
@@ -661,6 +662,7 @@ def _timeframe_and_session(
         warnings.append(
             f"No session given for {tf.name} bars: {session} (the default session) used."
         )
+    check_session_edges(dataset, session)
     return tf, session
 
 
@@ -675,6 +677,58 @@ def check_interval(dataset: Dataset, tf: Timeframe) -> None:
         "be built from it.",
         step="from",
         hint=f"Use {', '.join(t.name for t in coarser)} or daily and longer.",
+    )
+
+
+def _bar_offset(dataset: Dataset, have: int) -> int:
+    """The minute (modulo the bar length) at which most of the data's bars open: 0 for
+    hourly bars on the hour, 30 for hourly bars on the half hour."""
+    minute = dataset.bars.frame["minute"].to_numpy()
+    return int(np.bincount(minute % have, minlength=have).argmax())
+
+
+def check_session_edges(dataset: Dataset, session: str) -> None:
+    """A session that starts or ends inside the data's bars (imported with --interval)
+    cannot be taken from them: a bar belongs to the session it opens in, so NQ's RTH
+    (09:30-17:00) on hourly bars on the hour read 10:00-17:00, and its daily range left out
+    the opening half hour without a word (Monday's mean 327.33 where the minute bars give
+    329.92)."""
+    have = dataset.meta.interval_minutes
+    if have == 1:
+        return
+    spec = dataset.instrument.session(session)
+    if spec.zone is not None:  # its exchange hours move with two clocks: checked by bar
+        return
+    offset = dataset.derived(f"bar_offset_{have}", partial(_bar_offset, dataset, have))
+    day = 24 * 60
+
+    def fits(minute: int) -> bool:
+        return (minute - offset) % have == 0
+
+    edges = [("starts", spec.start_minute), ("ends", spec.end_minute)]
+    inside = [(how, minute) for how, minute in edges if not fits(minute)]
+    if not inside:
+        return
+    how, edge = inside[0]
+    bar = (edge - (edge - offset) % have) % day
+    symbol = dataset.instrument.symbol
+    fitting = [
+        f"{name} ({named.hours})"
+        for name, named in dataset.instrument.sessions.items()
+        if named.zone is None and fits(named.start_minute) and fits(named.end_minute)
+    ]
+    start, end = spec.start_minute, spec.end_minute
+    down = (start - (start - offset) % have) % day
+    up = (end + (offset - end) % have) % day
+    window = f"'{format_clock(down)}-{format_clock(up)}'"
+    raise InvalidSession(
+        f"{symbol} data holds {have}-minute bars opening at {format_clock(bar)}, "
+        f"{format_clock((bar + have) % day)} and so on; session {session} ({spec.hours}) "
+        f"{how} at {format_clock(edge)}, inside the {format_clock(bar)} bar, so its hours "
+        "cannot be taken from these bars.",
+        step="session",
+        hint=f"Use a session on the bars' edges: {', '.join(fitting)}, or the window "
+        f"{window}, which holds {spec.hours}; and say so in the answer.",
     )
 
 
@@ -850,6 +904,7 @@ def _bind_instruments(
             other = get_dataset(join.instrument, settings)
             theirs = _joined_session(dataset, other, window or session)
             check_interval(other, timeframe(query.timeframe or "daily"))
+            check_session_edges(other, theirs)
         except QueryError as exc:
             errors.append(exc)
             continue

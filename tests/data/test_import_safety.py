@@ -417,6 +417,51 @@ def test_five_minute_bars_are_refused_unless_declared_and_then_finer_queries_are
     assert hourly.summary.value == 5 * 23  # 23 hours a session, 5 sessions
 
 
+def _coarser(bars: pd.DataFrame, minutes: int) -> pd.DataFrame:
+    """``bars`` (one-minute, New York) as bars of ``minutes``, on the clock's edges."""
+    prices = {"open": "first", "high": "max", "low": "min", "close": "last", "volume": "sum"}
+    grouped = bars.set_index("timestamp").resample(f"{minutes}min").agg(prices)
+    return grouped.dropna().reset_index()
+
+
+def _daily_ranges(bars: pd.DataFrame, start: str, end: str) -> pd.Series:
+    """Each trading date's high minus low over the minute bars opening in [start, end)."""
+    wall = bars["timestamp"].dt.tz_localize(None)
+    clock = wall.dt.strftime("%H:%M")
+    inside = bars[(clock >= start) & (clock < end)]
+    day = (wall[inside.index] + pd.Timedelta(hours=6)).dt.normalize()
+    grouped = inside.groupby(day.to_numpy())
+    return grouped["high"].max() - grouped["low"].min()
+
+
+def test_a_session_starting_inside_hourly_bars_is_refused_not_cut(
+    tmp_path: Path, settings: EngineSettings, bars: pd.DataFrame
+) -> None:
+    """Hourly bars on the hour hold 09:00-10:00 in one bar: RTH (09:30-17:00) took the bars
+    that open in it, 10:00 to 16:00, and its daily range silently left out the opening half
+    hour. Refused, naming the bar and a window that fits; on half-hour bars RTH is whole."""
+    hourly = _coarser(bars, 60)
+    import_file(bf.plain_csv(tmp_path / "hourly.csv", hourly), "NQ", settings, interval="1h")
+    query = {"session": "RTH", "from": "daily", "select": "mean(range)"}
+    refused = execute(query, "NQ", settings=settings)
+    assert refused.error is not None and refused.error.error_type == "InvalidSession"
+    assert "starts at 09:30, inside the 09:00 bar" in refused.error.message
+    assert "'09:00-17:00'" in (refused.error.hint or "")
+    # No session given: the default (RTH) is refused too, rather than cut.
+    default = execute({"from": "daily", "select": "count()"}, "NQ", settings=settings)
+    assert default.error is not None and default.error.error_type == "InvalidSession"
+    wide = execute({**query, "session": "09:00-17:00"}, "NQ", settings=settings)
+    assert wide.error is None
+    assert wide.summary.value == pytest.approx(_daily_ranges(bars, "09:00", "17:00").mean())
+
+    half_hourly = _coarser(bars, 30)
+    path = bf.plain_csv(tmp_path / "half.csv", half_hourly)
+    import_file(path, "NQ", settings, mode="replace", interval="30m")
+    rth = execute(query, "NQ", settings=settings)
+    assert rth.error is None
+    assert rth.summary.value == pytest.approx(_daily_ranges(bars, "09:30", "17:00").mean())
+
+
 @pytest.mark.parametrize(
     ("written", "minutes"),
     [("1m", 1), ("1min", 1), ("1MIN", 1), ("5m", 5), ("60m", 60), ("1h", 60), ("1H", 60),
