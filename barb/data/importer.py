@@ -1195,11 +1195,13 @@ def _appended(
                 i = int(np.flatnonzero(differs.to_numpy())[0])
                 row = joined.iloc[i]
                 stored = row[f"{column}_stored"]
-                had = (
-                    (N_("import.refuse.has_no_bar"), {})
-                    if pd.isna(stored)
-                    else (N_("import.refuse.has_value"), {"column": column, "value": quote(stored)})
-                )
+                if pd.isna(stored):
+                    # A bar where the stored data has none, before its last: the day missing
+                    # from it, sent on its own. "Use --replace" replaced the whole history
+                    # with that one day.
+                    gap = {"time": row["timestamp"], "first": first, "last": last}
+                    raise Refused(words, (N_("import.refuse.append_gap"), gap), path=checked.name)
+                had = (N_("import.refuse.has_value"), {"column": column, "value": quote(stored)})
                 values = {
                     "time": row["timestamp"],
                     "column": column,

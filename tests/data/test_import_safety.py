@@ -312,6 +312,33 @@ def test_another_instruments_level_is_said_on_a_first_import(
     assert import_file(tmp_path / "nq.csv", "NQ", settings).note == ""
 
 
+def test_the_missing_day_sent_alone_is_not_told_to_replace_the_history(
+    tmp_path: Path, settings: EngineSettings, bars: pd.DataFrame
+) -> None:
+    """A week stored without its Wednesday, then Wednesday's file with --append: refused
+    with "use --replace to replace the data", which replaced the week with one day. It is
+    a gap --append cannot fill: said so, with the way that keeps the week."""
+    day = (bars["timestamp"].dt.tz_localize(None) + pd.Timedelta(hours=6)).dt.normalize()
+    wednesday = day == pd.Timestamp("2024-03-20")
+    import_file(bf.plain_csv(tmp_path / "week.csv", bars[~wednesday]), "NQ", settings)
+    before = data_path("NQ", settings).read_bytes()
+    path = bf.plain_csv(tmp_path / "wed.csv", bars[wednesday])
+    with pytest.raises(DataError) as refused:
+        import_file(path, "NQ", settings, mode="append")
+    message = str(refused.value)
+    first = bars["timestamp"][wednesday].iloc[0].tz_localize(None)
+    assert f"the file has a bar at {first}, where the stored data" in message
+    assert "cannot fill a gap" in message
+    assert "one file holding all the bars with --replace" in message
+    assert "use --replace to replace the data" not in message
+    assert data_path("NQ", settings).read_bytes() == before
+    with pytest.raises(DataError, match="в них пропуск"):
+        checked = check_file(path, "NQ", settings, lang="ru")
+        importer.plan_write(checked, settings, "append")
+    import_file(bf.plain_csv(tmp_path / "all.csv", bars), "NQ", settings, mode="replace")
+    assert_same_bars(settings, bars)
+
+
 def test_another_instruments_later_week_replacing_the_stored_bars_is_said(
     tmp_path: Path, settings: EngineSettings, bars: pd.DataFrame
 ) -> None:
