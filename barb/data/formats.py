@@ -50,6 +50,10 @@ PROGRESS_BYTES = 32 << 20  # files larger than this show a progress bar while re
 
 _ZONE = re.compile(r"\d\d:\d\d(?::\d\d(?:\.\d+)?)?\s*(?:Z|[+-]\d\d(?::?\d\d)?)$")
 _DECIMAL_COMMA = re.compile(r"^\s*-?\d+,\d+\s*$")
+# 17,850.25 / 17.850,25 / 17 850,25 / 17'850.25: Excel's numbers "with 1000 separator".
+_THOUSANDS = re.compile(
+    r"^-?\d{1,3}(?P<sep>[.,\s\u00a0\u202f'])\d{3}(?:(?P=sep)\d{3})*(?:[.,]\d+)?$"
+)
 # Lines looked at for a decimal comma: a quiet market prints whole-number bars for a while.
 DECIMAL_SAMPLE_LINES = 1000
 
@@ -311,7 +315,15 @@ def read_csv(
         for name in NUMERIC:
             if name in table.column_names:
                 index = table.column_names.index(name)
-                text = pc.replace_substring(table.column(name), ",", ".")
+                column = table.column(name)
+                # Where the decimal mark is ',', a '.' groups thousands (Excel's volume
+                # 1.260): read as a decimal point it made 1,260 contracts 1.26, and 12.000
+                # silently 12.
+                if pc.any(pc.match_substring(column, ".")).as_py():
+                    found = find_bad_line(path, shape, wanted)
+                    if found is not None:
+                        raise BadFile(found[1], line=found[0])
+                text = pc.replace_substring(column, ",", ".")
                 try:
                     numbers = pc.cast(text, pa.float64())
                 except pa.ArrowInvalid as exc:
@@ -403,9 +415,14 @@ def find_bad_line(
             if cell == "":
                 continue  # missing values are reported by the validation, with the others
             try:
+                if shape.decimal_comma and "." in cell:  # 1.260 beside 4500,25: not 1.26
+                    raise ValueError(cell)
                 float(cell.replace(",", ".") if shape.decimal_comma else cell)
             except ValueError:
-                return number, (N_("import.refuse.not_number"), {"name": name, "cell": repr(cell)})
+                # Told only "is not a number", the person could not see what to change.
+                grouped = _THOUSANDS.match(cell) is not None
+                key = N_("import.refuse.thousands") if grouped else N_("import.refuse.not_number")
+                return number, (key, {"name": name, "cell": repr(cell)})
     return None
 
 

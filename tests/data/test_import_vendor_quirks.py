@@ -135,6 +135,50 @@ def test_a_decimal_comma_is_found_after_whole_number_bars(
     assert_stored(settings, bars)
 
 
+def _grouped(volume: int, mark: str) -> str:
+    """``volume`` as Excel writes it "with 1000 separator": 12000 -> 12.000."""
+    return f"{volume:,}".replace(",", mark)
+
+
+def test_thousands_separators_are_refused_saying_so_never_read_as_decimals(
+    tmp_path: Path, settings: EngineSettings
+) -> None:
+    """A European export with its volume column grouped ("12.000" beside prices "4500,25")
+    was read with '.' as a decimal point: 12,000 contracts stored as 12 without a word (and
+    1.260 refused as "not a whole number", which did not say what to change). Prices grouped
+    the US way ("17,850.25") were "not a number". Each now says it is a thousands separator
+    and how to save the file without one, naming its line."""
+    bars = bf.week_of_bars(dt.date(2024, 3, 17))
+    bars["volume"] = (bars["volume"] // 100 + 1) * 1000  # every volume a whole thousand
+    path = bf.european_csv(tmp_path / "eu.csv", bars)
+    lines = path.read_text().splitlines()
+    grouped = [lines[0]] + [
+        line.rsplit(";", 1)[0] + ";" + _grouped(int(line.rsplit(";", 1)[1]), ".")
+        for line in lines[1:]
+    ]
+    path.write_text("\n".join(grouped) + "\n")
+    assert grouped[1].rsplit(";", 1)[1] == _grouped(int(bars["volume"].iloc[0]), ".")
+    with pytest.raises(DataError) as refused:
+        import_file(path, "NQ", settings)
+    message = str(refused.value)
+    assert "eu.csv, line 2: volume is written with a thousands separator" in message
+    assert "Use 1000 Separator" in message
+    assert not data_path("NQ", settings).exists()
+
+    wall = bf.in_zone(bars, bf.NY)
+    us = tmp_path / "us.csv"
+    rows = ["Date,Time,Open,High,Low,Close,Volume"] + [
+        f"{t:%m/%d/%Y},{t:%H:%M},"
+        + ",".join(f'"{p:,.2f}"' for p in (r.open, r.high, r.low, r.close))
+        + f",{r.volume}"
+        for t, r in zip(wall, bars.itertuples(), strict=True)
+    ]
+    us.write_text("\n".join(rows) + "\n")
+    with pytest.raises(DataError, match="line 2: open is written with a thousands separator"):
+        import_file(us, "NQ", settings)
+    assert not data_path("NQ", settings).exists()
+
+
 # --- headers: no volume column, names with spaces ---------------------------------------------
 
 
