@@ -72,6 +72,9 @@ UPLOADS_DIR = ".uploads"
 RECORD = "offer.json"
 # Telegram lets bots download files up to 20 MB; larger ones go through `barb data import`.
 MAX_UPLOAD_BYTES = 20 * 1024 * 1024
+#: A .gz or .zip upload unpacked past this is refused: minute bars as CSV shrink five to ten
+#: times, while a crafted archive unpacked gigabytes onto the bot's disk.
+MAX_UNPACKED_BYTES = 10 * MAX_UPLOAD_BYTES
 #: An offer untouched this long expires as a plan does, and its staged file (up to 20 MB)
 #: is removed at the next upload or start: unpressed uploads stayed under .uploads for good.
 OFFER_LIFETIME = PLAN_LIFETIME
@@ -388,6 +391,7 @@ class DataUploads:
             name=offer.file_name,
             lang=lang,
             advice="caption",
+            unpacked_limit=MAX_UNPACKED_BYTES,
             **offer.options.arguments(),
         )
 

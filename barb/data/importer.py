@@ -13,7 +13,6 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 import gzip
-import shutil
 import tempfile
 import zipfile
 import zoneinfo
@@ -21,7 +20,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import BinaryIO, Literal
 
 import numpy as np
 import pandas as pd
@@ -242,10 +241,28 @@ def _is_workbook(path: Path) -> bool:
         return False
 
 
+def _copy_at_most(src: BinaryIO, dst: BinaryIO, limit: int | None) -> bool:
+    """Copy ``src`` to ``dst``; False (and the copy stopped) once over ``limit`` bytes."""
+    copied = 0
+    while chunk := src.read(1 << 20):
+        copied += len(chunk)
+        if limit is not None and copied > limit:
+            return False
+        dst.write(chunk)
+    return True
+
+
 @contextmanager
-def unpacked(path: Path, words: ImportWords = ENGLISH, name: str | None = None) -> Iterator[Path]:
+def unpacked(
+    path: Path,
+    words: ImportWords = ENGLISH,
+    name: str | None = None,
+    limit: int | None = None,
+) -> Iterator[Path]:
     """The file itself, or the one file inside a ``.gz`` or ``.zip``, as a plain file
-    (``name``: how refusals name it)."""
+    (``name``: how refusals name it). Unpacked past ``limit`` bytes it is refused: a 20 MB
+    upload of a gzip bomb unpacked gigabytes into the temporary directory (the disk the
+    database and Redis write to) before anything looked at it."""
     where = name or str(path)
     suffix = path.suffix.lower()
     if suffix not in (".gz", ".zip"):
@@ -256,7 +273,7 @@ def unpacked(path: Path, words: ImportWords = ENGLISH, name: str | None = None) 
             if suffix == ".gz":
                 target = Path(tmp) / path.stem
                 with gzip.open(path, "rb") as src, target.open("wb") as dst:
-                    shutil.copyfileobj(src, dst, 1 << 20)
+                    whole = _copy_at_most(src, dst, limit)
             else:
                 with zipfile.ZipFile(path) as archive:
                     members = [m for m in archive.infolist() if not _finder_litter(m)]
@@ -269,9 +286,12 @@ def unpacked(path: Path, words: ImportWords = ENGLISH, name: str | None = None) 
                         )
                     target = Path(tmp) / Path(members[0].filename).name
                     with archive.open(members[0]) as src, target.open("wb") as dst:
-                        shutil.copyfileobj(src, dst, 1 << 20)
+                        whole = _copy_at_most(src, dst, limit)
         except (OSError, EOFError, zipfile.BadZipFile) as exc:
             raise Refused(words, (N_("import.refuse.unpack"), {"error": exc}), path=where) from None
+        if not whole:
+            size = {"limit": round((limit or 0) / 1e6)}
+            raise Refused(words, (N_("import.refuse.unpacked_large"), size), path=where)
         yield target
 
 
@@ -319,13 +339,15 @@ def check_file(
     name: str | None = None,
     lang: str = "en",
     advice: Advice = "command",
+    unpacked_limit: int | None = None,
 ) -> CheckedFile:
     """Read and validate ``path`` as bars of ``symbol``; nothing is written.
 
     Problems with rows go into the report (the file is then refused by ``import_file``);
     a file that cannot be read, or whose interval or zone contradicts what was declared,
     raises ``DataError``. The report and the refusals are said in ``lang`` (the bot's
-    upload passes the admin's), advising options as ``advice`` says they are given.
+    upload passes the admin's), advising options as ``advice`` says they are given. A
+    ``.gz`` or ``.zip`` that unpacks to over ``unpacked_limit`` bytes is refused.
     """
     settings = settings or EngineSettings()
     path = Path(path)
@@ -347,7 +369,7 @@ def check_file(
     if _is_workbook(path):
         raise Refused(words, (N_("import.refuse.workbook"), {}), path=where)
 
-    with unpacked(path, words, where) as inner:
+    with unpacked(path, words, where, unpacked_limit) as inner:
         shape: CsvShape | None = None
         try:
             if fmt == "parquet" or (fmt is None and formats.is_parquet(inner)):
