@@ -74,7 +74,7 @@ RECORD = "offer.json"
 MAX_UPLOAD_BYTES = 20 * 1024 * 1024
 #: A .gz or .zip upload unpacked past this is refused: minute bars as CSV shrink five to ten
 #: times, while a crafted archive unpacked gigabytes onto the bot's disk.
-MAX_UNPACKED_BYTES = 10 * MAX_UPLOAD_BYTES
+MAX_UNPACKED_BYTES = 200_000_000
 #: An offer untouched this long expires as a plan does, and its staged file (up to 20 MB)
 #: is removed at the next upload or start: unpressed uploads stayed under .uploads for good.
 OFFER_LIFETIME = PLAN_LIFETIME
