@@ -36,7 +36,7 @@ from barb.data.clock import (
     zone_message,
     zone_words,
 )
-from barb.data.formats import BadFile, BadRow, CsvShape, RawBars
+from barb.data.formats import BadFile, BadRow, CsvShape, RawBars, abbreviation_region
 from barb.data.layouts import (
     DATE_ORDERS,
     FORMATS,
@@ -536,20 +536,6 @@ def _check_raw(
     return CheckedFile(report, frame, instrument, name)
 
 
-#: Where an abbreviation's times are most likely read, for the refusal's example.
-ABBREVIATED_ZONES = {
-    **dict.fromkeys(("EST", "EDT", "ET"), "America/New_York"),
-    **dict.fromkeys(("CST", "CDT", "CT"), "America/Chicago"),
-    **dict.fromkeys(("MST", "MDT"), "America/Denver"),
-    **dict.fromkeys(("PST", "PDT"), "America/Los_Angeles"),
-    **dict.fromkeys(("MET", "CET", "CEST", "MEST"), "Europe/Berlin"),
-    **dict.fromkeys(("BST", "WET"), "Europe/London"),
-    "JST": "Asia/Tokyo",
-    "HKT": "Asia/Hong_Kong",
-    **dict.fromkeys(("AEST", "AEDT"), "Australia/Sydney"),
-}
-
-
 def _read_clock(
     raw: RawBars,
     instrument: Instrument,
@@ -583,7 +569,7 @@ def _read_clock(
         report.notes.append(words(key, claimed=claimed, zone=zone_words(timezone, words)))
         return clock
     if raw.layout.time != "ts_event":
-        example = ABBREVIATED_ZONES.get(claimed) or _zone_link(claimed) or "America/New_York"
+        example = abbreviation_region(claimed) or _zone_link(claimed) or "America/New_York"
         named = {"zone": claimed, "example": example}
         raise BadFile((N_("import.refuse.zone_abbreviation"), named))
     try:
@@ -615,10 +601,10 @@ def _check_abbreviation_zone(raw: RawBars, claimed: str, timezone: str) -> None:
     clock its abbreviation names: "EST" (New York's, as IB writes it all year) read with
     --timezone America/Chicago stored a July cash session an hour late, as declared.
 
-    ``claimed`` is the file's abbreviation (ABBREVIATED_ZONES gives its clock); names Barb
-    does not know are left to the person's ``timezone``.
+    ``claimed`` is the file's abbreviation ("EST", "EST/EDT": ``abbreviation_region`` gives
+    its clock); names Barb does not know are left to the person's ``timezone``.
     """
-    region = ABBREVIATED_ZONES.get(claimed)
+    region = abbreviation_region(claimed)
     if region is None or raw.layout.time == "ts_event":
         return
     days = pd.DatetimeIndex(np.unique(raw.instants // DAY_NS * DAY_NS).view("datetime64[ns]"))
