@@ -822,3 +822,22 @@ def test_float_unix_seconds_and_iso_times_naming_est_are_read(
     import_file(path, "NQ", settings, mode="replace", timezone=NY)
     frame = pd.read_csv(path)
     assert_stored(settings, frame.assign(timestamp=pd.to_datetime(frame["timestamp"].str[:19])))
+
+
+def test_the_report_says_how_zoned_times_were_read_in_whole_sentences(
+    tmp_path: Path, settings: EngineSettings
+) -> None:
+    """A TradingView file's report read "Times carry their own zone (converted from UTC)."
+    then "times are Unix seconds (UTC).", lower case, and an IB file's "converted from UTC"
+    beside "read in the zone the file names, US/Eastern"."""
+    bars = bf.week_of_bars()
+    tv = check_file(bf.tradingview_csv(tmp_path / "tv.csv", bars), "NQ", settings)
+    lines = tv.report.text().splitlines()
+    assert (
+        "Times carry their own zone (an offset, a zone's name, or UTC) and are converted "
+        "from it exactly." in lines
+    )
+    assert "Times are Unix seconds (UTC)." in lines
+    ru = check_file(tmp_path / "tv.csv", "NQ", settings, lang="ru").report.text().splitlines()
+    assert "Время — Unix в секундах (UTC)." in ru
+    assert not any("converted from UTC" in line for line in lines)
