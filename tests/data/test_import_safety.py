@@ -1170,6 +1170,37 @@ def test_bot_uploads_of_the_next_days_add_to_the_stored_bars(
     assert_same_bars(settings, fixed)
 
 
+def test_an_upload_running_past_the_stored_bars_that_cannot_be_appended_says_why(
+    tmp_path: Path, settings: EngineSettings, bars: pd.DataFrame
+) -> None:
+    """ES's next week sent to the bot as NQ's: --append refuses it at the seam, and the
+    offer said only "Import replaces the stored NQ data (6,900 bars, …)", where the admin
+    sending each week's bars expected an append. The offer says why it is no append (and
+    the report, that the prices are far from NQ's level), in the admin's language."""
+    from bot.data_uploads import DataUploads
+
+    import_file(bf.plain_csv(tmp_path / "nq.csv", bars), "NQ", settings)
+    later = bf.week_of_bars(first_sunday=dt.date(2024, 3, 24), seed=11)
+    es = later.assign(**{c: later[c] / 4 for c in ("open", "high", "low", "close")})
+    desk = DataUploads(settings)
+    first, last = es.iloc[0], bars.iloc[-1]
+    ratio = first["open"] / last["close"]
+    for lang, said in [
+        ("en", "The file cannot be added to them: the file's first new bar ({t}) opens at {o}"),
+        ("ru", "Добавить файл к ним нельзя: первый новый бар файла ({t}) открывается на {o}"),
+    ]:
+        offer = desk.new_offer("es.csv", "NQ", user_id=1, chat_id=1)
+        desk.path(offer).write_bytes(bf.plain_csv(tmp_path / "es.csv", es).read_bytes())
+        checked = desk.check(offer, lang)
+        assert checked.importable and checked.offer.mode == "replace"
+        opened = f"{first['open']:.10g}"
+        assert said.format(t=first["timestamp"].tz_localize(None), o=opened) in checked.plan
+        assert f"(×{ratio:.3g})" in checked.plan
+        assert checked.plan.endswith("?")  # the refusal's question, not "Nothing was written"
+        assert any("NQ" in note and "×0.25" in note for note in checked.report.notes)
+        desk.discard(offer)
+
+
 def test_an_offered_append_is_not_done_as_a_replace_after_the_stored_data_changed(
     settings: EngineSettings, bars: pd.DataFrame
 ) -> None:
