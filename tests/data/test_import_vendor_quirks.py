@@ -228,6 +228,33 @@ def test_one_timestamp_column_without_volume_stores_zero_and_says_so(
     assert any("no volume column" in note for note in result.report.notes)
 
 
+@pytest.mark.parametrize(
+    ("header", "layout"),
+    [
+        ("Date Time,Open,High,Low,Close,Vol", "plain"),
+        ("timestamp,open,high,low,close,Vol.", "plain"),
+        ("time,open,high,low,close,Vol,MA", "tradingview"),
+    ],
+)
+def test_a_vol_column_is_the_volume(
+    header: str, layout: str, tmp_path: Path, settings: EngineSettings
+) -> None:
+    """An Excel export's "Vol" (investing.com's "Vol.") beside one timestamp column was not
+    taken as the volume: every bar was stored with volume 0, the report saying "the file has
+    no volume column". The split layout already took MetaTrader's <VOL>."""
+    bars = bf.week_of_bars()
+    if layout == "tradingview":
+        path = bf.tradingview_csv(tmp_path / "bars.csv", bars)
+    else:
+        path = bf.plain_csv(tmp_path / "bars.csv", bars)
+    lines = path.read_text().splitlines()
+    path.write_text("\n".join([header, *lines[1:]]) + "\n")
+    result = import_file(path, "NQ", settings)
+    assert result.report.layout_name == layout
+    assert_stored(settings, bars)  # volumes included
+    assert not any("no volume column" in note for note in result.report.notes)
+
+
 def test_header_names_match_without_regard_to_spaces(
     tmp_path: Path, settings: EngineSettings
 ) -> None:
