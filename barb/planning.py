@@ -315,6 +315,7 @@ def _plan(query: Query, dataset: Dataset, settings: EngineSettings) -> Plan:
         then = _plan_then(query.then, first, columns, errors, settings, dataset.instrument)
     errors += _daily_off_intraday(first, tf)
     raise_collected(_follows_a_failed_join(errors))
+    check_volumes(dataset, first)
     warnings += _fractional_percentiles(first, then)
     joined = {j.dataset.instrument.symbol for j in instruments}
     warnings += _windows_at_another_open(query.session, dataset, settings, joined, first, then)
@@ -624,6 +625,40 @@ def _hour_as_time(expr: Expr) -> Expr | None:
         return replace(expr, name="time")
     changed = with_children(expr, lambda child: _hour_as_time(child) or child)
     return changed if changed != expr else None
+
+
+# Functions that read the bars' volume inside, without a column argument to name it.
+_VOLUME_CALLS = frozenset({"vwap", "mfi", "obv", "session_volume"})
+
+
+def _computes_volume(first: StagePlan) -> bool:
+    """Whether the first stage computes from the bars' volume (not only shows it)."""
+    exprs = (*first.row_exprs, *(item.expr for item in first.select))
+    return (
+        bool(first.calls & _VOLUME_CALLS)
+        or any(key.column == "volume" for key in first.sort)
+        or any("volume" in columns_read(expr) for expr in exprs)
+    )
+
+
+def check_volumes(dataset: Dataset, first: StagePlan) -> None:
+    """A question of volume on data imported without it (a file with no volume column,
+    stored with volume 0 on every bar) is refused: "mean(volume)" answered 0, with no word
+    that the data holds no volumes. Only imported data is looked at, once per data file."""
+    if dataset.meta.source != "imported" or not _computes_volume(first):
+        return
+    volume = dataset.bars.frame["volume"]
+    if dataset.derived("has_volume", lambda: bool(volume.to_numpy().any())):
+        return
+    meta = dataset.meta
+    raise NoData(
+        f"{dataset.instrument.symbol} data holds no volumes: it was imported from "
+        f"{meta.source_file or 'a file'} without a volume column, and every bar's volume is "
+        "stored as 0, so volume cannot be answered from it.",
+        step="select",
+        hint="Answer from prices only and say that the data has no volumes; a file with a "
+        "volume column, imported with --replace, brings them.",
+    )
 
 
 def _bar_columns_read(first: StagePlan) -> set[str]:

@@ -255,6 +255,45 @@ def test_a_vol_column_is_the_volume(
     assert not any("no volume column" in note for note in result.report.notes)
 
 
+def test_volume_questions_on_data_imported_without_volumes_are_refused(
+    tmp_path: Path, settings: EngineSettings
+) -> None:
+    """A file without a volume column is stored with volume 0 (and its report says so), and
+    then "mean(volume)" answered 0 and vwap() n/a, with nothing saying the data holds no
+    volumes. Refused, naming the file; questions of prices are answered as before."""
+    from barb.interpreter import execute
+
+    bars = bf.week_of_bars()
+    import_file(bf.plain_csv(tmp_path / "novol.csv", bars.drop(columns="volume")), "NQ", settings)
+    for query in (
+        {"session": "RTH", "from": "daily", "select": "mean(volume)"},
+        {"session": "RTH", "from": "1m", "select": "vwap()"},
+        {"session": "RTH", "from": "daily", "where": "volume > 1000", "select": "count()"},
+    ):
+        result = execute(query, "NQ", settings=settings)
+        assert result.error is not None and result.error.error_type == "NoData", query
+        assert result.error.message.startswith(
+            "NQ data holds no volumes: it was imported from novol.csv without a volume column"
+        )
+    wall = bars["timestamp"].dt.tz_localize(None)
+    minute = wall.dt.hour * 60 + wall.dt.minute
+    rth = bars[(minute >= 570) & (minute < 1020)]
+    day = (wall[rth.index] + pd.Timedelta(hours=6)).dt.normalize()
+    daily = rth.groupby(day.to_numpy()).agg(high=("high", "max"), low=("low", "min"))
+    ranges = execute(
+        {"session": "RTH", "from": "daily", "select": "mean(range)"}, "NQ", settings=settings
+    )
+    assert ranges.error is None
+    assert ranges.summary.value == pytest.approx((daily["high"] - daily["low"]).mean())
+    # With volumes, the same question is answered: pandas' mean of the days' RTH volumes.
+    import_file(bf.plain_csv(tmp_path / "vol.csv", bars), "NQ", settings, mode="replace")
+    volume = execute(
+        {"session": "RTH", "from": "daily", "select": "mean(volume)"}, "NQ", settings=settings
+    )
+    assert volume.error is None
+    assert volume.summary.value == pytest.approx(rth.groupby(day.to_numpy())["volume"].sum().mean())
+
+
 def test_header_names_match_without_regard_to_spaces(
     tmp_path: Path, settings: EngineSettings
 ) -> None:
