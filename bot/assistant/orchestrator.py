@@ -54,7 +54,15 @@ from bot.assistant.tools import (
     parse_args,
     tool_specs,
 )
-from bot.llm.errors import BadResponse, LLMError, ProviderTimeout, RateLimited
+from bot.llm.errors import (
+    AuthenticationFailed,
+    BadResponse,
+    ConfigError,
+    LLMError,
+    ProviderTimeout,
+    RateLimited,
+    RequestRejected,
+)
 from bot.llm.messages import Message, ModelResponse, ToolCall, ToolResult
 from bot.llm.provider import LLMProvider
 from bot.llm.response_checks import check_response
@@ -1203,18 +1211,27 @@ def shown_queries(data: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def llm_failure_text(error: LLMError, lang: str) -> str:
-    """The sentence for a question the model failed to answer: a rate limit says when to
-    try again (its ``retry-after``, else a minute), so that the wait the SDK no longer takes
-    (``RETRY_AFTER_CAP_S``) is the person's to choose; a timeout, that the model took too
-    long (it was reached: "not reachable" sent the person looking for an outage); anything
-    else, that the model is not reachable. Example: a 429 with ``retry-after: 120`` reads
-    "…please try again in 120 s"."""
+    """The sentence for a question the model failed to answer, saying what happened: a rate
+    limit says when to try again (its ``retry-after``, else a minute), so that the wait the
+    SDK no longer takes (``RETRY_AFTER_CAP_S``) is the person's to choose; a timeout, that
+    the model took too long; an answer Barb could not read twice (``BadResponse``), that;
+    a request the model's server refused, to rephrase or start again; a refused key or a
+    wrong setting, to tell the operator; only a connection that failed, that the model is
+    not reachable. Each of those was said "not reachable", which sent the person looking
+    for an outage of a model that had answered. Example: a 429 with ``retry-after: 120``
+    reads "…please try again in 120 s"."""
     if isinstance(error, RateLimited):
         wait = error.retry_after
         seconds = 60 if wait is None else max(1, math.ceil(wait))
         return t("llm_rate_limited", lang, seconds=seconds)
     if isinstance(error, ProviderTimeout):
         return t("llm_timeout", lang)
+    if isinstance(error, BadResponse):
+        return t("llm_bad_response", lang)
+    if isinstance(error, RequestRejected):
+        return t("llm_rejected", lang)
+    if isinstance(error, AuthenticationFailed | ConfigError):
+        return t("llm_not_set_up", lang)
     return t("llm_unavailable", lang)
 
 

@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from barb.column_units import COUNTED_ROWS
+from barb.column_units import COUNTED_ROWS, then_rows_unit
 from barb.column_words import condition_text, described, plain_words, quoted
 from barb.errors import QueryError
 from barb.i18n import N_, decimal
@@ -177,7 +177,9 @@ def render_plan(
         lines.append(t("plan.filter", lang, condition=_condition(query.where, lang)))
     lines += _ordering(query, lang)
     if query.then is not None:
-        then = [_computation(query.then, lang, labelled=False)]
+        # The then stage counts the first stage's rows: days for groups by date(), not bars.
+        counted = then_rows_unit(query.to_json(), query.timeframe or "daily") or "groups"
+        then = [_computation(query.then, lang, labelled=False, rows=counted)]
         if query.then.where:
             then.append(t("plan.filter", lang, condition=_condition(query.then.where, lang)))
         then += _ordering(query.then, lang)
