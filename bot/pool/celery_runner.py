@@ -17,7 +17,9 @@ The same ``QueryRunner`` contract as the in-process pool: every job ends in one
 
 Celery's calls block, so they run on one thread of their own: it sends the jobs, and one
 poller reads the state of every job in flight with a single ``MGET`` per tick (Celery's own
-result keys, decoded by its backend), however many chats are waiting.
+result keys, decoded by its backend), however many chats are waiting. The data the workers
+serve (``data_meta``) is read by a task of its own with Redis's asyncio client: never in the
+event loop, where a Redis slow or away stalled every chat.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import redis
+import redis.asyncio
 from billiard.exceptions import WorkerLostError
 from celery import Celery
 from celery.exceptions import TimeLimitExceeded
@@ -56,7 +59,7 @@ log = logging.getLogger(__name__)
 POLL_S = 0.05
 #: After the hard limit, how long a worker that is alive takes to report the killed child.
 _DEAD_WORKER_MARGIN_S = 3.0
-#: How long the data the workers said they serve is taken as read (``data_meta``), and how
+#: How often the data the workers say they serve is read again (``data_meta``), and how
 #: long reading it may take.
 _META_FRESH_S = 2.0
 _META_TIMEOUT_S = 0.25
@@ -97,12 +100,16 @@ class CeleryRunner:
         self._celery = ThreadPoolExecutor(1, thread_name_prefix="barb-queue")
         self._in_flight: dict[str, _InFlight] = {}
         self._poller: asyncio.Task[None] | None = None
-        # Read in the event loop (``data_meta``): short timeouts, so Redis away costs a
-        # question a fraction of a second, not the client's default wait.
-        self._meta_client = redis.Redis.from_url(
+        # Read by ``_read_metas``, never in a question's way: short timeouts only so that a
+        # Redis back from away is read again soon.
+        self._meta_client = redis.asyncio.Redis.from_url(
             url, socket_timeout=_META_TIMEOUT_S, socket_connect_timeout=_META_TIMEOUT_S
         )
-        self._metas: dict[str, tuple[float, DataMeta | None]] = {}
+        self._metas: dict[str, DataMeta | None] = {}
+        self._meta_reader: asyncio.Task[None] | None = None
+        # Made by the bot in its event loop (``make_runner``): read from now, so that the
+        # first question already has the workers' dates.
+        self._keep_reading_metas()
 
     async def run(self, job: QueryJob) -> QueryOutcome:
         return await self._submit(job)
@@ -110,19 +117,44 @@ class CeleryRunner:
     def data_meta(self, symbol: str) -> DataMeta | None:
         """The data the workers serve for ``symbol`` as they last said (``queue_worker``),
         which relative periods count from: the bot on another machine holds none, or an
-        older copy. None when no worker says it (none is up) and Redis is away. Read at
-        most every ``_META_FRESH_S``."""
-        now = time.monotonic()
-        known = self._metas.get(symbol.upper())
-        if known is not None and now - known[0] < _META_FRESH_S:
-            return known[1]
+        older copy. None when no worker says it (none is up), or before the first read.
+
+        Only what ``_read_metas`` last read: this runs in the event loop, and its own Redis
+        GET there (0.25 s timeouts, every 2 s) stalled every chat's question, and the bot's
+        every other task, while Redis was slow or away."""
+        self._keep_reading_metas()
+        return self._metas.get(symbol.upper())
+
+    def _keep_reading_metas(self) -> None:
+        """Start ``_read_metas`` if it does not run (outside an event loop: at the first
+        ``data_meta`` in one)."""
+        if self._meta_reader is not None and not self._meta_reader.done():
+            return
         try:
-            raw = self._meta_client.get(data_meta_key(symbol))
-            meta = DataMeta.model_validate_json(raw) if raw is not None else None
-        except (redis.RedisError, ValueError):  # away, or another release's shape
-            meta = known[1] if known is not None else None
-        self._metas[symbol.upper()] = (now, meta)
-        return meta
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return
+        self._meta_reader = loop.create_task(self._read_metas())
+
+    async def _read_metas(self) -> None:
+        """Every ``_META_FRESH_S``, what the workers say they serve for every instrument,
+        with one MGET. Redis away, or a value of another release's shape, leaves the last
+        one read: the workers' data did not change for Redis going away."""
+        symbols = sorted(self._known)
+        keys = [data_meta_key(symbol) for symbol in symbols]
+        while True:
+            try:
+                raws = await self._meta_client.mget(keys)
+            except redis.RedisError:
+                raws = []
+            for symbol, raw in zip(symbols, raws, strict=False):
+                try:
+                    self._metas[symbol] = (
+                        DataMeta.model_validate_json(raw) if raw is not None else None
+                    )
+                except ValueError:  # another release's shape
+                    continue
+            await asyncio.sleep(_META_FRESH_S)
 
     async def check(self, job: QueryJob) -> QueryOutcome:
         return await self._submit(job)
@@ -307,8 +339,9 @@ class CeleryRunner:
         return ref
 
     async def close(self) -> None:
-        if self._poller is not None:
-            self._poller.cancel()
+        for task in (self._poller, self._meta_reader):
+            if task is not None:
+                task.cancel()
         await asyncio.get_running_loop().run_in_executor(self._celery, self._app.close)
-        self._meta_client.close()
+        await self._meta_client.aclose()
         self._celery.shutdown(wait=False, cancel_futures=True)

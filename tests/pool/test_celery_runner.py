@@ -27,7 +27,9 @@ from small_bars import small_bars
 
 from barb.data.store import DataMeta, data_path, read_meta, write_bars
 from barb.settings import EngineSettings, default_settings
-from bot.assistant.orchestrator import Stopped
+from bot.assistant.orchestrator import Assistant, AssistantSettings, Stopped
+from bot.assistant.replies import Asker
+from bot.llm.scripted import ScriptedProvider, tool_call, turn
 from bot.pool.celery_runner import CeleryRunner
 from bot.pool.job_claims import (
     CLAIM_PREFIX,
@@ -39,8 +41,16 @@ from bot.pool.job_claims import (
     take_claim,
 )
 from bot.pool.jobs import QueryJob, QueryOutcome, timeout_outcome
-from bot.pool.queue_app import RESULT_EXPIRES_S, make_queue_app, queue_name, run_job_json
+from bot.pool.queue_app import (
+    RESULT_EXPIRES_S,
+    data_meta_key,
+    make_queue_app,
+    queue_name,
+    run_job_json,
+)
 from bot.pool.runner import InlineRunner
+from bot.store.db import open_store
+from bot.store.settings import StoreSettings
 
 COUNT = {"from": "daily", "session": "RTH", "select": "count()"}
 DAYS = 10  # RTH daily bars in the small data set (conftest.DAYS)
@@ -477,6 +487,75 @@ async def test_workers_say_what_data_they_serve_and_see_an_import_made_there(
         assert count_of(await runner.run(quick(COUNT))) == 5  # RTH days of the first week
     finally:
         await runner.close()
+
+
+async def test_with_redis_hung_questions_never_stall_the_loop_and_keep_the_workers_dates(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Redis hung (a machine lost: its port takes the connection and never answers, as a
+    stopped process does here; one merely stopped refuses at once on this machine). The
+    workers' dates were read in the event loop, 0.25 s at a time: every chat's question and
+    every other task of the bot stalled. Now a ticking coroutine never waits longer than a
+    fraction of one such read, measured in the same run, and each plan still counts from
+    the data the workers said they serve (the bot holds none)."""
+    monkeypatch.setattr("bot.pool.celery_runner._META_FRESH_S", 0.05)  # a read per question
+    server = RedisServer(tmp_path)
+    url = server.url()
+    served = DataMeta(
+        instrument="NQ",
+        timezone="America/New_York",
+        source="imported",
+        description="the workers' data",
+        first_date=dt.date(2024, 3, 4),
+        last_date=dt.date(2024, 3, 15),
+        rows=1000,
+    )
+    client = redis.Redis.from_url(url, socket_timeout=0.25, socket_connect_timeout=0.25)
+    client.set(data_meta_key("NQ"), served.model_dump_json())
+    query = {"session": "RTH", "from": "daily", "period": "last_3_days", "select": "count()"}
+    questions = 4  # the first before Redis hangs: what a first question loads is not a stall
+    store = await open_store(StoreSettings(database_url=f"sqlite+aiosqlite:///{tmp_path}/b.db"))
+    runner = CeleryRunner(url, timeout_s=20, queue_wait_s=60)
+    assistant = Assistant(
+        ScriptedProvider([turn("Count.", tool_call("execute_query", query=query))] * questions),
+        store,
+        runner,
+        settings=AssistantSettings(check_wait_s=0.5),
+        engine_settings=EngineSettings(data_dir=tmp_path / "bot"),  # no data here
+    )
+    gaps: list[float] = []
+
+    async def tick() -> None:
+        last = time.monotonic()
+        while True:
+            await asyncio.sleep(0.005)
+            now = time.monotonic()
+            gaps.append(now - last)
+            last = now
+
+    try:
+        while runner.data_meta("NQ") != served:
+            await asyncio.sleep(0.01)
+        await assistant.ask(Asker(chat_id=100, user_id=100), "count")
+        server.process.send_signal(signal.SIGSTOP)
+        started = time.monotonic()
+        with contextlib.suppress(redis.RedisError):
+            await asyncio.to_thread(client.get, data_meta_key("NQ"))
+        one_read = time.monotonic() - started
+        ticker = asyncio.create_task(tick())
+        for user_id in range(1, questions):
+            reply = await assistant.ask(Asker(chat_id=100 + user_id, user_id=user_id), "count")
+            assert "Period: 2024-03-13 — 2024-03-15" in reply.pending.plan
+            assert reply.pending.query["period"] == "2024-03-13:2024-03-15"
+        ticker.cancel()
+        assert len(gaps) > 10
+        assert max(gaps) < one_read / 3, (max(gaps), one_read)
+    finally:
+        server.process.send_signal(signal.SIGCONT)
+        await runner.close()
+        await store.close()
+        client.close()
+        server.stop()
 
 
 async def test_with_redis_unreachable_the_job_ends_in_the_failure_sentence(caplog) -> None:
