@@ -30,7 +30,7 @@ import time
 import uuid
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 import redis
 import redis.asyncio
@@ -80,6 +80,10 @@ class _InFlight:
 
 class CeleryRunner:
     """Sends query jobs to ``barb worker`` processes through Redis and waits for outcomes."""
+
+    #: The queries run on the data of the workers' machines, which nothing the bot writes
+    #: on its own reaches: a file of bars sent to the bot is refused (``data_upload``).
+    data_on_workers: ClassVar[bool] = True
 
     def __init__(
         self,
