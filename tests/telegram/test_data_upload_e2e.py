@@ -24,7 +24,9 @@ from barb.i18n import day, decimal
 from barb.interpreter import execute
 from barb.settings import EngineSettings
 from bot.data_uploads import DataUploads
+from bot.pool.celery_runner import CeleryRunner
 from bot.telegram.app import StoppableUpdates
+from bot.texts import t
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "data"))
 import bar_files as bf
@@ -886,3 +888,28 @@ async def test_a_reply_telegram_refuses_for_good_leaves_no_staged_copy(
     else:
         assert json.loads(offers[0].read_text())["said"]
         assert read_meta(data_path("ES", engine)).rows == len(bars)
+
+
+async def test_import_pressed_once_the_queries_run_on_workers_elsewhere_is_refused(
+    fake_telegram: FakeBotAPI,
+    db_url: str,
+    redis_url: str,
+    engine: EngineSettings,
+    chicago_csv: tuple[bytes, pd.DataFrame],
+) -> None:
+    """A file offered by the bot alone, its Import pressed after the bot was switched to
+    workers on other machines (``BARB_QUEUE_URL``): it would land on the replica's disk,
+    which they never read. One sentence with the command instead; nothing written."""
+    fake = fake_telegram
+    content, _ = chicago_csv
+    async with barb_bot(fake, db_url, engine_settings=engine, admins={ALICE}):
+        offer = await send_file(fake, ALICE, content, "nq chicago.csv", caption="ES")
+    runner = CeleryRunner(redis_url, timeout_s=20)
+    async with barb_bot(fake, db_url, runner=runner, engine_settings=engine, admins={ALICE}):
+        await press(fake, ALICE, ALICE, offer, keyboard_data(offer)[0])
+        [*_, refused] = await fake.wait_for("sendMessage", 2, chat_id=ALICE)
+    command = "barb data import 'nq chicago.csv' -i ES"
+    said = t("upload_on_workers", "en", symbol="ES", command=command)
+    assert refused.result["text"] == said.replace("`", "")
+    assert not data_path("ES", engine).exists()
+    assert staged(engine) == []
