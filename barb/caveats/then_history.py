@@ -8,7 +8,8 @@ up to 2.6 points off into February, and "RSI crossing back above 30" gave a fift
 cross on 2025-02-13 (30.25, where RSI over all history is 29.27), with no word (p34f #24).
 
 Said when a then.map column reads earlier rows (its reach, ``barb.script.reach``) and the
-first stage's rows are consecutive bars (or days) that begin after the data does, with how
+first stage's rows are consecutive bars (or days, weeks, years: group_by date(), week(),
+year()) that begin after the data does, with how
 many of its first rows are empty, whether it differs after them (a recursive smoother never
 forgets its start; a finite window does), and where to compute it. Not said of what starts
 at the rows it is given in either stage: a running total, high or rank starts at the
@@ -101,12 +102,35 @@ def _advice(first: StagePlan, passed: np.ndarray | None) -> str | None:
         if not len(at) or at[-1] - at[0] + 1 != len(at):
             return None
         return "compute it in the first stage's map, where it reads all history"
-    if day_key(first) is None:
+    unit = _unit_rows(first)
+    if unit is None:
         return None
-    return (
-        "run the first stage over the days before them too and keep the ones asked for "
+    advice = (
+        f"run the first stage over the {unit} before them too and keep the ones asked for "
         "with then's where"
     )
+    bars = _BARS.get(unit)
+    return advice if bars is None else f'{advice}, or use {bars} bars ("from": "{bars}")'
+
+
+# A first stage grouped by one of these keys makes one row per such unit, in time order:
+# the rows a then stage reads as consecutive bars. week(): "weekly RSI" as each week's last
+# close, RSI'd in then.map, started from scratch at the period's first week (p f49e).
+_UNIT_KEYS = {"date": "days", "week": "weeks", "year": "years"}
+# The bars whose map reads all history for the same rows: a week's last close is the weekly
+# bar's close.
+_BARS = {"weeks": "weekly", "years": "yearly"}
+
+
+def _unit_rows(first: StagePlan) -> str | None:
+    """What the first stage's rows are when its one group key is date(), week() or year()
+    (directly or through its map's names): "days", "weeks", "years"; None otherwise."""
+    if first.shape != "grouped" or len(first.group_keys) != 1:
+        return None
+    key = through_map(first.group_keys[0][1], dict(first.map_exprs))
+    if not (isinstance(key, ast.Call) and not key.args):
+        return None
+    return _UNIT_KEYS.get(key.name.lower())
 
 
 def day_key(first: StagePlan) -> str | None:
