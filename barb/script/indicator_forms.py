@@ -134,3 +134,18 @@ ABSENT: Mapping[str, str] = MappingProxyType(
         ),
     }
 )
+
+# Other names for a multi-line indicator, whose lines are Barb's functions
+# (``barb.script.validator.indicator_lines``): bbands() is bollinger_upper() and the others.
+FAMILY_NAMES: Mapping[str, str] = MappingProxyType(
+    {
+        "bbands": "bollinger",
+        "bollinger_bands": "bollinger",
+        "bb": "bollinger",
+        "keltner_channel": "keltner",
+        "keltner_channels": "keltner",
+        "donchian_channel": "donchian",
+        "donchian_channels": "donchian",
+        "stoch": "stochastic",
+    }
+)

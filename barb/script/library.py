@@ -66,8 +66,6 @@ OTHER_NAMES: Mapping[str, str] = MappingProxyType(
         "macd_line": "macd",
         "histogram": "macd_hist",
         "macd_histogram": "macd_hist",
-        "stoch": "stochastic_k",
-        "stochastic": "stochastic_k",
         "stoch_k": "stochastic_k",
         "stoch_d": "stochastic_d",
         "bb_upper": "bollinger_upper",

@@ -33,7 +33,7 @@ from barb.script import ast
 from barb.script.calendar_names import calendar_name_hint
 from barb.script.daily_calls import DAILY_ARGUMENTS, UNIT_WORDS
 from barb.script.functions import FunctionSpec, Param
-from barb.script.indicator_forms import ABSENT
+from barb.script.indicator_forms import ABSENT, FAMILY_NAMES
 from barb.script.library import OTHER_FORMS, OTHER_NAMES, contains_aggregate, library, lookup
 from barb.script.then_date_parts import is_date_part, then_date_part_hint
 from barb.session_times import times_for
@@ -404,6 +404,20 @@ def first_stage_column(
     )
 
 
+def indicator_lines(family: str) -> list[FunctionSpec]:
+    """The functions of a multi-line indicator the seed names as one (bollinger(col, n,
+    std), keltner, donchian, stochastic): bollinger_upper, bollinger_middle…; [] for a name
+    that is no such family."""
+    if family in library():
+        return []
+    lines = [
+        spec
+        for key, spec in library().items()
+        if key == spec.name and key.startswith(f"{family}_") and spec.category == "indicator"
+    ]
+    return lines if len(lines) > 1 else []
+
+
 def unknown_function(
     name: str, columns: Collection[str], step: str, instrument: Instrument | None = None
 ) -> UnknownFunction:
@@ -425,6 +439,8 @@ def unknown_function(
         hint = f"Barb Script writes it {OTHER_FORMS[name.lower()]}"
     elif name.lower() in ABSENT:  # no form gives it: a guessed name would answer another
         hint = ABSENT[name.lower()]
+    elif lines := indicator_lines(FAMILY_NAMES.get(name.lower(), name.lower())):
+        hint = "each line is its own function: " + ", ".join(s.signature() for s in lines)
     elif known is not None:  # another language's name for it: how Barb's is called
         spec = library()[known]
         hint = f"Barb Script calls it {spec.signature()}: {_filled_summary(spec, instrument)}"

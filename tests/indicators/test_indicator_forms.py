@@ -142,3 +142,24 @@ def test_a_charting_name_points_to_barbs_line_not_a_neighbour(
 def test_a_stop_no_expression_gives_is_said_to_be_missing(name: str) -> None:
     error = unknown_function(name, [], "map")
     assert error.hint == ABSENT[name] and "Similar" not in error.message
+
+
+@pytest.mark.parametrize(
+    ("name", "lines"),
+    [
+        ("bollinger", ("bollinger_upper", "bollinger_middle", "bollinger_lower")),
+        ("bbands", ("bollinger_upper", "bollinger_middle", "bollinger_lower")),
+        ("keltner", ("keltner_upper", "keltner_middle", "keltner_lower")),
+        ("donchian", ("donchian_upper", "donchian_middle", "donchian_lower")),
+        ("stochastic", ("stochastic_k", "stochastic_d")),
+        ("stoch", ("stochastic_k", "stochastic_d")),
+    ],
+)
+def test_the_seeds_multi_line_names_list_their_lines(name: str, lines: tuple[str, ...]) -> None:
+    """The seed names bollinger(col, n, std), stochastic(k, d, slowing), keltner(n, atr_n,
+    mult) and donchian(n); Barb has a function per line. bollinger(close, 20, 2) got "see the
+    FUNCTIONS list": the hint lists the lines with their parameters, in the order written."""
+    hint = unknown_function(name, [], "map").hint
+    assert hint.startswith("each line is its own function: ")
+    found = [hint.index(f"{line}(") for line in lines]
+    assert found == sorted(found)
