@@ -52,7 +52,7 @@ def read_events(result: Result, words: Words = ENGLISH) -> Events | None:
         return None
     if result.summary.type != "table" or not rows_picked(result) or result.query.get("sort"):
         return None
-    if timeframe(result) != "daily" or not 2 <= len(table) <= MAX_EVENTS:
+    if not 2 <= len(table) <= MAX_EVENTS:
         return None
     rows_time, table_time = time_column(rows), time_column(table)
     if table_time is None:
