@@ -196,3 +196,39 @@ def test_an_indicator_over_weeks_in_then_says_so_and_names_weekly_bars(
     )
     got = pd.Series(weekly.table["r"].to_numpy(), pd.to_datetime(weekly.table.iloc[:, 0]))
     assert len(got) >= 7 and np.allclose(got, all_rsi[got.index])
+
+
+@pytest.mark.parametrize("keys", [["year()", "month()"], "month()"])
+def test_a_change_over_months_in_then_says_its_first_month_has_none(
+    engine_settings, minutes, keys
+) -> None:
+    """ "Average monthly return in 2024" as each month's last close and prev() in then lost
+    January's return with no word: the period's first month has no month before it there.
+    month() alone names a month only inside one year, and is said so then too."""
+    daily = rth_daily(minutes)
+    month_end = daily["close"].groupby(daily.index.to_period("M")).last()
+    query = {
+        "period": "2024-02-01:2024-03-28",
+        "group_by": keys,
+        "select": "last(close) as c",
+        "then": {"map": {"ret": "c / prev(c) - 1"}, "select": ["c", "ret"]},
+    }
+    result = ask(query, engine_settings, **RTH_DAILY)
+    assert result.table["c"].tolist() == month_end["2024-02":"2024-03"].tolist()
+    assert np.isnan(result.table["ret"].iloc[0])
+    march = month_end["2024-03"] / month_end["2024-02"] - 1
+    assert result.table["ret"].iloc[1] == pytest.approx(march)
+    assert warnings_with(result, "then.map") == [
+        "c / prev(c) - 1 in then.map (ret) runs over the first stage's 2 rows only, from "
+        "2024-02-01, not over the bars before them: its first row is empty; run the first "
+        "stage over the months before them too and keep the ones asked for with then's "
+        'where, or use monthly bars ("from": "monthly").'
+    ]
+    # On monthly bars February's change reads January's close.
+    monthly = ask(
+        {"from": "monthly", "period": "2024-02:2024-02", "map": {"ret": "close / prev(close) - 1"}},
+        engine_settings,
+        session="RTH",
+    )
+    february = month_end["2024-02"] / month_end["2024-01"] - 1
+    assert monthly.table["ret"].tolist() == pytest.approx([february])
