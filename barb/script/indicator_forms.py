@@ -149,3 +149,14 @@ FAMILY_NAMES: Mapping[str, str] = MappingProxyType(
         "stoch": "stochastic",
     }
 )
+
+
+def form_text(name: str) -> str | None:
+    """What get_concept says of an indicator Barb writes as an expression (or has not):
+    "Williams %R" -> its form; None for another name."""
+    key = "_".join(name.lower().replace("%", " percent ").replace("-", " ").split())
+    if key in INDICATOR_FORMS:
+        return f"{name} is no function in Barb Script; write it {INDICATOR_FORMS[key].text()}."
+    if key in ABSENT:
+        return f"{ABSENT[key]}."
+    return None

@@ -149,6 +149,20 @@ def library() -> Mapping[str, FunctionSpec]:
     return MappingProxyType(FUNCTIONS)
 
 
+def indicator_lines(family: str) -> list[FunctionSpec]:
+    """The functions of a multi-line indicator the seed names as one (bollinger(col, n,
+    std), keltner, donchian, stochastic): bollinger_upper, bollinger_middle…; [] for a name
+    that is no such family."""
+    if family in library():
+        return []
+    lines = [
+        spec
+        for key, spec in library().items()
+        if key == spec.name and key.startswith(f"{family}_") and spec.category == "indicator"
+    ]
+    return lines if len(lines) > 1 else []
+
+
 def lookup(name: str) -> FunctionSpec | None:
     return library().get(name.lower())
 

@@ -34,7 +34,14 @@ from barb.script.calendar_names import calendar_name_hint
 from barb.script.daily_calls import DAILY_ARGUMENTS, UNIT_WORDS
 from barb.script.functions import FunctionSpec, Param
 from barb.script.indicator_forms import ABSENT, FAMILY_NAMES
-from barb.script.library import OTHER_FORMS, OTHER_NAMES, contains_aggregate, library, lookup
+from barb.script.library import (
+    OTHER_FORMS,
+    OTHER_NAMES,
+    contains_aggregate,
+    indicator_lines,
+    library,
+    lookup,
+)
 from barb.script.then_date_parts import is_date_part, then_date_part_hint
 from barb.session_times import times_for
 
@@ -402,20 +409,6 @@ def first_stage_column(
         step=step,
         hint=hint,
     )
-
-
-def indicator_lines(family: str) -> list[FunctionSpec]:
-    """The functions of a multi-line indicator the seed names as one (bollinger(col, n,
-    std), keltner, donchian, stochastic): bollinger_upper, bollinger_middle…; [] for a name
-    that is no such family."""
-    if family in library():
-        return []
-    lines = [
-        spec
-        for key, spec in library().items()
-        if key == spec.name and key.startswith(f"{family}_") and spec.category == "indicator"
-    ]
-    return lines if len(lines) > 1 else []
 
 
 def unknown_function(

@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from barb.reference import describe_concept, indicators_reference
 from barb.script.context import EvalContext
 from barb.script.evaluator import evaluate
 from barb.script.indicator_forms import ABSENT, INDICATOR_FORMS
@@ -163,3 +164,30 @@ def test_the_seeds_multi_line_names_list_their_lines(name: str, lines: tuple[str
     assert hint.startswith("each line is its own function: ")
     found = [hint.index(f"{line}(") for line in lines]
     assert found == sorted(found)
+
+
+@pytest.mark.parametrize(
+    ("asked", "form"),
+    [
+        ("Williams %R", "willr"),
+        ("%B", "percent_b"),
+        ("ROC", "roc"),
+        ("relative volume", "rvol"),
+        ("Ichimoku", "ichimoku"),
+        ("accumulation distribution", "ad"),
+    ],
+)
+def test_get_concept_gives_the_form(asked: str, form: str) -> None:
+    """The indicators reference names them ("get_concept gives each form"): the lookup
+    answers with the form the error gives, not "No concept called 'Williams %R'"."""
+    text = describe_concept(asked)
+    assert text.endswith(f"write it {INDICATOR_FORMS[form].text()}.")
+
+
+def test_the_indicators_reference_names_the_forms_and_the_missing_stops() -> None:
+    text = indicators_reference()
+    for name in ("Williams %R", "ROC", "Bollinger %B", "Ichimoku", "No parabolic SAR"):
+        assert name in text
+    for asked in ("bollinger bands", "keltner", "stochastic"):
+        assert " each line is its own function: " in describe_concept(asked)
+    assert describe_concept("parabolic SAR") == ABSENT["sar"] + "."
