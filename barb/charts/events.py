@@ -1,6 +1,6 @@
-"""A few days a where picked out of daily bars (golden and death crosses, RSI exits): the
-period's close as a line, each picked day a marker on it, coloured by the table's yes/no or
-text column (golden or not) with a legend; the headline counts them.
+"""A few bars a where picked (golden and death crosses, RSI exits, hourly breakouts): the
+period's close as a line, each picked bar a marker on it, coloured by the table's yes/no or
+text column (golden or not) with a legend; the headline counts them (days, weeks, bars).
 
 Drawn as a series of their own, ten crosses over six years were lines joining the picked
 days, read as a price history, and "close last: 20,021 (2025-10-16)" as today's price.
@@ -45,8 +45,8 @@ class Events:
 
 
 def read_events(result: Result, words: Words = ENGLISH) -> Events | None:
-    """The picked days when the result is a few days a where picked from daily bars and the
-    engine kept the period's closes for them; else None."""
+    """The picked bars when the result is a few bars a where picked and the engine kept the
+    period's closes for them (``barb.stages.MAX_EVENT_CLOSES``); else None."""
     table, rows = result.table, result.source_rows
     if table is None or rows is None or result.summary is None:
         return None
