@@ -64,7 +64,12 @@ def read_events(result: Result, words: Words = ENGLISH) -> Events | None:
         {"timestamp": pd.to_datetime(rows[rows_time]), "close": floats(rows["close"])}
     )
     kinds, names, flag = _kinds(table, result, words)
-    return Events(pd.DatetimeIndex(table[table_time]), closes, kinds, names, flag)
+    # Each pick at its bar among the closes: a month is labelled by its 1st (2022-05), its
+    # bar by its first trading date (2022-05-02), where May's RSI > 70 had no marker.
+    stamps = pd.DatetimeIndex(closes["timestamp"])
+    at = stamps.searchsorted(pd.DatetimeIndex(table[table_time]))
+    when = stamps[np.minimum(at, len(stamps) - 1)]
+    return Events(when, closes, kinds, names, flag)
 
 
 def _kinds(

@@ -168,3 +168,26 @@ def test_hourly_signals_are_markers_on_the_periods_hourly_closes(sample_settings
     np.testing.assert_allclose(shown, np.sort(picked["close"].to_numpy()))
     assert chart_headline(result) == f"{len(picked)} bars"
     assert chart_headline(result, "ru").startswith(f"{len(picked)} бар")
+
+
+def test_picked_months_each_have_their_marker(sample_settings, days) -> None:
+    """A month is labelled by its 1st, its bar by its first trading date: a month whose 1st
+    was a weekend (CL's RSI above 70 in 2022-05, from 2022-05-02) lost its marker."""
+    month_end = days["close"].groupby(pd.DatetimeIndex(days.index).to_period("M")).last()
+    change = month_end / month_end.shift() - 1
+    picked = month_end[change > 0.1]
+    assert 2 <= len(picked) <= 25
+    assert any(pd.Timestamp(m.start_time).dayofweek >= 5 for m in picked.index)
+    query = {
+        "session": "RTH",
+        "from": "monthly",
+        "map": {"up": "close / prev(close) - 1 > 0.1"},
+        "where": "up",
+        "select": ["close"],
+    }
+    result = run(query, sample_settings)
+    (ax,) = figure(result).axes
+    dots = [c for c in ax.collections if isinstance(c, PathCollection)]
+    shown = np.sort(np.concatenate([d.get_offsets()[:, 1] for d in dots]))
+    np.testing.assert_allclose(shown, np.sort(picked.to_numpy()))
+    assert chart_headline(result) == f"{len(picked)} months"
