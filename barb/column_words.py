@@ -48,6 +48,20 @@ _COUNTED: dict[str, str] = {
     "quarters": N_("rows.quarterly"),
     "years": N_("rows.yearly"),
     "bars": N_("rows.other"),
+    "groups": N_("rows.groups"),  # a second stage's rows: the first stage's groups
+}
+#: A group key made by a calendar call, as "by" takes it in a chart's subtitle and a plan
+#: ("по месяцу", where "по month()" was the query's code amid Russian words, p47d D5).
+_BY_KEYS = {
+    "year": N_("by_key.year"),
+    "quarter": N_("by_key.quarter"),
+    "month": N_("by_key.month"),
+    "week": N_("by_key.week"),
+    "weekday": N_("by_key.weekday"),
+    "dayname": N_("by_key.dayname"),
+    "date": N_("by_key.date"),
+    "hour": N_("by_key.hour"),
+    "time": N_("by_key.time"),
 }
 _SHARE = N_("aggregate.share")  # the mean of a condition: a share of the bars
 _CONDITIONS = (ast.Compare, ast.Logical, ast.Not, ast.InList)
@@ -60,6 +74,13 @@ def _text(key: str, lang: str | None, **values: object) -> str:
 def quoted(name: str, lang: str | None = DEFAULT) -> str:
     """A name no word stands for, as a sentence in ``lang`` holds it: ``weekday``, «weekday»."""
     return _text(N_("quoted"), lang, name=name)
+
+
+def key_after_by(call: str, lang: str | None = DEFAULT) -> str | None:
+    """A group key made by ``call`` (``month``) as "by" takes it ("month", «месяцу»), in the
+    chart's subtitle and the plan alike; None for a call with no word."""
+    found = _BY_KEYS.get(call)
+    return None if found is None else _text(found, lang)
 
 
 def bars_counted(lang: str | None = DEFAULT, rows: str = "bars") -> str:

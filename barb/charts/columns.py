@@ -18,7 +18,7 @@ from barb.instruments import load_instrument
 from barb.lineage import Lineage, called_key_names, group_key_names, written_key_texts
 from barb.result import Result, result_instrument
 from barb.script import ast
-from barb.time_keys import calendar_keys
+from barb.time_keys import calendar_keys, key_call
 
 PRICE_COLUMNS = ("open", "high", "low", "close")
 
@@ -201,15 +201,15 @@ def keys_text(keys: Sequence[str], result: Result, words: Words = ENGLISH) -> st
     0``, not ``fh_0``), the query's own names as written."""
     called = called_key_names(result.query)
     written = written_key_texts(result.query)
-    lineage = Lineage(result.query)
 
     def named(key: str) -> str:
         if key in called:
             return words.key(key)
-        found = lineage.definition(key)
-        expr = found[0] if found is not None else None
-        if isinstance(expr, ast.Call) and not expr.args and words.names_key(expr.name):
-            return words.key(expr.name)  # "weekday" in a Russian chart was English
+        call = key_call(key, result.query)
+        if call is not None and words.names_key(call):
+            # "weekday" in a Russian chart was English, and so was a second stage's "day"
+            # of arg_max(dayname(), high) under Пн … Пт
+            return words.key(call)
         return written.get(key, key)
 
     return " · ".join(named(k) for k in keys)

@@ -13,15 +13,16 @@ from typing import Any
 import numpy as np
 
 from barb.column_units import COUNTED_ROWS
-from barb.column_words import condition_text, described, plain_words, quoted
+from barb.column_words import condition_text, described, key_after_by, plain_words, quoted
 from barb.errors import QueryError
 from barb.i18n import N_, decimal
 from barb.instruments import Instrument
 from barb.period_rows import still_open, whole_bars
-from barb.script.ast import Column, referenced_columns
+from barb.script.ast import Call, Column, referenced_columns
 from barb.script.parser import parse_expression, parse_select_item
 from barb.script.periods import last_whole_span, parse_period
 from barb.script.query import Query, Stage, parse_query
+from barb.time_keys import key_call
 from barb.timeframes import TIMEFRAMES, timeframe_words
 from bot.texts import Language, t
 
@@ -30,6 +31,15 @@ _EVENT_DAYS: dict[str | None, str] = {
     "only": N_("plan.only"),
     "exclude": N_("plan.exclude"),
     None: N_("plan.mark"),
+}
+
+#: The rows a first stage's last calendar key makes, as a count names them.
+_KEY_ROWS = {
+    "date": "days",
+    "week": "weeks",
+    "month": "months",
+    "quarter": "quarters",
+    "year": "years",
 }
 
 
@@ -47,11 +57,26 @@ def _metric(text: str, lang: Language, rows: str = "bars") -> str:
     return f"{words} ({', '.join(shown)})" if shown else words
 
 
-def _group_name(text: str, lang: Language) -> str:
+def _group_name(text: str, lang: Language, query: dict[str, Any]) -> str:
+    """A group key as the chart's subtitle names it: a calendar key in words ("by year",
+    «по году», where «по «year()»» quoted the query's code), any other quoted."""
     try:
         expr = parse_expression(text)
     except QueryError:
         return text
+    if isinstance(expr, Call) and not expr.args:
+        call: str | None = expr.name.lower()
+    else:
+        call = key_call(expr.name, query) if isinstance(expr, Column) else None
+    found = key_after_by(call, lang) if call is not None else None
+    if (
+        found is not None
+        and isinstance(expr, Column)
+        and not re.search(rf"\b{re.escape(expr.name)}\b", found)
+    ):
+        return f"{found} ({expr.name})"  # the name the CSV and the query know it by
+    if found is not None:
+        return found
     return quoted(expr.name if isinstance(expr, Column) else expr.to_text(), lang)
 
 
@@ -100,9 +125,10 @@ def _period(query: Query, last: dt.date, lang: Language, calendar: str) -> str:
         return t("plan.all", lang)
     start, end = span
     label = f"{start.isoformat() if start else '…'} — {end.isoformat() if end else '…'}"
-    written = (query.period or "").replace(" ", "")
-    if query.period in (None, label) or written == _range(start, end):
-        return label  # a pinned period (``pinned``) reads as its dates alone
+    if not (query.period or "").strip()[:1].isalpha():
+        # Dates (a pinned period, "2024", "2015:") read as the dates they cover alone:
+        # «2015: (2015-01-01 — …)» showed the query's token beside its own dates.
+        return label
     return f"{query.period} ({label})"
 
 
@@ -145,7 +171,9 @@ def render_plan(
     except QueryError as exc:
         return t("plan.unreadable", lang, reason=exc.message)
     # A count names what it counts as the chart does: "number of days" on daily bars.
-    lines = [_computation(query, lang, rows=COUNTED_ROWS.get(query.timeframe or "daily", "bars"))]
+    whole = query.to_json()
+    rows = COUNTED_ROWS.get(query.timeframe or "daily", "bars")
+    lines = [_computation(query, lang, whole, rows=rows)]
 
     timeframe = query.timeframe or "daily"
     session = (query.session or instrument.default_session).upper()
@@ -177,7 +205,11 @@ def render_plan(
         lines.append(t("plan.filter", lang, condition=_condition(query.where, lang)))
     lines += _ordering(query, lang)
     if query.then is not None:
-        then = [_computation(query.then, lang, labelled=False)]
+        # Its rows are the first stage's groups: a count of them is of "groups", or of the
+        # calendar's weeks when the first stage grouped by week() («количество баров (weeks)»
+        # had counted weeks as bars).
+        groups = _grouped_rows(query, whole)
+        then = [_computation(query.then, lang, whole, labelled=False, rows=groups)]
         if query.then.where:
             then.append(t("plan.filter", lang, condition=_condition(query.then.where, lang)))
         then += _ordering(query.then, lang)
@@ -185,7 +217,31 @@ def render_plan(
     return "\n".join(lines)
 
 
-def _computation(stage: Stage, lang: Language, *, labelled: bool = True, rows: str = "bars") -> str:
+def _grouped_rows(query: Query, whole: dict[str, Any]) -> str:
+    """What a first stage's groups are, as a count names them: "weeks" when its last key is
+    week() (and so for date(), month(), quarter(), year()), else "groups"."""
+    if not query.group_by:
+        return COUNTED_ROWS.get(query.timeframe or "daily", "bars")
+    last = query.group_by[-1].strip()
+    try:
+        expr = parse_expression(last)
+    except QueryError:
+        return "groups"
+    if isinstance(expr, Call) and not expr.args:
+        call: str | None = expr.name.lower()
+    else:
+        call = key_call(expr.name, whole) if isinstance(expr, Column) else None
+    return _KEY_ROWS.get(call or "", "groups")
+
+
+def _computation(
+    stage: Stage,
+    lang: Language,
+    whole: dict[str, Any],
+    *,
+    labelled: bool = True,
+    rows: str = "bars",
+) -> str:
     if stage.select or stage.group_by:
         what = (
             ", ".join(_metric(s, lang, rows) for s in stage.select)
@@ -196,7 +252,7 @@ def _computation(stage: Stage, lang: Language, *, labelled: bool = True, rows: s
     else:
         line = t("plan.rows", lang)
     if stage.group_by:
-        groups = ", ".join(_group_name(g, lang) for g in stage.group_by)
+        groups = ", ".join(_group_name(g, lang, whole) for g in stage.group_by)
         line = t("plan.group", lang, what=line, groups=groups)
     return line
 

@@ -247,3 +247,32 @@ def test_a_headline_leads_with_a_value_apart_not_one_within_noise() -> None:
     plain = meta.model_copy(update={"even_groups": None, "apart_groups": None})
     result.metadata = plain
     assert (chart_headline(result, "en") or "").startswith("or_pct: ")
+
+
+def test_a_second_stage_s_day_names_are_keyed_in_words() -> None:
+    """f49g: the weekday making each week's high (``arg_max(dayname(), high) as day``, then
+    counted by ``day``) drew Пн … Пт over an axis «day» and «по day» in the subtitle: the
+    key holds day names, the chart's «день недели»."""
+    query = {
+        "session": "RTH",
+        "from": "daily",
+        "group_by": "week()",
+        "select": "arg_max(dayname(), high) as day",
+        "then": {"group_by": "day", "select": "count() as weeks"},
+    }
+    bars = make.daily_bars()
+    weekly = bars.groupby(bars["timestamp"].dt.to_period("W"))
+    days = weekly.apply(lambda rows: rows.loc[rows["high"].idxmax(), "timestamp"].strftime("%a"))
+    table = days.value_counts().reindex(WEEKDAYS["en"]).dropna().astype(int)
+    table = table.rename("weeks").rename_axis("day").reset_index()
+    result = Result(
+        query=query,
+        summary=summarize_grouped(table, ["day"], ["weeks"]),
+        table=table,
+        metadata=make.metadata(bars),
+        focus_columns=["day", "weeks"],
+    )
+    texts = shown(drawn(result, "ru"))
+    assert "день недели" in texts and "day" not in texts
+    page = " ".join(" ".join(texts).split())  # the subtitle wraps where it must
+    assert "count() as weeks · по дню недели" in page and "по day" not in page

@@ -160,7 +160,7 @@ async def test_query_pressed_by_another_member_is_in_the_answer_s_language_and_t
         [*_, shown] = await fake.wait_said(said + 1, chat_id=GROUP)
         assert shown["text"].startswith("Barb Script, которым посчитан ответ (повторить: /query):")
         # The plan, in Russian.
-        assert "Посчитаю: средний диапазон (range), по «weekday»" in shown["text"]
+        assert "Посчитаю: средний диапазон (range), по дню недели (weekday)" in shown["text"]
         assert shown["reply_to_message"]["message_id"] == asked
 
 
