@@ -72,6 +72,7 @@ def _group_name(text: str, lang: Language, query: dict[str, Any]) -> str:
     if (
         found is not None
         and isinstance(expr, Column)
+        and expr.name != call  # the engine's own name for month() is no name of the query's
         and not re.search(rf"\b{re.escape(expr.name)}\b", found)
     ):
         return f"{found} ({expr.name})"  # the name the CSV and the query know it by

@@ -158,6 +158,17 @@ def test_calendar_group_keys_are_words_and_a_second_stage_counts_the_first_s_gro
     other = {**weeks, "group_by": "dayname()", "select": "max(range) as top"}
     other["then"] = {"select": "count()"}
     assert render_plan(other, nq, last, "ru").splitlines()[-1] == "Затем: количество групп"
+    # A second stage's key the first stage's month() made is Barb's name, said once.
+    months = {
+        "session": "RTH",
+        "from": "daily",
+        "group_by": ["year()", "month()"],
+        "select": "last(close) / first(open) - 1 as ret",
+        "then": {"group_by": "month", "select": "mean(ret)"},
+    }
+    assert render_plan(months, nq, last, "ru").splitlines()[-1] == (
+        "Затем: среднее «ret», по месяцу"
+    )
 
 
 def test_a_period_written_as_dates_reads_as_its_dates() -> None:
