@@ -112,6 +112,20 @@ def plain_words(expr: ast.Expr, lang: str | None = DEFAULT, rows: str = "bars") 
     return _aggregate(expr, lang)
 
 
+def aggregate_words(expr: ast.Expr, lang: str | None = DEFAULT) -> str | None:
+    """An aggregate of a name the query made in Barb's words, that name quoted ("average
+    rng_pct", «среднее «rng_pct»», «10-й перцентиль «chg»»), as the plan says it; None for
+    anything else. The engine's name for it (``percentile_chg_10``, ``mean_ret``) had headed
+    Russian charts with Barb's English words."""
+    if not (isinstance(expr, ast.Call) and expr.name.lower() in _AGGREGATES and expr.args):
+        return None
+    # Of a formula the engine's name stays: "average range / open * 100" read as the
+    # average range divided.
+    if not all(isinstance(a, ast.Column | ast.Number) for a in expr.args):
+        return None
+    return _aggregate(expr, lang)
+
+
 def described(expr: ast.Expr, lang: str | None = DEFAULT, rows: str = "bars") -> str:
     """``expr`` as a sentence names it: in words as far as it has them (an aggregate of a name
     the query made keeps that name, quoted: «среднее «rng_pct»»), else as written; a count

@@ -13,7 +13,7 @@ import pandas as pd
 from barb.bar_labels import bar_label, label_dates, table_label
 from barb.charts.words import ENGLISH, Words
 from barb.column_units import COUNTED_ROWS, POINTS, ROWS, column_unit
-from barb.column_words import plain_words
+from barb.column_words import aggregate_words, plain_words
 from barb.instruments import load_instrument
 from barb.lineage import Lineage, called_key_names, group_key_names, written_key_texts
 from barb.result import Result, result_instrument
@@ -176,7 +176,10 @@ def column_name(column: str, result: Result, words: Words = ENGLISH) -> str:
         return str(words.unit(column, axis=True))  # "days" is «дни», as the axis says it
     if ast.default_name(expr) != column:
         return column
-    return plain_words(expr, words.language, counted_unit(column, result) or "bars") or column
+    rows = counted_unit(column, result) or "bars"
+    return (
+        plain_words(expr, words.language, rows) or aggregate_words(expr, words.language) or column
+    )
 
 
 def counted_unit(column: str, result: Result) -> str | None:
@@ -207,9 +210,7 @@ def keys_text(keys: Sequence[str], result: Result, words: Words = ENGLISH) -> st
             return words.key(key)
         call = key_call(key, result.query)
         if call is not None and words.names_key(call):
-            # "weekday" in a Russian chart was English, and so was a second stage's "day"
-            # of arg_max(dayname(), high) under Пн … Пт
-            return words.key(call)
+            return words.key(call)  # "weekday" in a Russian chart was English
         return written.get(key, key)
 
     return " · ".join(named(k) for k in keys)

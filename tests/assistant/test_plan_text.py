@@ -131,7 +131,7 @@ def test_calendar_group_keys_are_words_and_a_second_stage_counts_the_first_s_gro
     """f49g: the Russian plan read «по «year()»», «по «hour()»» (the query's code where the
     chart's subtitle says «по году») and, of the weekday making each week's high, «Затем:
     количество баров (weeks), по «day»»: the second stage counts the first's week groups,
-    not bars, and ``day`` holds day names (``arg_max(dayname(), high)``)."""
+    not bars. ``day`` (``arg_max(dayname(), high)``) is the query's name, quoted."""
     nq, last = load_instrument("NQ"), dt.date(2026, 1, 7)
     by_year = {"session": "RTH", "from": "daily", "group_by": "year()", "select": "mean(range)"}
     by_hour = {"session": "ETH", "from": "1h", "group_by": "hour()", "select": "mean(volume)"}
@@ -151,9 +151,9 @@ def test_calendar_group_keys_are_words_and_a_second_stage_counts_the_first_s_gro
     }
     ru = render_plan(weeks, nq, last, "ru").splitlines()
     assert ru[0] == "Посчитаю: «arg_max(dayname(), high)» (day), по неделе"
-    assert ru[-1] == "Затем: количество недель (weeks), по дню недели (day)"
+    assert ru[-1] == "Затем: количество недель (weeks), по «day»"
     en = render_plan(weeks, nq, last, "en").splitlines()
-    assert en[-1] == "Then: number of weeks, by weekday (day)"
+    assert en[-1] == "Then: number of weeks, by day"
     # A second stage over groups with no calendar name counts groups.
     other = {**weeks, "group_by": "dayname()", "select": "max(range) as top"}
     other["then"] = {"select": "count()"}

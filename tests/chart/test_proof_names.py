@@ -84,9 +84,9 @@ def test_scope_and_subtitle() -> None:
 
 def test_a_second_stage_key_named_for_a_calendar_call_is_in_words() -> None:
     """f49g: the month-of-year chart's subtitle read «по году, месяцу · затем: mean(ret) · по
-    month»: the second stage's key is the column the first stage's ``month()`` made. So is
-    a day name picked by ``arg_max(dayname(), high)``; a name of the query's own holding
-    no calendar call stays as written."""
+    month»: the second stage's key is the column the first stage's ``month()`` made. A name
+    of the query's own stays as written, a day name an aggregate picked too (``day``, the
+    weekday of each week's high, says more than «по дню недели»)."""
     ru = words_for("ru")
     months = {
         "group_by": ["year()", "month()"],
@@ -101,7 +101,7 @@ def test_a_second_stage_key_named_for_a_calendar_call_is_in_words() -> None:
         "select": "arg_max(dayname(), high) as day",
         "then": {"group_by": "day", "select": "count() as weeks"},
     }
-    assert subtitle_text(days, ru).endswith("затем: count() as weeks · по дню недели")
+    assert subtitle_text(days, ru).endswith("затем: count() as weeks · по day")
     own = {"map": {"big": "range > 300"}, "group_by": "big", "select": "count()"}
     assert subtitle_text(own, ru) == "count() · по big · big = range > 300"
     inside = {"map": {"inside": "inside_day()"}, "group_by": "inside", "select": "count()"}
