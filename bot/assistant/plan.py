@@ -212,7 +212,10 @@ def render_plan(
         groups = _grouped_rows(query, whole)
         then = [_computation(query.then, lang, whole, labelled=False, rows=groups)]
         if query.then.where:
-            then.append(t("plan.filter", lang, condition=_condition(query.then.where, lang)))
+            # Inside the line, lower case: «…, по месяцу; Фильтр: month in (9, 10)» read
+            # as a sentence begun in the middle of another.
+            condition = _condition(query.then.where, lang)
+            then.append(t("plan.then_where", lang, condition=condition))
         then += _ordering(query.then, lang)
         lines.append(t("plan.then", lang, steps="; ".join(then)))
     return "\n".join(lines)

@@ -169,6 +169,14 @@ def test_calendar_group_keys_are_words_and_a_second_stage_counts_the_first_s_gro
     assert render_plan(months, nq, last, "ru").splitlines()[-1] == (
         "Затем: среднее «ret», по месяцу"
     )
+    # Its where inside the line: «…, по месяцу; Фильтр: month in (9, 10)» began a sentence.
+    autumn = {**months, "then": {**months["then"], "where": "month in (9, 10)"}}
+    assert render_plan(autumn, nq, last, "ru").splitlines()[-1] == (
+        "Затем: среднее «ret», по месяцу; где month in (9, 10)"
+    )
+    assert render_plan(autumn, nq, last, "en").splitlines()[-1] == (
+        "Then: average ret, by month; where month in (9, 10)"
+    )
 
 
 def test_a_period_written_as_dates_reads_as_its_dates() -> None:
