@@ -96,7 +96,10 @@ def _period(query: Query, last: dt.date, lang: Language, calendar: str) -> str:
         except QueryError:
             return query.period or ""
         if period.bars is not None:
-            return t("plan.last_bars", lang, plural_of=period.bars, n=decimal(period.bars, lang))
+            bars = t("plan.last_bars", lang, plural_of=period.bars, n=decimal(period.bars, lang))
+            if period.end is None:
+                return bars
+            return t("plan.bars_to", lang, bars=bars, end=period.end.isoformat())
         return t("plan.all", lang)
     start, end = span
     label = f"{start.isoformat() if start else '…'} — {end.isoformat() if end else '…'}"
@@ -114,8 +117,9 @@ def pinned(raw: dict[str, Any], last: dt.date, calendar: str) -> dict[str, Any]:
     """``raw`` with a period counted from the data's last date written as the dates its
     plan shows: "last_10_days" on data ending 2025-12-19 runs as "2025-12-10:2025-12-19",
     whatever bars are imported before Run is pressed (p48e: it ran 2025-12-29 — 2026-01-07,
-    and nothing said so). A period written as dates, a count of bars ("last_5_bars", which
-    the plan shows without dates) and all the data are left as written.
+    and nothing said so); a count of bars gets the data's last date as its end
+    ("last_5_bars:2025-12-19", the last 5 bars up to it). A period written as dates and all
+    the data are left as written.
 
     >>> pinned({"period": "ytd"}, dt.date(2025, 12, 19), "CME Globex Equity")
     {'period': '2025-01-01:2025-12-19'}
@@ -128,9 +132,17 @@ def pinned(raw: dict[str, Any], last: dt.date, calendar: str) -> dict[str, Any]:
     except QueryError:
         return raw
     span = period_span(query, last, calendar)
-    if span is None:
+    if span is not None:
+        return {**raw, "period": _range(*span)}
+    try:
+        period = parse_period(query.period, last)
+    except QueryError:
         return raw
-    return {**raw, "period": _range(*span)}
+    if period.bars is not None and period.end is None:
+        # The last N bars up to the data's end now: an import before Run adds bars after
+        # it, and last_5_bars would be 5 others.
+        return {**raw, "period": f"last_{period.bars}_bars:{last.isoformat()}"}
+    return raw
 
 
 def render_plan(

@@ -1,0 +1,96 @@
+"""What the person confirmed is what runs, whatever changes between the plan and the press:
+here the instrument's data, imported through the bot while the plan waits."""
+
+from __future__ import annotations
+
+import csv
+import datetime as dt
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from bot_harness import ALICE, ask_and_get_plan, barb_bot, fetch_csv, keyboard_data, press
+from fake_bot_api import FakeBotAPI
+
+from barb.settings import EngineSettings
+from bot.llm.messages import ModelRequest
+from bot.llm.scripted import ScriptedProvider, text, tool_call, turn
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "data"))
+import bar_files as bf
+
+LAST_3 = {
+    "instrument": "ES",
+    "session": "ETH",
+    "from": "daily",
+    "period": "last_3_bars",
+    "select": "mean(range)",
+}
+
+
+async def import_file(fake: FakeBotAPI, path: Path) -> str:
+    """ALICE (an admin) sends ``path`` as ES bars and presses Import: the bot's last words."""
+    before = len(fake.calls("sendMessage", chat_id=ALICE))
+    fake.inject(
+        fake.document_update(
+            chat_id=ALICE,
+            user_id=ALICE,
+            content=path.read_bytes(),
+            file_name=path.name,
+            caption="ES",
+        )
+    )
+    [*_, offer] = await fake.wait_for("sendMessage", before + 1, chat_id=ALICE)
+    await press(fake, ALICE, ALICE, offer.result, keyboard_data(offer.result)[0])
+    [*_, done] = await fake.wait_for("sendMessage", before + 2, chat_id=ALICE)
+    return done.result["text"]
+
+
+def answer(request: ModelRequest):
+    last = request.messages[-1]
+    return text("Ответ: " + last.tool_results[-1].content.splitlines()[0])
+
+
+async def test_the_last_bars_of_a_plan_are_the_bars_run_after_an_import(
+    tmp_path: Path, fake_telegram: FakeBotAPI, db_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """ "средний диапазон последних 3 дней": the plan said "последние 3 бара"; a week of ES
+    bars was imported before Run, and Run averaged 3 days the person never confirmed. The
+    plan now names the data's last date, and Run runs those 3 bars (checked against the
+    file imported, not the sample)."""
+    fake = fake_telegram
+    engine = EngineSettings(data_dir=tmp_path / "data")
+    monkeypatch.setattr("barb.interpreter.default_settings", lambda: engine)  # the runs'
+    first = bf.week_of_bars()  # 2024-03-18 … 2024-03-22
+    second = bf.week_of_bars(dt.date(2024, 3, 24), seed=8)  # 2024-03-25 … 2024-03-29
+    provider = ScriptedProvider(
+        [
+            turn("Средний диапазон последних 3 дней.", tool_call("execute_query", query=LAST_3)),
+            answer,
+        ]
+    )
+    async with barb_bot(fake, db_url, provider=provider, engine_settings=engine, admins={ALICE}):
+        said = await import_file(fake, bf.plain_csv(tmp_path / "week1.csv", first))
+        assert "the data now runs Mar 18, 2024 to Mar 22, 2024" in said
+        plan = await ask_and_get_plan(fake, ALICE, ALICE, "средний диапазон последних 3 дней ES")
+        assert "Период: последние 3 бара по 2024-03-22" in plan["text"]
+        said = await import_file(fake, bf.plain_csv(tmp_path / "week2.csv", second))
+        assert "the data now runs Mar 18, 2024 to Mar 29, 2024" in said
+        before = len(fake.said(ALICE))
+        await press(fake, ALICE, ALICE, plan, keyboard_data(plan)[0])
+        [*_, reply] = await fake.wait_said(before + 1, chat_id=ALICE)
+        document = await fetch_csv(fake, ALICE, ALICE, reply)
+    # Independently: ETH days run 18:00 to 17:00, dated by the day they end on.
+    stamps = first["timestamp"].dt.tz_convert("America/New_York").dt.tz_localize(None)
+    days = first.assign(day=(stamps + pd.Timedelta(hours=6)).dt.date).groupby("day")
+    ranges = (days["high"].max() - days["low"].min()).iloc[-3:]
+    assert [str(d) for d in ranges.index] == ["2024-03-20", "2024-03-21", "2024-03-22"]
+    rows = list(
+        csv.reader(
+            document.files["document"].content.decode("utf-8-sig").splitlines(), delimiter=";"
+        )
+    )
+    assert [row[0] for row in rows[1:]] == ["2024-03-20", "2024-03-21", "2024-03-22"]
+    mean = f"{ranges.mean():.2f}".replace(".", ",")
+    assert reply["caption"].startswith(f"средний диапазон = {mean} пункта")
