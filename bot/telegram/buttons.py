@@ -69,8 +69,14 @@ def _shows_buttons(query: CallbackQuery) -> bool:
 
 async def _refused(ctx: UpdateContext, query: CallbackQuery, taken: Taken, press: Press) -> None:
     """A press that may not go ahead says why, in the presser's language (the toast is
-    theirs); a plan whose buttons can do nothing loses them, if it still shows them."""
-    await acknowledge(query, t(taken.verdict.text_key(press), ctx.lang))
+    theirs): to the one who asked, the plan's own, as "Running…" was (a Russian question
+    from an English phone pressed Run twice and read "Считаю…", then "Already running");
+    to anyone else, their Telegram's. A plan whose buttons can do nothing loses them, if it
+    still shows them."""
+    action = taken.action
+    theirs = action is not None and action.user_id == ctx.user_id
+    lang = plan_language(action) if theirs else ctx.lang
+    await acknowledge(query, t(taken.verdict.text_key(press), lang))
     message_id = _pressed_message_id(query)
     if taken.verdict.buttons_dead and message_id is not None and _shows_buttons(query):
         await remove_keyboard(ctx.svc, ctx.bot, ctx.chat_id, message_id)
