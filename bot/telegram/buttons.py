@@ -210,14 +210,15 @@ async def on_option(ctx: UpdateContext, query: CallbackQuery, parts: list[str]) 
     if answer is None:  # no such reply: nothing to ask
         await acknowledge(query)
         return
-    if await too_fast(ctx, answer):
-        await acknowledge(query)  # not yet: the question and its buttons stay
-        return
     # A press has no message of its own: what it asks replies to the question the
     # clarification was asked about, as every plan and answer does (its plan replied to
     # nothing, p46ac #8).
-    # Asked as the one who asked the question: the group, for an anonymous admin's.
+    # Asked as the one who asked the question, and limited as theirs: the group, for an
+    # anonymous admin's.
     asker = ctx.asker.model_copy(update={"reply_to": question_asked(shown), "user_id": owner})
+    if await too_fast(ctx, answer, asker=asker):
+        await acknowledge(query)  # not yet: the question and its buttons stay
+        return
     # Claimed with the question recorded in flight, as Run claims its plan: a second tap
     # (or a second device) is told the question was answered, and a kill -9 from here on
     # leaves the question for the next start, which answers the clarification with it.
