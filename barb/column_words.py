@@ -51,6 +51,12 @@ _COUNTED: dict[str, str] = {
 }
 _SHARE = N_("aggregate.share")  # the mean of a condition: a share of the bars
 _CONDITIONS = (ast.Compare, ast.Logical, ast.Not, ast.InList)
+#: The words joining conditions in words («закрытие > открытие и объём > 100000»), by operator.
+_JOINS: dict[str, str] = {
+    "and": N_("condition.and"),
+    "or": N_("condition.or"),
+    "not": N_("condition.not"),
+}
 
 
 def _text(key: str, lang: str | None, **values: object) -> str:
@@ -117,7 +123,29 @@ def condition_text(expr: ast.Expr, lang: str | None = DEFAULT) -> str:
         return expr.to_text()
     if not all(n.name in _COLUMNS for n in nodes if isinstance(n, ast.Column)):
         return expr.to_text()
-    return _renamed(expr, lang).to_text()
+    return _said(_renamed(expr, lang), lang)
+
+
+def _said(node: ast.Node, lang: str | None) -> str:
+    """``node``'s text with and, or and not in ``lang``'s words: a Russian plan read
+    «закрытие > открытие and объём > 100000». Parenthesized as ``to_text`` does, and a
+    negated condition always."""
+    if isinstance(node, ast.Logical):
+        own = node.precedence
+        left, right = _said_within(node.left, own, lang), _said_within(node.right, own + 1, lang)
+        return f"{left} {_text(_JOINS[node.op], lang)} {right}"
+    if isinstance(node, ast.Not):
+        # «не (закрытие > открытие)»: "not close > open" is read as (not close) > open.
+        operand = _said(node.operand, lang)
+        if isinstance(node.operand, _CONDITIONS):
+            operand = f"({operand})"
+        return f"{_text(_JOINS['not'], lang)} {operand}"
+    return node.to_text()
+
+
+def _said_within(node: ast.Node, min_precedence: int, lang: str | None) -> str:
+    said = _said(node, lang)
+    return f"({said})" if node.precedence < min_precedence else said
 
 
 def _renamed(node: ast.Node, lang: str | None) -> ast.Node:

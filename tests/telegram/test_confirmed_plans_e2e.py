@@ -1,5 +1,6 @@
-"""What the person confirmed is what runs, whatever changes between the plan and the press:
-here the instrument's data, imported through the bot while the plan waits."""
+"""What the person confirmed is what runs, whatever changes between the plan and the press
+(the instrument's data, imported through the bot while the plan waits), and the plan says it
+in the person's words, as it reaches the fake Bot API."""
 
 from __future__ import annotations
 
@@ -94,3 +95,24 @@ async def test_the_last_bars_of_a_plan_are_the_bars_run_after_an_import(
     assert [row[0] for row in rows[1:]] == ["2024-03-20", "2024-03-21", "2024-03-22"]
     mean = f"{ranges.mean():.2f}".replace(".", ",")
     assert reply["caption"].startswith(f"средний диапазон = {mean} пункта")
+
+
+async def test_a_russian_plan_says_its_filter_in_russian(
+    fake_telegram: FakeBotAPI, db_url: str
+) -> None:
+    """«сколько дней роста на большом объёме» got «Фильтр: закрытие > открытие and объём >
+    100000 or not диапазон > 300»: English joins among Russian words, and a "not" that read
+    as applying to the range alone."""
+    fake = fake_telegram
+    query = {
+        "session": "RTH",
+        "from": "daily",
+        "period": "2025",
+        "where": "close > open and volume > 100000 or not (range > 300)",
+        "select": "count()",
+    }
+    provider = ScriptedProvider([turn("Считаю дни.", tool_call("execute_query", query=query))])
+    async with barb_bot(fake, db_url, provider=provider):
+        plan = await ask_and_get_plan(fake, ALICE, ALICE, "сколько дней роста на объёме?")
+    filtered = [line for line in plan["text"].splitlines() if line.startswith("Фильтр:")]
+    assert filtered == ["Фильтр: закрытие > открытие и объём > 100000 или не (диапазон > 300)"]
