@@ -18,7 +18,7 @@ from barb.errors import QueryError
 from barb.i18n import N_, decimal
 from barb.instruments import Instrument
 from barb.period_rows import still_open, whole_bars
-from barb.script.ast import Column, referenced_columns
+from barb.script.ast import Column, default_name, referenced_columns
 from barb.script.parser import parse_expression, parse_select_item
 from barb.script.periods import last_whole_span, parse_period
 from barb.script.query import Query, Stage, parse_query
@@ -187,14 +187,36 @@ def render_plan(
         lines.append(t("plan.new", lang, columns=cols))
     if query.where:
         lines.append(t("plan.filter", lang, condition=_condition(query.where, lang)))
-    lines += _ordering(query, lang)
+    rows = COUNTED_ROWS.get(query.timeframe or "daily", "bars")
+    named = _output_words(query, lang, rows)
+    lines += _ordering(query, lang, named)
     if query.then is not None:
-        then = [_computation(query.then, lang, labelled=False)]
+        # A then stage reads the first stage's rows: without a select or groups of its own it
+        # shows them, sorted or cut ("Then: Show the bars" said bars of weekday averages).
+        then = []
+        if query.then.select or query.then.group_by:
+            then.append(_computation(query.then, lang, labelled=False))
         if query.then.where:
             then.append(t("plan.filter", lang, condition=_condition(query.then.where, lang)))
-        then += _ordering(query.then, lang)
-        lines.append(t("plan.then", lang, steps="; ".join(then)))
+        then += _ordering(query.then, lang, named | _output_words(query.then, lang, rows))
+        if then:
+            lines.append(t("plan.then", lang, steps="; ".join(then)))
     return "\n".join(lines)
+
+
+def _output_words(stage: Stage, lang: Language, rows: str) -> dict[str, str]:
+    """The words of each select item the stage names by the engine's name for it
+    ("mean_range": "average range"), which a sort names; an alias the query gave stays."""
+    named = {}
+    for text in stage.select:
+        try:
+            expr, alias = parse_select_item(text)
+        except QueryError:
+            continue
+        words = plain_words(expr, lang, rows)
+        if alias is None and words is not None:
+            named[default_name(expr)] = words
+    return named
 
 
 def _computation(stage: Stage, lang: Language, *, labelled: bool = True, rows: str = "bars") -> str:
@@ -213,10 +235,15 @@ def _computation(stage: Stage, lang: Language, *, labelled: bool = True, rows: s
     return line
 
 
-def _ordering(stage: Stage, lang: Language) -> list[str]:
+def _ordering(stage: Stage, lang: Language, named: dict[str, str]) -> list[str]:
+    """The sort in words: a column the select named ("mean_range") by that item's words, a
+    bar column by its own; any other name as the query wrote it."""
     lines = []
     if stage.sort:
-        order = ", ".join(f"{k.column} ({_direction(k.descending, lang)})" for k in stage.sort)
+        order = ", ".join(
+            f"{_sort_column(k.column, named, lang)} ({_direction(k.descending, lang)})"
+            for k in stage.sort
+        )
         lines.append(t("plan.order", lang, order=order))
     if stage.limit:
         first = t("plan.first", lang, plural_of=stage.limit, n=decimal(stage.limit, lang))
@@ -225,6 +252,10 @@ def _ordering(stage: Stage, lang: Language) -> list[str]:
         else:
             lines.append(first)
     return lines
+
+
+def _sort_column(column: str, named: dict[str, str], lang: Language) -> str:
+    return named.get(column) or plain_words(Column(column), lang) or column
 
 
 def _direction(descending: bool, lang: Language) -> str:

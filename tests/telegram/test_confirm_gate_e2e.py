@@ -157,7 +157,7 @@ async def test_a_query_that_cannot_run_is_fixed_before_the_person_sees_a_plan(
     async with barb_bot(fake, db_url, provider=provider):
         plan = await ask_and_get_plan(fake, ALICE, ALICE, "weekday range, widest first")
         assert plan["text"].startswith("Range by weekday, widest first.")
-        assert "Order: mean_range (highest first)" in plan["text"]
+        assert "Order: average range (highest first)" in plan["text"]
         assert "dayname()" in plan["text"] and "rnage" not in plan["text"]
         assert "✎" not in plan["text"] and "Changed after the error" not in plan["text"]
         [error] = results_of(provider.requests[1])

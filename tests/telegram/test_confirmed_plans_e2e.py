@@ -116,3 +116,26 @@ async def test_a_russian_plan_says_its_filter_in_russian(
         plan = await ask_and_get_plan(fake, ALICE, ALICE, "сколько дней роста на объёме?")
     filtered = [line for line in plan["text"].splitlines() if line.startswith("Фильтр:")]
     assert filtered == ["Фильтр: закрытие > открытие и объём > 100000 или не (диапазон > 300)"]
+
+
+async def test_a_russian_plan_names_what_it_sorts_by_in_words(
+    fake_telegram: FakeBotAPI, db_url: str
+) -> None:
+    """«в какой день недели диапазон больше всего?» got «Затем: Покажу бары; Сортировка:
+    mean_range (по убыванию); первая 1 строка»: the engine's name for the average, and
+    "bars" for the five weekday averages the then stage sorts."""
+    fake = fake_telegram
+    query = {
+        "session": "RTH",
+        "from": "daily",
+        "period": "2025",
+        "map": {"weekday": "dayname()"},
+        "group_by": "weekday",
+        "select": "mean(range)",
+        "then": {"sort": "mean_range desc", "limit": 1},
+    }
+    provider = ScriptedProvider([turn("Считаю.", tool_call("execute_query", query=query))])
+    async with barb_bot(fake, db_url, provider=provider):
+        plan = await ask_and_get_plan(fake, ALICE, ALICE, "в какой день недели диапазон больше?")
+    [then] = [line for line in plan["text"].splitlines() if line.startswith("Затем:")]
+    assert then == "Затем: Сортировка: средний диапазон (по убыванию); первая 1 строка"
