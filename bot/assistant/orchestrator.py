@@ -787,6 +787,7 @@ class Assistant:
             "language": state.language,
             "reply_to": state.asker.reply_to,
         }
+        run.proof.number = list(state.shown).index(call.id)
         return ToolResult(call_id=call.id, name=call.name, content=outcome.summary_text)
 
     def _query_failed(

@@ -14,6 +14,7 @@ import pytest
 from bot_harness import ALICE, ask_and_get_plan, barb_bot, fetch_csv, keyboard_data, press
 from fake_bot_api import FakeBotAPI
 
+from barb.data.store import data_path
 from barb.settings import EngineSettings
 from bot.llm.messages import ModelRequest
 from bot.llm.scripted import ScriptedProvider, text, tool_call, turn
@@ -139,3 +140,67 @@ async def test_a_russian_plan_names_what_it_sorts_by_in_words(
         plan = await ask_and_get_plan(fake, ALICE, ALICE, "в какой день недели диапазон больше?")
     [then] = [line for line in plan["text"].splitlines() if line.startswith("Затем:")]
     assert then == "Затем: Сортировка: средний диапазон (по убыванию); первая 1 строка"
+
+
+COUNT_DAYS = {"session": "RTH", "from": "daily", "select": "count()"}
+# Refused only when it runs: the exchange was closed.
+CHRISTMAS = {"session": "RTH", "from": "daily", "period": "2025-12-25", "select": "mean(range)"}
+CHRISTMAS_EVE = {**CHRISTMAS, "period": "2025-12-24"}
+
+
+def results_text(request: ModelRequest):
+    results = [r for m in request.messages if m.role == "tool" for r in m.tool_results]
+    return text("Ответ: " + " | ".join(r.content.splitlines()[0] for r in results))
+
+
+async def test_each_answer_of_a_corrected_plan_keeps_its_own_csv(
+    fake_telegram: FakeBotAPI, db_url: str
+) -> None:
+    """Two queries confirmed: the count of days ran and was shown, Christmas failed, and the
+    model's corrected plan (Christmas Eve) was confirmed and answered. Both answers' CSV
+    buttons were the question's "proof 0": the one under «средний диапазон = 190,50» sent
+    the count's 4,647 days, and the count's sent Christmas Eve."""
+    fake = fake_telegram
+    provider = ScriptedProvider(
+        [
+            turn(
+                "Дни и диапазон на Рождество.",
+                tool_call("execute_query", query=COUNT_DAYS),
+                tool_call("execute_query", query=CHRISTMAS),
+            ),
+            turn("Исправляю дату.", tool_call("execute_query", query=CHRISTMAS_EVE)),
+            results_text,
+        ]
+    )
+    async with barb_bot(fake, db_url, provider=provider):
+        plan = await ask_and_get_plan(fake, ALICE, ALICE, "сколько дней и диапазон на Рождество")
+        assert "Запрос 1 из 2:" in plan["text"] and "Запрос 2 из 2:" in plan["text"]
+        await press(fake, ALICE, ALICE, plan, keyboard_data(plan)[0])
+        count, corrected = (await fake.wait_said(3, chat_id=ALICE))[1:3]
+        assert "✎ Период: 2025-12-24" in corrected["text"]
+        await press(fake, ALICE, ALICE, corrected, keyboard_data(corrected)[0])
+        [*_, eve] = await fake.wait_said(4, chat_id=ALICE)
+        eve_csv = await fetch_csv(fake, ALICE, ALICE, eve)
+        count_csv = await fetch_csv(fake, ALICE, ALICE, count)
+
+    # Independently: Christmas Eve's RTH bars (09:30 to 17:00), and every RTH trading date.
+    bars = pd.read_parquet(data_path("NQ", EngineSettings()), columns=["timestamp", "high", "low"])
+    minute = bars["timestamp"].dt.hour * 60 + bars["timestamp"].dt.minute
+    rth = bars[(minute >= 9 * 60 + 30) & (minute < 17 * 60)]
+    eve_bars = rth[rth["timestamp"].dt.date == dt.date(2025, 12, 24)]
+    eve_range = eve_bars["high"].max() - eve_bars["low"].min()
+    assert eve["caption"].startswith(f"средний диапазон = {eve_range:.2f}".replace(".", ","))
+    rows = read_csv(eve_csv)
+    assert [row[0] for row in rows[1:]] == ["2025-12-24"]
+    assert float(rows[1][6].replace(",", ".")) == eve_range
+    assert count["caption"].startswith("количество дней = ")
+    days = rth["timestamp"].dt.date.nunique()
+    assert len(read_csv(count_csv)) == days + 1
+
+
+def read_csv(document) -> list[list[str]]:
+    return list(
+        csv.reader(
+            document.files["document"].content.decode("utf-8-sig").splitlines(), delimiter=";"
+        )
+    )
