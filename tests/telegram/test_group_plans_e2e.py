@@ -301,3 +301,37 @@ async def test_a_suggested_reply_to_an_anonymous_admin_counts_as_the_groups_ques
         third = await asked_anonymously(fake, mention(fake, "weekday ranges"))
         assert third["text"].startswith("You are asking faster than I can answer")
         assert third["reply_to_message"]["text"].endswith("weekday ranges")
+
+
+async def test_a_question_in_another_topic_neither_answers_nor_replaces_a_plan(
+    fake_telegram: FakeBotAPI, db_url: str
+) -> None:
+    """Alice asked "which weekday is best?" in topic 77 and was asked back; her question in
+    topic 88 was taken as her reply to it (the model read "The person answered: weekday
+    ranges in 2024"), and a plan waiting in topic 77 was said replaced by it. Each topic is
+    a conversation of its own, as its history is."""
+    fake = fake_telegram
+    async with barb_bot(fake, db_url, model=best_by_what) as svc:
+        requests = svc.assistant.provider.requests  # type: ignore[attr-defined]
+
+        async def in_topic(thread_id: int, said: str) -> dict[str, Any]:
+            return await ask_and_get_plan(
+                fake, GROUP, ALICE, mention(fake, said), chat_type="supergroup", thread_id=thread_id
+            )
+
+        asked = await in_topic(77, "which weekday is best?")
+        assert asked["text"] == "Best by what?"
+        plan = await in_topic(88, "weekday ranges in 2024")
+        assert plan["text"].startswith("Weekday ranges.") and plan["message_thread_id"] == 88
+        assert requests[-1].messages[-1].text.endswith("weekday ranges in 2024")
+        assert keyboard_data(fake.message(GROUP, asked["message_id"])) == keyboard_data(asked)
+
+        # Her reply in topic 77 answers its question there; topic 88's plan stays as it was.
+        answered = await in_topic(77, "Widest range")
+        assert answered["message_thread_id"] == 77 and len(keyboard_data(answered)) == 2
+        assert "Widest range" in requests[-1].messages[-1].tool_results[-1].content
+        assert fake.message(GROUP, plan["message_id"])["text"] == plan["text"]
+        await press(fake, GROUP, ALICE, plan, keyboard_data(plan)[0])
+        [photo] = await fake.wait_for("sendPhoto", chat_id=GROUP)
+        assert photo.params["message_thread_id"] == 88
+        assert "Answer:" in photo.result["caption"]
