@@ -103,6 +103,8 @@ def _period(query: Query, last: dt.date, lang: Language, calendar: str) -> str:
         return t("plan.all", lang)
     start, end = span
     label = f"{start.isoformat() if start else '…'} — {end.isoformat() if end else '…'}"
+    if start is not None and start == end:  # one day: "2025-12-24 (2025-12-24 — 2025-12-24)"
+        label = start.isoformat()
     written = (query.period or "").replace(" ", "")
     if query.period in (None, label) or written == _range(start, end):
         return label  # a pinned period (``pinned``) reads as its dates alone

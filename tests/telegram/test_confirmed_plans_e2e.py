@@ -177,7 +177,9 @@ async def test_each_answer_of_a_corrected_plan_keeps_its_own_csv(
         assert "Запрос 1 из 2:" in plan["text"] and "Запрос 2 из 2:" in plan["text"]
         await press(fake, ALICE, ALICE, plan, keyboard_data(plan)[0])
         count, corrected = (await fake.wait_said(3, chat_id=ALICE))[1:3]
-        assert "✎ Период: 2025-12-24" in corrected["text"]
+        # One day reads as one date, not "2025-12-24 (2025-12-24 — 2025-12-24)".
+        assert "Период: 2025-12-25\n" in plan["text"] + "\n"
+        assert corrected["text"].endswith("✎ Период: 2025-12-24")
         await press(fake, ALICE, ALICE, corrected, keyboard_data(corrected)[0])
         [*_, eve] = await fake.wait_said(4, chat_id=ALICE)
         eve_csv = await fetch_csv(fake, ALICE, ALICE, eve)
