@@ -48,8 +48,9 @@ _COUNTED: dict[str, str] = {
     "quarters": N_("rows.quarterly"),
     "years": N_("rows.yearly"),
     "bars": N_("rows.other"),
+    "groups": N_("rows.groups"),  # a then stage's count of hour groups, no calendar period
 }
-_SHARE = N_("aggregate.share")  # the mean of a condition: a share of the bars
+_SHARE = N_("aggregate.share")  # the mean of a condition: a share of the rows counted
 _CONDITIONS = (ast.Compare, ast.Logical, ast.Not, ast.InList)
 #: The words joining conditions in words («закрытие > открытие и объём > 100000»), by operator.
 _JOINS: dict[str, str] = {
@@ -107,7 +108,7 @@ def described(expr: ast.Expr, lang: str | None = DEFAULT, rows: str = "bars") ->
         x = condition_text(expr.args[0], lang)
         return _text(_COUNT_WHERE, lang, rows=_rows(rows, lang), x=x)
     if isinstance(expr, ast.Call) and expr.name.lower() == "mean" and _is_condition(expr.args):
-        return _text(_SHARE, lang, x=condition_text(expr.args[0], lang))
+        return _text(_SHARE, lang, rows=_rows(rows, lang), x=condition_text(expr.args[0], lang))
     if isinstance(expr, ast.Call) and expr.name.lower() in _AGGREGATES:
         return _aggregate(expr, lang)
     return plain_words(expr, lang) or quoted(expr.to_text(), lang)

@@ -54,7 +54,15 @@ from bot.assistant.tools import (
     parse_args,
     tool_specs,
 )
-from bot.llm.errors import BadResponse, LLMError, ProviderTimeout, RateLimited
+from bot.llm.errors import (
+    AuthenticationFailed,
+    BadResponse,
+    ConfigError,
+    LLMError,
+    ProviderTimeout,
+    RateLimited,
+    RequestRejected,
+)
 from bot.llm.messages import Message, ModelResponse, ToolCall, ToolResult
 from bot.llm.provider import LLMProvider
 from bot.llm.response_checks import check_response
@@ -569,7 +577,7 @@ class Assistant:
         answer with no words says (``_blank_reply``)."""
         proofs = proofs if proofs is not None else []
         instrument = load_instrument(chat.instrument, self.engine_settings)
-        meta = self._data_meta(instrument)
+        meta = self.data_meta(instrument)
         # Read once per turn: earlier questions, preferences and the last data shown do not
         # change while this question runs (a preference saved now counts from the next one).
         context = await self._context(chat, state)
@@ -973,7 +981,7 @@ class Assistant:
             bars = self._instrument(named)
         except BarbError:
             return named
-        meta = self._data_meta(bars)
+        meta = self.data_meta(bars)
         return named if meta is None else pinned(named, meta.last_date, bars.calendar)
 
     def _plan_view(
@@ -1148,7 +1156,16 @@ class Assistant:
 
     # --- small helpers ----------------------------------------------------------------------
 
-    def _data_meta(self, instrument: Instrument) -> DataMeta | None:
+    def data_meta(self, instrument: Instrument) -> DataMeta | None:
+        """The data the queries of ``instrument`` run on: as the workers say it when they
+        are elsewhere (``CeleryRunner.data_meta``), else this machine's file. A bot on a
+        machine without the data counted relative periods from today, unpinned, and told
+        the model "no data loaded"; one with an older copy, from that copy's last day."""
+        published = getattr(self.runner, "data_meta", None)
+        if published is not None:
+            meta = published(instrument.symbol)
+            if meta is not None:
+                return meta
         path = data_path(instrument.symbol, self.engine_settings)
         try:
             return _cached_meta(path, path.stat().st_mtime_ns)
@@ -1164,7 +1181,7 @@ class Assistant:
     def _data_last(self, instrument: Instrument) -> dt.date:
         """The last date of ``instrument``'s data, which relative periods count back from.
         Without data the query fails anyway; today only labels relative periods meanwhile."""
-        meta = self._data_meta(instrument)
+        meta = self.data_meta(instrument)
         return meta.last_date if meta else dt.date.today()
 
     @staticmethod
@@ -1217,18 +1234,27 @@ def shown_queries(data: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def llm_failure_text(error: LLMError, lang: str) -> str:
-    """The sentence for a question the model failed to answer: a rate limit says when to
-    try again (its ``retry-after``, else a minute), so that the wait the SDK no longer takes
-    (``RETRY_AFTER_CAP_S``) is the person's to choose; a timeout, that the model took too
-    long (it was reached: "not reachable" sent the person looking for an outage); anything
-    else, that the model is not reachable. Example: a 429 with ``retry-after: 120`` reads
-    "…please try again in 120 s"."""
+    """The sentence for a question the model failed to answer, saying what happened: a rate
+    limit says when to try again (its ``retry-after``, else a minute), so that the wait the
+    SDK no longer takes (``RETRY_AFTER_CAP_S``) is the person's to choose; a timeout, that
+    the model took too long; an answer Barb could not read twice (``BadResponse``), that;
+    a request the model's server refused, to rephrase or start again; a refused key or a
+    wrong setting, to tell the operator; only a connection that failed, that the model is
+    not reachable. Each of those was said "not reachable", which sent the person looking
+    for an outage of a model that had answered. Example: a 429 with ``retry-after: 120``
+    reads "…please try again in 120 s"."""
     if isinstance(error, RateLimited):
         wait = error.retry_after
         seconds = 60 if wait is None else max(1, math.ceil(wait))
         return t("llm_rate_limited", lang, seconds=seconds)
     if isinstance(error, ProviderTimeout):
         return t("llm_timeout", lang)
+    if isinstance(error, BadResponse):
+        return t("llm_bad_response", lang)
+    if isinstance(error, RequestRejected):
+        return t("llm_rejected", lang)
+    if isinstance(error, AuthenticationFailed | ConfigError):
+        return t("llm_not_set_up", lang)
     return t("llm_unavailable", lang)
 
 

@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from barb.column_units import COUNTED_ROWS
+from barb.column_units import COUNTED_ROWS, then_rows_unit
 from barb.column_words import condition_text, described, plain_words, quoted
 from barb.errors import QueryError
 from barb.i18n import N_, decimal
@@ -194,13 +194,15 @@ def render_plan(
     lines += _ordering(query, lang, named)
     if query.then is not None:
         # A then stage reads the first stage's rows: without a select or groups of its own it
-        # shows them, sorted or cut ("Then: Show the bars" said bars of weekday averages).
+        # shows them, sorted or cut ("Then: Show the bars" said bars of weekday averages). It
+        # counts those rows: days for groups by date(), not bars.
+        counted = then_rows_unit(query.to_json(), query.timeframe or "daily") or "groups"
         then = []
         if query.then.select or query.then.group_by:
-            then.append(_computation(query.then, lang, labelled=False))
+            then.append(_computation(query.then, lang, labelled=False, rows=counted))
         if query.then.where:
             then.append(t("plan.filter", lang, condition=_condition(query.then.where, lang)))
-        then += _ordering(query.then, lang, named | _output_words(query.then, lang, rows))
+        then += _ordering(query.then, lang, named | _output_words(query.then, lang, counted))
         if then:
             lines.append(t("plan.then", lang, steps="; ".join(then)))
     return "\n".join(lines)
