@@ -48,7 +48,7 @@ _COUNTED: dict[str, str] = {
     "quarters": N_("rows.quarterly"),
     "years": N_("rows.yearly"),
     "bars": N_("rows.other"),
-    "groups": N_("rows.groups"),  # a second stage's rows: the first stage's groups
+    "groups": N_("rows.groups"),  # a second stage's rows: the first stage's groups (hours)
 }
 #: A group key made by a calendar call, as "by" takes it in a chart's subtitle and a plan
 #: ("по месяцу", where "по month()" was the query's code amid Russian words, p47d D5).
@@ -63,8 +63,14 @@ _BY_KEYS = {
     "hour": N_("by_key.hour"),
     "time": N_("by_key.time"),
 }
-_SHARE = N_("aggregate.share")  # the mean of a condition: a share of the bars
+_SHARE = N_("aggregate.share")  # the mean of a condition: a share of the rows counted
 _CONDITIONS = (ast.Compare, ast.Logical, ast.Not, ast.InList)
+#: The words joining conditions in words («закрытие > открытие и объём > 100000»), by operator.
+_JOINS: dict[str, str] = {
+    "and": N_("condition.and"),
+    "or": N_("condition.or"),
+    "not": N_("condition.not"),
+}
 
 
 def _text(key: str, lang: str | None, **values: object) -> str:
@@ -136,7 +142,7 @@ def described(expr: ast.Expr, lang: str | None = DEFAULT, rows: str = "bars") ->
         x = condition_text(expr.args[0], lang)
         return _text(_COUNT_WHERE, lang, rows=_rows(rows, lang), x=x)
     if isinstance(expr, ast.Call) and expr.name.lower() == "mean" and _is_condition(expr.args):
-        return _text(_SHARE, lang, x=condition_text(expr.args[0], lang))
+        return _text(_SHARE, lang, rows=_rows(rows, lang), x=condition_text(expr.args[0], lang))
     if isinstance(expr, ast.Call) and expr.name.lower() in _AGGREGATES:
         return _aggregate(expr, lang)
     return plain_words(expr, lang) or quoted(expr.to_text(), lang)
@@ -152,7 +158,29 @@ def condition_text(expr: ast.Expr, lang: str | None = DEFAULT) -> str:
         return expr.to_text()
     if not all(n.name in _COLUMNS for n in nodes if isinstance(n, ast.Column)):
         return expr.to_text()
-    return _renamed(expr, lang).to_text()
+    return _said(_renamed(expr, lang), lang)
+
+
+def _said(node: ast.Node, lang: str | None) -> str:
+    """``node``'s text with and, or and not in ``lang``'s words: a Russian plan read
+    «закрытие > открытие and объём > 100000». Parenthesized as ``to_text`` does, and a
+    negated condition always."""
+    if isinstance(node, ast.Logical):
+        own = node.precedence
+        left, right = _said_within(node.left, own, lang), _said_within(node.right, own + 1, lang)
+        return f"{left} {_text(_JOINS[node.op], lang)} {right}"
+    if isinstance(node, ast.Not):
+        # «не (закрытие > открытие)»: "not close > open" is read as (not close) > open.
+        operand = _said(node.operand, lang)
+        if isinstance(node.operand, _CONDITIONS):
+            operand = f"({operand})"
+        return f"{_text(_JOINS['not'], lang)} {operand}"
+    return node.to_text()
+
+
+def _said_within(node: ast.Node, min_precedence: int, lang: str | None) -> str:
+    said = _said(node, lang)
+    return f"({said})" if node.precedence < min_precedence else said
 
 
 def _renamed(node: ast.Node, lang: str | None) -> ast.Node:

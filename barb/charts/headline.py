@@ -21,7 +21,6 @@ from barb.charts.answers import (
 )
 from barb.charts.calendar_values import calendar_headline
 from barb.charts.columns import (
-    PERIOD_KEYS,
     bar_labels,
     column_name,
     dated_by_label,
@@ -66,7 +65,7 @@ from barb.charts.tick_values import column_decimals, unit_text
 from barb.charts.time_of_day import part_text, time_kind
 from barb.charts.value_text import date_text, format_value, number_text, with_unit
 from barb.charts.words import Words, words_for
-from barb.column_units import PRICE, price_ratio
+from barb.column_units import PERIOD_KEYS, PRICE, price_ratio
 from barb.i18n import N_
 from barb.lineage import called_key_names
 from barb.result import Result

@@ -123,7 +123,7 @@ def test_russian_plans_name_columns_in_words_and_quote_the_query_s_names() -> No
     assert "Фильтр: gap > 50 and range > 10" in render_plan(gap, nq, last, "ru")
     share = {"session": "RTH", "from": "daily", "select": "mean(close > open)", "where": "1 > 0"}
     assert render_plan(share, nq, last, "ru").startswith(
-        "Посчитаю: доля баров, где закрытие > открытие"
+        "Посчитаю: доля дней, где закрытие > открытие"
     )
 
 
