@@ -122,9 +122,10 @@ def _period(query: Query, last: dt.date, lang: Language, calendar: str) -> str:
     label = f"{start.isoformat() if start else '…'} — {end.isoformat() if end else '…'}"
     if start is not None and start == end:  # one day: "2025-12-24 (2025-12-24 — 2025-12-24)"
         label = start.isoformat()
-    written = (query.period or "").replace(" ", "")
-    if query.period in (None, label) or written == _range(start, end):
-        return label  # a pinned period (``pinned``) reads as its dates alone
+    if not (query.period or "").strip()[:1].isalpha():
+        # Dates (a pinned period, "2024", "2015:") read as the dates they cover alone:
+        # «2015: (2015-01-01 — …)» showed the query's token beside its own dates.
+        return label
     return f"{query.period} ({label})"
 
 
