@@ -30,11 +30,14 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
+import redis
 from billiard.exceptions import WorkerLostError
 from celery import Celery
 from celery.exceptions import TimeLimitExceeded
-from celery.states import READY_STATES, SUCCESS
+from celery.states import READY_STATES, STARTED, SUCCESS
+from pydantic import ValidationError
 
+from barb.data.store import DataMeta
 from barb.instruments import available_instruments
 from bot.pool.jobs import (
     QueryJob,
@@ -45,7 +48,7 @@ from bot.pool.jobs import (
     run_query_job,
     timeout_outcome,
 )
-from bot.pool.queue_app import TASK_NAME, hard_limit, make_queue_app, queue_name
+from bot.pool.queue_app import TASK_NAME, data_meta_key, hard_limit, make_queue_app, queue_name
 
 log = logging.getLogger(__name__)
 
@@ -53,6 +56,10 @@ log = logging.getLogger(__name__)
 POLL_S = 0.05
 #: After the hard limit, how long a worker that is alive takes to report the killed child.
 _DEAD_WORKER_MARGIN_S = 3.0
+#: How long the data the workers said they serve is taken as read (``data_meta``), and how
+#: long reading it may take.
+_META_FRESH_S = 2.0
+_META_TIMEOUT_S = 0.25
 
 
 @dataclass
@@ -64,6 +71,8 @@ class _InFlight:
     done: asyncio.Future[tuple[str, Any]]
     #: When the poller first saw that a worker had taken it.
     started: float | None = None
+    #: Set by the poller when the worker that took it no longer says it is alive.
+    worker_gone: bool = False
 
 
 class CeleryRunner:
@@ -88,9 +97,32 @@ class CeleryRunner:
         self._celery = ThreadPoolExecutor(1, thread_name_prefix="barb-queue")
         self._in_flight: dict[str, _InFlight] = {}
         self._poller: asyncio.Task[None] | None = None
+        # Read in the event loop (``data_meta``): short timeouts, so Redis away costs a
+        # question a fraction of a second, not the client's default wait.
+        self._meta_client = redis.Redis.from_url(
+            url, socket_timeout=_META_TIMEOUT_S, socket_connect_timeout=_META_TIMEOUT_S
+        )
+        self._metas: dict[str, tuple[float, DataMeta | None]] = {}
 
     async def run(self, job: QueryJob) -> QueryOutcome:
         return await self._submit(job)
+
+    def data_meta(self, symbol: str) -> DataMeta | None:
+        """The data the workers serve for ``symbol`` as they last said (``queue_worker``),
+        which relative periods count from: the bot on another machine holds none, or an
+        older copy. None when no worker says it (none is up) and Redis is away. Read at
+        most every ``_META_FRESH_S``."""
+        now = time.monotonic()
+        known = self._metas.get(symbol.upper())
+        if known is not None and now - known[0] < _META_FRESH_S:
+            return known[1]
+        try:
+            raw = self._meta_client.get(data_meta_key(symbol))
+            meta = DataMeta.model_validate_json(raw) if raw is not None else None
+        except (redis.RedisError, ValueError):  # away, or another release's shape
+            meta = known[1] if known is not None else None
+        self._metas[symbol.upper()] = (now, meta)
+        return meta
 
     async def check(self, job: QueryJob) -> QueryOutcome:
         return await self._submit(job)
@@ -175,6 +207,11 @@ class CeleryRunner:
                 )
             if flight.started is not None and now > self._lost_after(job, flight):
                 return self._failed(job, None, "lost its worker (no answer past the hard limit)")
+            if job.check_only and flight.worker_gone:
+                # Its worker vanished mid-check (``kill -9``, a machine lost). The job would
+                # go back to its queue only after the visibility timeout, past the check's
+                # expiry: nobody will answer it, and the plan need not wait for it.
+                return self._failed(job, None, "lost its worker (it stopped saying it is alive)")
 
     def _lost_after(self, job: QueryJob, flight: _InFlight) -> float:
         """When a job taken by a worker is given up. A live worker ends it within the hard
@@ -201,8 +238,10 @@ class CeleryRunner:
                     continue
                 if state in READY_STATES:
                     flight.done.set_result((state, value))
-                elif flight.started is None:
+                    continue
+                if flight.started is None:
                     flight.started = now
+                flight.worker_gone = isinstance(value, dict) and value.get("alive") is False
             await asyncio.sleep(POLL_S)
 
     def _read_states(self, task_ids: list[str]) -> dict[str, tuple[str, Any]]:
@@ -218,11 +257,30 @@ class CeleryRunner:
         ready = [task_id for task_id, (state, _) in states.items() if state in READY_STATES]
         for task_id in ready:  # read once: free Redis now, not at expiry
             backend.forget(task_id)
+        self._read_heartbeats(states)
         return states
+
+    def _read_heartbeats(self, states: dict[str, tuple[str, Any]]) -> None:
+        """Marks each job a worker runs with whether that worker still says it is alive
+        (``"alive"`` in its STARTED record). A worker of a release before the heartbeat
+        names no key, and is not judged."""
+        running = [
+            value
+            for state, value in states.values()
+            if state == STARTED and isinstance(value, dict) and value.get("heartbeat")
+        ]
+        if not running:
+            return
+        beats = self._app.backend.client.mget([value["heartbeat"] for value in running])
+        for value, beat in zip(running, beats, strict=True):
+            value["alive"] = beat is not None
 
     def _finished(self, job: QueryJob, task_id: str, state: str, value: Any) -> QueryOutcome:
         if state == SUCCESS:
-            return QueryOutcome.model_validate(value)
+            try:
+                return QueryOutcome.model_validate(value)
+            except ValidationError as exc:  # a worker of another release, most likely
+                return self._failed(job, exc, "answered in a shape this bot cannot read")
         if isinstance(value, TimeLimitExceeded):
             log.warning("query over the hard limit, its worker child replaced: %r", job.query)
             return timeout_outcome(self.timeout_s)
@@ -252,4 +310,5 @@ class CeleryRunner:
         if self._poller is not None:
             self._poller.cancel()
         await asyncio.get_running_loop().run_in_executor(self._celery, self._app.close)
+        self._meta_client.close()
         self._celery.shutdown(wait=False, cancel_futures=True)

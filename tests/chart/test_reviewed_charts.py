@@ -54,10 +54,10 @@ def test_a_tiny_mean_return_is_not_written_as_zero(sample_settings, con) -> None
         """
     ).fetchone()
     assert 0 < abs(expected) < 1e-3
-    for language in ("en", "ru"):
+    for language, name in (("en", "average ret = "), ("ru", "среднее «ret» = ")):
         head = chart_headline(result, language)
-        assert head is not None and head.startswith("mean_ret = ")
-        written = number(head.removeprefix("mean_ret = "), language)
+        assert head is not None and head.startswith(name)
+        written = number(head.removeprefix(name), language)
         assert written == pytest.approx(expected, rel=0.01)  # three significant digits
 
 
