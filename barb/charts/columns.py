@@ -20,12 +20,12 @@ from barb.column_units import (
     stage_rows,
     then_rows_unit,
 )
-from barb.column_words import plain_words
+from barb.column_words import aggregate_words, plain_words
 from barb.instruments import load_instrument
 from barb.lineage import Lineage, called_key_names, group_key_names, written_key_texts
 from barb.result import Result, result_instrument
 from barb.script import ast
-from barb.time_keys import calendar_keys
+from barb.time_keys import calendar_keys, key_call
 
 PRICE_COLUMNS = ("open", "high", "low", "close")
 
@@ -156,7 +156,10 @@ def column_name(column: str, result: Result, words: Words = ENGLISH) -> str:
         return str(words.unit(column, axis=True))  # "days" is «дни», as the axis says it
     if ast.default_name(expr) != column:
         return column
-    return plain_words(expr, words.language, _rows_counted(column, result)) or column
+    rows = _rows_counted(column, result)
+    return (
+        plain_words(expr, words.language, rows) or aggregate_words(expr, words.language) or column
+    )
 
 
 def _rows_counted(column: str, result: Result) -> str:
@@ -198,15 +201,13 @@ def keys_text(keys: Sequence[str], result: Result, words: Words = ENGLISH) -> st
     0``, not ``fh_0``), the query's own names as written."""
     called = called_key_names(result.query)
     written = written_key_texts(result.query)
-    lineage = Lineage(result.query)
 
     def named(key: str) -> str:
         if key in called:
             return words.key(key)
-        found = lineage.definition(key)
-        expr = found[0] if found is not None else None
-        if isinstance(expr, ast.Call) and not expr.args and words.names_key(expr.name):
-            return words.key(expr.name)  # "weekday" in a Russian chart was English
+        call = key_call(key, result.query)
+        if call is not None and words.names_key(call):
+            return words.key(call)  # "weekday" in a Russian chart was English
         return written.get(key, key)
 
     return " · ".join(named(k) for k in keys)

@@ -18,7 +18,7 @@ import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field, ValidationError
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -215,6 +215,13 @@ def question_asked(action: PendingAction | None) -> int | None:
     return pending_payload(action).paused.state.asker.reply_to
 
 
+def asked_in(action: PendingAction) -> int | None:
+    """The forum topic the action's question was asked in (None: no topic). Each topic is a
+    conversation of its own: a message in another one neither answers the action nor
+    replaces it."""
+    return pending_payload(action).paused.state.asker.thread_id
+
+
 def option_text(action: PendingAction | None, option: int | None) -> str | None:
     """The suggested reply number ``option`` of a clarification, or None if it has no such
     reply: ``option_text(asked, 1)`` is "Biggest gain" for "Best by what?" offering
@@ -276,8 +283,16 @@ class Assistant:
             claimed = await self._claimed(clarification, asker.user_id)
             if claimed is not None:
                 return await self.continue_claimed(claimed, chat=chat, answer=text)
-        # Only this person's: in a group, another member's plan is not theirs to end.
-        waiting = await self.store.pending.open_for_chat(asker.chat_id, user_id=asker.user_id)
+        # Only this person's: in a group, another member's plan is not theirs to end; and
+        # only this topic's: Alice's question in topic 88 was taken as her reply to "Best
+        # by what?" asked in topic 77.
+        waiting = [
+            action
+            for action in await self.store.pending.open_for_chat(
+                asker.chat_id, user_id=asker.user_id
+            )
+            if asked_in(action) == asker.thread_id
+        ]
         for action in waiting:
             # A running clarification is another message's (a press's) to answer.
             if action.kind == "clarify" and action.status == "pending":
@@ -285,7 +300,7 @@ class Assistant:
                 if claim.won and claim.action is not None:
                     return await self.continue_claimed(claim.action, chat=chat, answer=text)
         if any(action.status == "pending" for action in waiting):
-            await self.decline_pending(asker.chat_id, asker.user_id)
+            await self.decline_pending(asker.chat_id, asker.user_id, thread_id=asker.thread_id)
         budget = await self._over_budget(asker, language)
         if budget is not None:
             return budget
@@ -475,11 +490,18 @@ class Assistant:
             return outcome
         return await self._loop(chat, state, proofs, keep_failed=keep_failed)
 
-    async def decline_pending(self, chat_id: int, user_id: int) -> list[PendingAction]:
+    async def decline_pending(
+        self, chat_id: int, user_id: int, *, thread_id: int | None | Literal["any"] = "any"
+    ) -> list[PendingAction]:
         """A new message instead of a button press (or /cancel, /reset): the person's waiting
-        question ends, unrun, and the model is told; other members' plans in a group stay.
-        The actions declined."""
-        actions = await self.store.pending.decline_for_chat(chat_id, user_id=user_id)
+        question ends, unrun, and the model is told; other members' plans in a group stay,
+        and, for a message in a forum topic (``thread_id``), the person's plans in other
+        topics. The actions declined."""
+        ids = None
+        if thread_id != "any":
+            waiting = await self.store.pending.open_for_chat(chat_id, user_id=user_id)
+            ids = [action.id for action in waiting if asked_in(action) == thread_id]
+        actions = await self.store.pending.decline_for_chat(chat_id, user_id=user_id, ids=ids)
         for action in actions:
             await self._save_declined(action)
         return actions
@@ -795,6 +817,7 @@ class Assistant:
             "language": state.language,
             "reply_to": state.asker.reply_to,
         }
+        run.proof.number = list(state.shown).index(call.id)
         return ToolResult(call_id=call.id, name=call.name, content=outcome.summary_text)
 
     def _query_failed(

@@ -18,7 +18,7 @@ from telegram import Bot
 from telegram.constants import ChatAction, ParseMode
 from telegram.error import BadRequest, ChatMigrated, NetworkError, RetryAfter, TelegramError
 
-from bot.assistant.orchestrator import pending_payload, plan_language
+from bot.assistant.orchestrator import asked_in, pending_payload, plan_language
 from bot.assistant.replies import Asker, Reply
 from bot.store import WorkStopped
 from bot.store.errors import database_failing
@@ -199,13 +199,15 @@ async def answer_question(
                 acknowledged()  # 'typing…' is on its way
                 # Plans waiting for this person lose their buttons and say they were
                 # replaced, in their own language: the new message declines them. In a
-                # group, other members' plans stay: only the person who asked can end theirs.
+                # group, other members' plans stay: only the person who asked can end theirs;
+                # and so do the person's plans in other forum topics.
                 waiting = await svc.store.pending.open_for_chat(chat_id, user_id=asker.user_id)
                 for action in waiting:
                     if (
                         action.kind == "confirm"
                         and action.status == "pending"
                         and action.message_id
+                        and asked_in(action) == asker.thread_id
                     ):
                         plan_lang = plan_language(action)
                         replaced = t("plan_replaced", plan_lang)
