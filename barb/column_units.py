@@ -30,7 +30,7 @@ from collections.abc import Collection, Sequence
 from typing import Any
 
 from barb.errors import BarbError
-from barb.lineage import MAX_DEPTH, Lineage
+from barb.lineage import MAX_DEPTH, Lineage, called_key_names, group_key_names
 from barb.script import ast
 from barb.script.library import library
 from barb.script.parser import parse_expression
@@ -72,6 +72,47 @@ COUNTED_ROWS = {
     "quarterly": "quarters",
     "yearly": "years",
 }
+# The calendar periods a first stage's groups can be, by its group keys the engine named
+# after their call: a then stage's rows are then weeks or months, not "groups".
+PERIOD_KEYS = {
+    "date": "daily",
+    "week": "weekly",
+    "month": "monthly",
+    "quarter": "quarterly",
+    "year": "yearly",
+}
+
+
+def stage_rows(query: dict[str, Any], timeframe: str) -> tuple[str, bool]:
+    """The timeframe a query's result rows are named by (its bars' ``timeframe``, or the
+    calendar period its first stage groups by when it has a then stage), and whether they
+    are a first stage's groups that are no calendar period (hours: ``groups``)."""
+    then = query.get("then")
+    keys = group_key_names(query)
+    # Groups by date() are days, whatever the bars were ("число групп" said nothing).
+    if keys == ["date"]:
+        return "daily", False
+    if not (isinstance(then, dict) and then):
+        return timeframe, False
+    called = called_key_names(query)
+    periods = [k for k in keys if k in called and k in PERIOD_KEYS]
+    if len(periods) == len(keys) == 2 and "year" in periods:
+        periods.remove("year")  # year and month together are months
+    if len(periods) == 1 and len(keys) <= 2 and set(keys) - set(periods) <= {"year"}:
+        return PERIOD_KEYS[periods[0]], False
+    return timeframe, True
+
+
+def then_rows_unit(query: dict[str, Any], timeframe: str) -> str | None:
+    """What a count made in a then stage counts: its rows, which are the bars a first stage
+    lists (``timeframe``'s), or its groups: days for date(), weeks for week()…; None for
+    groups of no calendar period (hours), which no unit word names."""
+    if not group_key_names(query):
+        return COUNTED_ROWS.get(timeframe, "bars")
+    kind, groups = stage_rows(query, timeframe)
+    return None if groups else COUNTED_ROWS.get(kind)
+
+
 # A count of a second stage's rows (streak(pnl < 0) in then.map): the first stage's groups or
 # its table's rows, not the timeframe's bars. A chart names them from the query (days for
 # groups by date(): "17 bars" was 17 losing trades of an ORB backtest on 1m bars, p38b Q15).

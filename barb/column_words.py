@@ -48,9 +48,29 @@ _COUNTED: dict[str, str] = {
     "quarters": N_("rows.quarterly"),
     "years": N_("rows.yearly"),
     "bars": N_("rows.other"),
+    "groups": N_("rows.groups"),  # a second stage's rows: the first stage's groups (hours)
 }
-_SHARE = N_("aggregate.share")  # the mean of a condition: a share of the bars
+#: A group key made by a calendar call, as "by" takes it in a chart's subtitle and a plan
+#: ("по месяцу", where "по month()" was the query's code amid Russian words, p47d D5).
+_BY_KEYS = {
+    "year": N_("by_key.year"),
+    "quarter": N_("by_key.quarter"),
+    "month": N_("by_key.month"),
+    "week": N_("by_key.week"),
+    "weekday": N_("by_key.weekday"),
+    "dayname": N_("by_key.dayname"),
+    "date": N_("by_key.date"),
+    "hour": N_("by_key.hour"),
+    "time": N_("by_key.time"),
+}
+_SHARE = N_("aggregate.share")  # the mean of a condition: a share of the rows counted
 _CONDITIONS = (ast.Compare, ast.Logical, ast.Not, ast.InList)
+#: The words joining conditions in words («закрытие > открытие и объём > 100000»), by operator.
+_JOINS: dict[str, str] = {
+    "and": N_("condition.and"),
+    "or": N_("condition.or"),
+    "not": N_("condition.not"),
+}
 
 
 def _text(key: str, lang: str | None, **values: object) -> str:
@@ -60,6 +80,13 @@ def _text(key: str, lang: str | None, **values: object) -> str:
 def quoted(name: str, lang: str | None = DEFAULT) -> str:
     """A name no word stands for, as a sentence in ``lang`` holds it: ``weekday``, «weekday»."""
     return _text(N_("quoted"), lang, name=name)
+
+
+def key_after_by(call: str, lang: str | None = DEFAULT) -> str | None:
+    """A group key made by ``call`` (``month``) as "by" takes it ("month", «месяцу»), in the
+    chart's subtitle and the plan alike; None for a call with no word."""
+    found = _BY_KEYS.get(call)
+    return None if found is None else _text(found, lang)
 
 
 def bars_counted(lang: str | None = DEFAULT, rows: str = "bars") -> str:
@@ -91,6 +118,20 @@ def plain_words(expr: ast.Expr, lang: str | None = DEFAULT, rows: str = "bars") 
     return _aggregate(expr, lang)
 
 
+def aggregate_words(expr: ast.Expr, lang: str | None = DEFAULT) -> str | None:
+    """An aggregate of a name the query made in Barb's words, that name quoted ("average
+    rng_pct", «среднее «rng_pct»», «10-й перцентиль «chg»»), as the plan says it; None for
+    anything else. The engine's name for it (``percentile_chg_10``, ``mean_ret``) had headed
+    Russian charts with Barb's English words."""
+    if not (isinstance(expr, ast.Call) and expr.name.lower() in _AGGREGATES and expr.args):
+        return None
+    # Of a formula the engine's name stays: "average range / open * 100" read as the
+    # average range divided.
+    if not all(isinstance(a, ast.Column | ast.Number) for a in expr.args):
+        return None
+    return _aggregate(expr, lang)
+
+
 def described(expr: ast.Expr, lang: str | None = DEFAULT, rows: str = "bars") -> str:
     """``expr`` as a sentence names it: in words as far as it has them (an aggregate of a name
     the query made keeps that name, quoted: «среднее «rng_pct»»), else as written; a count
@@ -101,7 +142,7 @@ def described(expr: ast.Expr, lang: str | None = DEFAULT, rows: str = "bars") ->
         x = condition_text(expr.args[0], lang)
         return _text(_COUNT_WHERE, lang, rows=_rows(rows, lang), x=x)
     if isinstance(expr, ast.Call) and expr.name.lower() == "mean" and _is_condition(expr.args):
-        return _text(_SHARE, lang, x=condition_text(expr.args[0], lang))
+        return _text(_SHARE, lang, rows=_rows(rows, lang), x=condition_text(expr.args[0], lang))
     if isinstance(expr, ast.Call) and expr.name.lower() in _AGGREGATES:
         return _aggregate(expr, lang)
     return plain_words(expr, lang) or quoted(expr.to_text(), lang)
@@ -117,7 +158,29 @@ def condition_text(expr: ast.Expr, lang: str | None = DEFAULT) -> str:
         return expr.to_text()
     if not all(n.name in _COLUMNS for n in nodes if isinstance(n, ast.Column)):
         return expr.to_text()
-    return _renamed(expr, lang).to_text()
+    return _said(_renamed(expr, lang), lang)
+
+
+def _said(node: ast.Node, lang: str | None) -> str:
+    """``node``'s text with and, or and not in ``lang``'s words: a Russian plan read
+    «закрытие > открытие and объём > 100000». Parenthesized as ``to_text`` does, and a
+    negated condition always."""
+    if isinstance(node, ast.Logical):
+        own = node.precedence
+        left, right = _said_within(node.left, own, lang), _said_within(node.right, own + 1, lang)
+        return f"{left} {_text(_JOINS[node.op], lang)} {right}"
+    if isinstance(node, ast.Not):
+        # «не (закрытие > открытие)»: "not close > open" is read as (not close) > open.
+        operand = _said(node.operand, lang)
+        if isinstance(node.operand, _CONDITIONS):
+            operand = f"({operand})"
+        return f"{_text(_JOINS['not'], lang)} {operand}"
+    return node.to_text()
+
+
+def _said_within(node: ast.Node, min_precedence: int, lang: str | None) -> str:
+    said = _said(node, lang)
+    return f"({said})" if node.precedence < min_precedence else said
 
 
 def _renamed(node: ast.Node, lang: str | None) -> ast.Node:

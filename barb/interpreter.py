@@ -400,7 +400,7 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
         keys = [name for name, _ in plan.then.group_keys or plan.first.group_keys]
         parts.rank(plan.then.sort, keys, output.groups)
         if output.kept is not None:  # a statistic over the groups, a part one among them
-            say_fed(parts, plan.then, ctx, output.kept)
+            say_fed(parts, plan.then, ctx, output.kept, plan.query.to_json())
     # Day groups of intraday bars holding a holiday's or an early close's part day.
     warnings += short_day_group_caveat(
         plan,

@@ -685,7 +685,8 @@ def _sliced_rows(plan: Plan, more: tuple[int, int] = (0, 0)) -> _Rows:
     index = plan.dataset.day_index(plan.session, plan.timeframe.name)
     n, period = index.rows, plan.period
     if period.bars is not None:
-        lo, hi = max(0, n - period.bars), n
+        hi = _day_start(index, period.end, "right") if period.end else n
+        lo = max(0, hi - period.bars)
     else:
         lo = _day_start(index, period.start, "left") if period.start else 0
         hi = _day_start(index, period.end, "right") if period.end else n
@@ -759,7 +760,14 @@ def period_positions(
     """Rows ``lo:hi`` of ``frame`` in the period, and the rows of the bars its edges cut."""
     n = len(frame)
     if period.bars is not None:
-        return max(0, n - period.bars), n, []
+        hi = n
+        if period.end is not None:  # pinned: a calendar bar ends where it began
+            hi = _search(
+                frame["timestamp" if tf.calendar else "trading_date"].to_numpy(),
+                period.end,
+                "right",
+            )
+        return max(0, hi - period.bars), hi, []
     if period.start is None and period.end is None:
         return 0, n, []
     last = frame["trading_date"].to_numpy()

@@ -26,6 +26,7 @@ from barb.errors import (
     ArgumentError,
     DataError,
     InvalidPeriod,
+    InvalidSession,
     NoData,
     QueryError,
     QueryTooLarge,
@@ -314,6 +315,7 @@ def _plan(query: Query, dataset: Dataset, settings: EngineSettings) -> Plan:
         then = _plan_then(query.then, first, columns, errors, settings, dataset.instrument)
     errors += _daily_off_intraday(first, tf)
     raise_collected(_follows_a_failed_join(errors))
+    check_volumes(dataset, first)
     warnings += _fractional_percentiles(first, then)
     joined = {j.dataset.instrument.symbol for j in instruments}
     warnings += _windows_at_another_open(query.session, dataset, settings, joined, first, then)
@@ -625,6 +627,40 @@ def _hour_as_time(expr: Expr) -> Expr | None:
     return changed if changed != expr else None
 
 
+# Functions that read the bars' volume inside, without a column argument to name it.
+_VOLUME_CALLS = frozenset({"vwap", "mfi", "obv", "session_volume"})
+
+
+def _computes_volume(first: StagePlan) -> bool:
+    """Whether the first stage computes from the bars' volume (not only shows it)."""
+    exprs = (*first.row_exprs, *(item.expr for item in first.select))
+    return (
+        bool(first.calls & _VOLUME_CALLS)
+        or any(key.column == "volume" for key in first.sort)
+        or any("volume" in columns_read(expr) for expr in exprs)
+    )
+
+
+def check_volumes(dataset: Dataset, first: StagePlan) -> None:
+    """A question of volume on data imported without it (a file with no volume column,
+    stored with volume 0 on every bar) is refused: "mean(volume)" answered 0, with no word
+    that the data holds no volumes. Only imported data is looked at, once per data file."""
+    if dataset.meta.source != "imported" or not _computes_volume(first):
+        return
+    volume = dataset.bars.frame["volume"]
+    if dataset.derived("has_volume", lambda: bool(volume.to_numpy().any())):
+        return
+    meta = dataset.meta
+    raise NoData(
+        f"{dataset.instrument.symbol} data holds no volumes: it was imported from "
+        f"{meta.source_file or 'a file'} without a volume column, and every bar's volume is "
+        "stored as 0, so volume cannot be answered from it.",
+        step="select",
+        hint="Answer from prices only and say that the data has no volumes; a file with a "
+        "volume column, imported with --replace, brings them.",
+    )
+
+
 def _bar_columns_read(first: StagePlan) -> set[str]:
     """The bar columns the first stage reads or shows: all of them when it shows bars
     whole (a table of rows, or the rows behind a single number)."""
@@ -661,6 +697,7 @@ def _timeframe_and_session(
         warnings.append(
             f"No session given for {tf.name} bars: {session} (the default session) used."
         )
+    check_session_edges(dataset, session)
     return tf, session
 
 
@@ -675,6 +712,58 @@ def check_interval(dataset: Dataset, tf: Timeframe) -> None:
         "be built from it.",
         step="from",
         hint=f"Use {', '.join(t.name for t in coarser)} or daily and longer.",
+    )
+
+
+def _bar_offset(dataset: Dataset, have: int) -> int:
+    """The minute (modulo the bar length) at which most of the data's bars open: 0 for
+    hourly bars on the hour, 30 for hourly bars on the half hour."""
+    minute = dataset.bars.frame["minute"].to_numpy()
+    return int(np.bincount(minute % have, minlength=have).argmax())
+
+
+def check_session_edges(dataset: Dataset, session: str) -> None:
+    """A session that starts or ends inside the data's bars (imported with --interval)
+    cannot be taken from them: a bar belongs to the session it opens in, so NQ's RTH
+    (09:30-17:00) on hourly bars on the hour read 10:00-17:00, and its daily range left out
+    the opening half hour without a word (Monday's mean 327.33 where the minute bars give
+    329.92)."""
+    have = dataset.meta.interval_minutes
+    if have == 1:
+        return
+    spec = dataset.instrument.session(session)
+    if spec.zone is not None:  # its exchange hours move with two clocks: checked by bar
+        return
+    offset = dataset.derived(f"bar_offset_{have}", partial(_bar_offset, dataset, have))
+    day = 24 * 60
+
+    def fits(minute: int) -> bool:
+        return (minute - offset) % have == 0
+
+    edges = [("starts", spec.start_minute), ("ends", spec.end_minute)]
+    inside = [(how, minute) for how, minute in edges if not fits(minute)]
+    if not inside:
+        return
+    how, edge = inside[0]
+    bar = (edge - (edge - offset) % have) % day
+    symbol = dataset.instrument.symbol
+    fitting = [
+        f"{name} ({named.hours})"
+        for name, named in dataset.instrument.sessions.items()
+        if named.zone is None and fits(named.start_minute) and fits(named.end_minute)
+    ]
+    start, end = spec.start_minute, spec.end_minute
+    down = (start - (start - offset) % have) % day
+    up = (end + (offset - end) % have) % day
+    window = f"'{format_clock(down)}-{format_clock(up)}'"
+    raise InvalidSession(
+        f"{symbol} data holds {have}-minute bars opening at {format_clock(bar)}, "
+        f"{format_clock((bar + have) % day)} and so on; session {session} ({spec.hours}) "
+        f"{how} at {format_clock(edge)}, inside the {format_clock(bar)} bar, so its hours "
+        "cannot be taken from these bars.",
+        step="session",
+        hint=f"Use a session on the bars' edges: {', '.join(fitting)}, or the window "
+        f"{window}, which holds {spec.hours}; and say so in the answer.",
     )
 
 
@@ -850,6 +939,7 @@ def _bind_instruments(
             other = get_dataset(join.instrument, settings)
             theirs = _joined_session(dataset, other, window or session)
             check_interval(other, timeframe(query.timeframe or "daily"))
+            check_session_edges(other, theirs)
         except QueryError as exc:
             errors.append(exc)
             continue

@@ -33,8 +33,9 @@ from barb.result import (
     WHOLE_MAX_NARROW_ROWS,
 )
 from barb.script.functions import FunctionSpec
+from barb.script.indicator_forms import FAMILY_NAMES, form_text
 from barb.script.indicator_functions import READ_PREVIOUS_CLOSE
-from barb.script.library import OTHER_NAMES, library
+from barb.script.library import OTHER_NAMES, indicator_lines, library
 from barb.script.patterns import find_pattern, pattern_catalog
 from barb.script.periods import PERIOD_FORMS
 from barb.session_concepts import find_session_concept, session_concepts
@@ -350,6 +351,9 @@ def indicators_reference(instrument: Instrument | None = None) -> str:
         "On intraday bars an indicator is the bar's own: atr(14) on 1m bars is a 1-minute "
         "ATR. The daily one, as of the previous close (a stop set at the open): "
         "daily(atr(14)); the daily SMA(20): daily(rolling_mean(close, 20)).",
+        "Written with these, no function (get_concept gives each form): Williams %R, ROC, "
+        "NATR, DEMA, TEMA, VWMA, Bollinger %B and bandwidth, A/D line, CMF, z-score, "
+        "Ichimoku, relative volume. No parabolic SAR or Supertrend.",
         "SMA(n) is rolling_mean(close, n) (bollinger_middle(close, n) is the same line); a "
         "cross compares with prev(): golden cross = sma50 > sma200 and prev(sma50) <= "
         "prev(sma200) (get_concept golden cross).",
@@ -392,6 +396,13 @@ def describe_concept(name: str, instrument: Instrument | None = None) -> str:
     function = _function_text(key, times_for(instrument))
     if function is not None:
         return function
+    form = form_text(name.strip().removesuffix("()"))
+    if form is not None:
+        return form
+    lines = indicator_lines(FAMILY_NAMES.get(key, key))
+    if lines:  # the seed's bollinger(col, n, std): a function per line
+        signatures = ", ".join(spec.signature() for spec in lines)
+        return f"{name} in Barb Script: each line is its own function: {signatures}."
     # "max pain" was offered max drawdown, "open interest" the opening range (p38d Q8).
     absent = absent_data_text(name, instrument)
     if absent is not None:

@@ -88,6 +88,8 @@ from barb.timeframes import timeframe as timeframe_spec
 LATEST_HISTORY_ROWS = 1_000
 # A where's table of at most this many days keeps the period's closes, to draw them on.
 MAX_EVENT_ROWS = 60
+# The most bars whose closes are kept to draw them on: a year of 15-minute ETH bars (23,600).
+MAX_EVENT_CLOSES = 25_000
 # The top bar of at most this many (limit 1) keeps them all, for the chart to draw it among
 # them ("which day made last week's high": the week's bars, Friday's marked).
 MAX_RANKED_FROM = 31
@@ -317,7 +319,7 @@ def run_stage(
             output.warnings += overlap_caveat(
                 stage, keep, again, picked=chosen, timeframe=ctx.timeframe, told=told
             )
-        if _events(stage, output, ctx.timeframe, picked):
+        if _events(stage, output, period, picked):
             output.source_rows = partial(period_closes, every_row, period, ctx.timeframe)
     output.rows_kept = len(frame)
     output.kept = frame
@@ -744,18 +746,20 @@ def _answer(
     )
 
 
-def _events(stage: StagePlan, output: StageOutput, timeframe: str, picked: bool) -> bool:
-    """A few days a where (or an event join's filter) picked (crosses, signals, NFP days):
+def _events(stage: StagePlan, output: StageOutput, period: np.ndarray, picked: bool) -> bool:
+    """A few bars a where (or an event join's filter) picked (crosses, signals, NFP days):
     the chart draws them on the period's closes, so they are not read as a price history of
-    their own."""
+    their own. Of any bars: eleven hourly Keltner breakouts had been a line joining them
+    over two months, headlined "close last: 19,006 (2025-02-25 10:30)"; not over more than
+    ``MAX_EVENT_CLOSES`` bars, whose closes a phone-width line cannot show."""
     return (
         stage.shape == "table"
         and (stage.where is not None or picked)
         and not stage.sort  # "the last golden cross": a ranked row, not the days picked
-        and timeframe == "daily"
         and output.source_rows is None
         and output.table is not None
         and 2 <= len(output.table) <= MAX_EVENT_ROWS
+        and np.count_nonzero(period) <= MAX_EVENT_CLOSES
     )
 
 

@@ -116,6 +116,20 @@ def calendar_part(name: str, query: Mapping[str, Any]) -> str | None:
     return part if part in CALENDAR_PARTS else None
 
 
+def key_call(name: str, query: Mapping[str, Any]) -> str | None:
+    """The call without arguments whose values the group key ``name`` holds: ``month`` of
+    ``group_by: month()``, and that key read by a second stage (``then: group_by month``), a
+    map's ``"weekday": "dayname()"``; None for any other key. A chart and a plan name such a
+    key in words (``by month``, «по месяцу»): the second stage's "по month" and the plan's
+    «по «year()»» were the query's code amid Russian. A name an aggregate made
+    (``arg_max(time(), high) as high_time``) says more than the call's word and stays."""
+    called = called_key_names(query)
+    source = Lineage(query).source_of(name, frozenset())
+    if isinstance(source, ast.Column):  # a group key the engine named after its call
+        return source.name if source.name in called else None
+    return _bare_call(source) if source is not None else None
+
+
 def calendar_keys(query: Mapping[str, Any], names: Iterable[str]) -> frozenset[str]:
     """Those of ``names`` that hold their row's own place in the calendar or on the clock, a
     time function's value (``year()``, ``month()``, ``hour()`` …) followed through names:

@@ -72,6 +72,9 @@ UPLOADS_DIR = ".uploads"
 RECORD = "offer.json"
 # Telegram lets bots download files up to 20 MB; larger ones go through `barb data import`.
 MAX_UPLOAD_BYTES = 20 * 1024 * 1024
+#: A .gz or .zip upload unpacked past this is refused: minute bars as CSV shrink five to ten
+#: times, while a crafted archive unpacked gigabytes onto the bot's disk.
+MAX_UNPACKED_BYTES = 200_000_000
 #: An offer untouched this long expires as a plan does, and its staged file (up to 20 MB)
 #: is removed at the next upload or start: unpressed uploads stayed under .uploads for good.
 OFFER_LIFETIME = PLAN_LIFETIME
@@ -388,6 +391,7 @@ class DataUploads:
             name=offer.file_name,
             lang=lang,
             advice="caption",
+            unpacked_limit=MAX_UNPACKED_BYTES,
             **offer.options.arguments(),
         )
 
@@ -411,11 +415,16 @@ class DataUploads:
             return "replace", sentence, plan_write(checked, self.settings, "replace").note
         sample = t("upload_sample", lang) if current.source == "synthetic" else ""
         stored = _span(current.rows, current.first_date, current.last_date, lang, sample)
+        why = ""
         if current.source == "imported" and checked.frame is not None:
             try:
                 plan = plan_write(checked, self.settings, "append")
-            except BarbError:
-                pass  # it does not continue the stored bars: replaced, as said below
+            except BarbError as exc:
+                # It does not continue the stored bars: replaced, as said below, and why,
+                # when it runs past them as the next day's file would (ES's next week sent
+                # as NQ's was offered as a replace of three weeks, the reason unsaid).
+                if checked.frame["timestamp"].iloc[-1].date() > current.last_date:
+                    why = " " + t("upload_not_appended", lang, reason=_reason(exc, checked))
             else:
                 if plan.added == 0:
                     raise DataError(
@@ -440,11 +449,23 @@ class DataUploads:
         if not replace.replaces:  # its bars cannot be read, though its footer can
             return "replace", t("upload_replaces_damaged", lang, symbol=symbol), replace.note
         sentence = t("upload_replaces", lang, symbol=symbol, stored=stored)
-        return "replace", sentence + _kept_deleted(target, lang), replace.note
+        return "replace", sentence + why + _kept_deleted(target, lang), replace.note
 
     def discard(self, offer: Offer) -> None:
         self._release(offer.id)
         shutil.rmtree(self.root / offer.id, ignore_errors=True)
+
+
+# Where an --append refusal goes on to say what the command line should do next.
+_NOTHING_WRITTEN = re.compile(r"\s*(?:Nothing was written|Ничего не записано)\b.*$", re.S)
+
+
+def _reason(exc: BarbError, checked: CheckedFile) -> str:
+    """Why --append refuses a file, for the offer that replaces instead: the refusal
+    without the file's name before it or the command-line advice after it."""
+    reason = str(exc).removeprefix(f"{checked.name}: ")
+    reason = _NOTHING_WRITTEN.sub("", reason).rstrip(" ;")
+    return reason if reason.endswith((".", "?")) else reason + "."
 
 
 def _held(folder: Path) -> bool:

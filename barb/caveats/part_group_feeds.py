@@ -8,6 +8,8 @@ over it. Said in that warning, with the statistic's value without it, only where
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -17,20 +19,29 @@ from barb.caveats.scope import OpenGroup
 from barb.planning import SelectItem, StagePlan
 from barb.result import PartCounted
 from barb.script import ast
+from barb.script.calendar_names import MONTHS
 from barb.script.context import EvalContext
 from barb.script.evaluator import evaluate_aggregate
 from barb.script.library import lookup
 from barb.summary_text import count_text, listed_text, value_text
+from barb.time_keys import calendar_part
 
 # Aggregates to which a part group is no lesser row: a total over the groups holds its days
 # as the whole data does, and first()/last() pick a row by its place.
 _TOTALS = frozenset({"sum", "first", "last"})
 
 
-def say_fed(parts: PartGroups, stage: StagePlan, ctx: EvalContext, rows: pd.DataFrame) -> None:
+def say_fed(
+    parts: PartGroups,
+    stage: StagePlan,
+    ctx: EvalContext,
+    rows: pd.DataFrame,
+    query: Mapping[str, Any] | None = None,
+) -> None:
     """Add to each part group's warning the second stage's (``stage``) statistics that it
     is one of the rows of and that it moves. ``rows`` are the rows the stage kept (after
-    its where), as its aggregates read them; ``ctx`` the stage's context."""
+    its where), as its aggregates read them; ``ctx`` the stage's context; ``query`` the
+    whole query, which says which keys are months of the year."""
     if stage.shape == "table" or not len(rows):
         return
     items = [item for item in stage.select if item.aggregate and _compares(item.expr)]
@@ -43,7 +54,25 @@ def say_fed(parts: PartGroups, stage: StagePlan, ctx: EvalContext, rows: pd.Data
         # The part group is one row (a year among years), not a key of many (days by year).
         if np.count_nonzero(part) != 1:
             continue
-        parts.texts[at] += _fed_text(stage, items, ctx, rows, part, group, parts.counted)
+        months = _month_keys(stage, query)
+        parts.texts[at] += _fed_text(stage, items, ctx, rows, part, group, parts.counted, months)
+
+
+def _month_keys(stage: StagePlan, query: Mapping[str, Any] | None) -> frozenset[str]:
+    """The stage's group keys that hold a month of the year (1 to 12)."""
+    if query is None:
+        return frozenset()
+    return frozenset(n for n, _ in stage.group_keys if calendar_part(n, query) == "month")
+
+
+def _key_value(key: str, value: object, months: frozenset[str]) -> str:
+    """ "month 9 (Sep)": a month of the year by its number, as the table lists it, with its
+    name, as the noise warning names it; "In month 1, the second stage's…" had the number
+    alone."""
+    text = value_text(value)
+    if key in months and isinstance(value, int | np.integer) and 1 <= value <= len(MONTHS):
+        return f"{text} ({MONTHS[int(value) - 1][:3]})"
+    return text
 
 
 def _compares(expr: ast.Expr) -> bool:
@@ -65,6 +94,7 @@ def _fed_text(
     part: np.ndarray,
     group: OpenGroup,
     counted: list[PartCounted],
+    months: frozenset[str] = frozenset(),
 ) -> str:
     """' The second stage's mean_dd (-20.41) is over 19 rows, this year among them: without
     it -21.49.' Of a grouped stage, the statistics of the group it falls in: ' In month 1,
@@ -85,7 +115,7 @@ def _fed_text(
             # A row whose key is empty is in no group, as the stage's group_by leaves it.
             members &= (rows[key] == value).to_numpy(dtype=bool, na_value=False)
         pairs = zip(keys, values, strict=True)
-        named = ", ".join(f"{k} {value_text(v)}" for k, v in pairs)
+        named = ", ".join(f"{k} {_key_value(k, v, months)}" for k, v in pairs)
         keys_text = {key: value_text(value) for key, value in zip(keys, values, strict=True)}
     alone = ""
     if np.count_nonzero(members) < 2:

@@ -387,7 +387,7 @@ class _FirstStage(_Stage):
         if not pd.api.types.is_bool_dtype(true):
             return _use(form)
         counted = np.count_nonzero(self.bars.keep & true.fillna(False).to_numpy(dtype=bool))
-        return f"In percent ({form}) {name} is {counted:,}, not {_said(self._value(name))}."
+        return _in_percent(form, name, _said(counted), _said(self._value(name)))
 
     def _statistic(self, item: ast.Call, name: str) -> str:
         """ "In percent (mean(range / open * 100 > 300 / 25760.25 * 100)) mean_range_gt_300
@@ -400,8 +400,7 @@ class _FirstStage(_Stage):
         rows = dataclasses.replace(self.ctx, frame=pd.DataFrame({_PERCENT: kept}), period=None)
         call = ast.Call(item.name, (ast.Column(_PERCENT), *item.args[1:]))
         new = evaluate_select(call, rows).value
-        old = _said(self._value(name))
-        return f"In percent ({item.to_text()}) {name} is {_said(new)}, not {old}."
+        return _in_percent(item.to_text(), name, _said(new), _said(self._value(name)))
 
     def _ranks(self, column: str, found: _Found, replaced: ast.Expr) -> str:
         """ "In percent (rank(range / open * 100)) 2026-01-07 ranks 32.31, not 87.12." for
@@ -877,6 +876,14 @@ def _steps(steps: list[str]) -> str:
 
 def _use(form: str) -> str:
     return f"For sizes comparable across years use percent ({form})."
+
+
+def _in_percent(form: str, name: str, new: str, old: str) -> str:
+    """ "In percent (where …) count is 1,492, not 459.", or of the same value "… count is 0
+    as well.": an empty where's "count is 0, not 0" read as a correction of nothing."""
+    if new == old:
+        return f"In percent ({form}) {name} is {new} as well."
+    return f"In percent ({form}) {name} is {new}, not {old}."
 
 
 def _said(value: Any) -> str:

@@ -120,7 +120,6 @@ def price_level_caveat(plan: Plan, ctx: EvalContext, output: StageOutput) -> lis
     years = blended_levels(rows)
     if years is None:
         return []
-    one = len(items) == 1
     said_units = _units_text([s.name for s in items], units, plan.dataset.instrument.price_unit)
     maps = dict(stage.map_exprs + stage.hoisted)
     percent = _percent_form(items[0], maps, query)
@@ -132,15 +131,12 @@ def price_level_caveat(plan: Plan, ctx: EvalContext, output: StageOutput) -> lis
             f"grows with its price, so the years compare price levels as much as sizes. For a "
             f"size comparable across years use percent ({percent})."
         ]
-    text = (
-        f"{said_units} over rows whose price level {years.changed()}, so "
-        f"{'it blends' if one else 'they blend'} price levels"
-    )
+    text = _blend_text(said_units, "rows", years, len(items))
     # The rows are in time order (a first stage's, by trading date): the last 12 months are
     # their tail, found by a binary search rather than a comparison over millions of bars.
     dates = rows["trading_date"].to_numpy()
     last = dates[-1]
-    start = int(np.searchsorted(dates, last - np.timedelta64(RECENT_DAYS, "D"), side="right"))
+    start = _recent_start(dates)
     if 0 < start < len(rows):
         recent = rows.iloc[start:].copy(deep=False)  # a slice of every column, no copy
         recent.index = pd.RangeIndex(len(recent))
@@ -207,14 +203,10 @@ def then_level_caveat(
     years = blended_levels(rows)
     if years is None:
         return []
-    one = len(items) == 1
     said_units = _units_text([s.name for s in items], units, plan.dataset.instrument.price_unit)
-    text = (
-        f"{said_units} over trades whose price level {years.changed()}, so "
-        f"{'it blends' if one else 'they blend'} price levels"
-    )
+    text = _blend_text(said_units, "trades", years, len(items))
     dates = rows["trading_date"].to_numpy()
-    start = int(np.searchsorted(dates, dates[-1] - np.timedelta64(RECENT_DAYS, "D"), "right"))
+    start = _recent_start(dates)
     if 0 < start < len(rows) and len(rows) - start >= RECENT_ROWS:
         recent = then.kept.iloc[start:].reset_index(drop=True)
         first_day, last_day = pd.Timestamp(dates[start]).date(), pd.Timestamp(dates[-1]).date()
@@ -228,6 +220,20 @@ def then_level_caveat(
         f"{text}. For a size comparable across years select {percent} as {pct} in the first "
         f"stage and use it, or a recent period."
     ]
+
+
+def _blend_text(said_units: str, rows: str, years: Levels, items: int) -> str:
+    """The note's opening: what in points blends which price levels."""
+    return (
+        f"{said_units} over {rows} whose price level {years.changed()}, so "
+        f"{'it blends' if items == 1 else 'they blend'} price levels"
+    )
+
+
+def _recent_start(dates: np.ndarray) -> int:
+    """Where the last ``RECENT_DAYS`` of the time-ordered ``dates`` start: found by a binary
+    search rather than a comparison over millions of bars."""
+    return int(np.searchsorted(dates, dates[-1] - np.timedelta64(RECENT_DAYS, "D"), side="right"))
 
 
 def running_total_caveat(plan: Plan, first: StageOutput, last: StageOutput) -> list[str]:

@@ -71,6 +71,7 @@ class DayGroups:
 
     keys: pd.Index  # a MultiIndex for several keys
     days: np.ndarray  # datetime64[D]
+    first: np.ndarray  # the first bar's start, minutes into the trading day
     last: np.ndarray  # the last bar's start, minutes into the trading day
     end: np.ndarray  # where the bars held end: the last bar's end, or the day's close
     closed: np.ndarray  # where the futures closed that day, minutes into the trading day
@@ -79,12 +80,21 @@ class DayGroups:
     def cut(self) -> tuple[np.ndarray, int | None]:
         """Which days' groups an early close cut, and how far most other days' groups run
         (None when every day is short): a short day is cut when it closed before that, and
-        its bars stop there; with no full day to compare, when its bars run to its close."""
+        its bars stop there, and they span less time than most other days' do; with no
+        full day to compare, when its bars run to its close.
+
+        A where that counts bars back from each day's end ("place(t, 'day') <= 30", the
+        last 30 minutes) keeps 12:45-13:15 of a 13:15 close as it keeps 16:30-17:00 of a
+        full day: those days' groups end early but hold all the window asked for, and were
+        called a part day's (ES 2020-2025: each of the 52 short days' 30 bars). A window
+        fixed on the clock (13:00-17:00) holds 15 minutes of them against 240: cut."""
         full = ~self.short
         if not full.any():
             return self.short & (self.end >= self.closed), None
         reach = int(np.median(self.end[full]))
-        return self.short & (self.closed < reach) & (self.end < reach), reach
+        span = self.end - self.first
+        whole = span >= np.median(span[full])
+        return self.short & (self.closed < reach) & (self.end < reach) & ~whole, reach
 
 
 def short_day_group_caveat(
@@ -281,11 +291,13 @@ def day_groups(
     if index.has_duplicates:  # a key that joins days
         return None
     day_start = plan.dataset.instrument.trading_day_start_minute
-    last = (kept[MINUTE_OF_DAY].to_numpy()[ends].astype(np.int64) - day_start) % MINUTES_PER_DAY
+    minutes = kept[MINUTE_OF_DAY].to_numpy()
+    first = (minutes[starts].astype(np.int64) - day_start) % MINUTES_PER_DAY
+    last = (minutes[ends].astype(np.int64) - day_start) % MINUTES_PER_DAY
     _, closed = day_edges(plan.dataset, days)
     _, session_end = window_edges(plan.dataset, plan.session)
     end = np.minimum(last + step, np.minimum(closed, session_end))
-    return DayGroups(index, days, last, end, closed, short)
+    return DayGroups(index, days, first, last, end, closed, short)
 
 
 def _key_index(frame: pd.DataFrame, keys: list[str], at: np.ndarray | None = None) -> pd.Index:

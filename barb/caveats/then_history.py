@@ -8,9 +8,10 @@ up to 2.6 points off into February, and "RSI crossing back above 30" gave a fift
 cross on 2025-02-13 (30.25, where RSI over all history is 29.27), with no word (p34f #24).
 
 Said when a then.map column reads earlier rows (its reach, ``barb.script.reach``) and the
-first stage's rows are consecutive bars (or days) that begin after the data does, with how
-many of its first rows are empty, whether it differs after them (a recursive smoother never
-forgets its start; a finite window does), and where to compute it. Not said of what starts
+first stage's rows are consecutive bars (or days, weeks, months, years: group_by date(),
+week(), [year(), month()], year()) that begin after the data does, with how many of its
+first rows are empty, whether it differs after them (a recursive smoother never forgets its
+start; a finite window does), and where to compute it. Not said of what starts
 at the rows it is given in either stage: a running total, high or rank starts at the
 period's first bar there too, so the backtest's drawdown from cummax(equity) in then was
 told it "differs from all history" while the first stage's map gave the same -6029.5
@@ -53,7 +54,7 @@ def then_history_caveat(
     then, first = plan.then, plan.first
     if then is None or not then.map_exprs or kept is None or not len(kept) or dates is None:
         return []
-    advice = _advice(first, passed)
+    advice = _advice(first, passed, kept)
     if advice is None:
         return []
     begins = pd.Timestamp(kept["trading_date"].iloc[0])
@@ -89,7 +90,7 @@ def _after_warm_up(used: np.ndarray | None, lead: int, back: int | None) -> bool
     return bool(at[0] >= max(lead, lead + _VISIBLE_SHARE * (back - lead)))
 
 
-def _advice(first: StagePlan, passed: np.ndarray | None) -> str | None:
+def _advice(first: StagePlan, passed: np.ndarray | None, kept: pd.DataFrame) -> str | None:
     """Where the column reads all history, when the first stage's rows are consecutive bars
     in time order (a period, or a where that cuts only its start) or one row per day; None
     otherwise: prev() over the days a where picked (the days between signals) reads them on
@@ -101,12 +102,49 @@ def _advice(first: StagePlan, passed: np.ndarray | None) -> str | None:
         if not len(at) or at[-1] - at[0] + 1 != len(at):
             return None
         return "compute it in the first stage's map, where it reads all history"
-    if day_key(first) is None:
+    unit = _unit_rows(first, kept)
+    if unit is None:
         return None
-    return (
-        "run the first stage over the days before them too and keep the ones asked for "
+    advice = (
+        f"run the first stage over the {unit} before them too and keep the ones asked for "
         "with then's where"
     )
+    bars = _BARS.get(unit)
+    return advice if bars is None else f'{advice}, or use {bars} bars ("from": "{bars}")'
+
+
+# A first stage grouped by one of these keys makes one row per such unit, in time order:
+# the rows a then stage reads as consecutive bars. week(): "weekly RSI" as each week's last
+# close, RSI'd in then.map, started from scratch at the period's first week (p f49e).
+_UNIT_KEYS = {("date",): "days", ("week",): "weeks", ("year",): "years"}
+_UNIT_KEYS |= {("year", "month"): "months", ("year", "quarter"): "quarters"}
+# Keys that name a unit only within one calendar year: month() over 2024 is its 12 months in
+# order ("average monthly return in 2024" lost January's to prev() with no word), over two
+# years each month's number holds two months.
+_IN_A_YEAR = {("month",): "months", ("quarter",): "quarters"}
+# The bars whose map reads all history for the same rows: a week's last close is the weekly
+# bar's close.
+_BARS = {"weeks": "weekly", "months": "monthly", "quarters": "quarterly", "years": "yearly"}
+
+
+def _unit_rows(first: StagePlan, kept: pd.DataFrame) -> str | None:
+    """What the first stage's rows are when its group keys are date(), week(), year(),
+    year() and month() (or quarter()), or month() (quarter()) over one calendar year's bars
+    ``kept`` (directly or through its map's names): "days", "weeks"…; None otherwise."""
+    if first.shape != "grouped":
+        return None
+    mapped = dict(first.map_exprs)
+    names = []
+    for _, key in first.group_keys:
+        key = through_map(key, mapped)
+        if not (isinstance(key, ast.Call) and not key.args):
+            return None
+        names.append(key.name.lower())
+    unit = _UNIT_KEYS.get(tuple(names))
+    if unit is not None or tuple(names) not in _IN_A_YEAR:
+        return unit
+    years = pd.DatetimeIndex(kept["trading_date"]).year
+    return _IN_A_YEAR[tuple(names)] if years.min() == years.max() else None
 
 
 def day_key(first: StagePlan) -> str | None:

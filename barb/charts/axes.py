@@ -13,9 +13,11 @@ from matplotlib.axes import Axes
 from matplotlib.axis import Axis
 from matplotlib.figure import Figure
 from matplotlib.font_manager import FontProperties
+from matplotlib.legend import Legend
 from matplotlib.lines import Line2D
 from matplotlib.ticker import FixedFormatter, FixedLocator, MaxNLocator
 
+from barb.charts.legend_width import fit_columns
 from barb.charts.style import (
     AXIS,
     FIG_H_IN,
@@ -88,24 +90,31 @@ def value_label(ax: Axes, text: str) -> None:
 
 
 def legend(ax: Axes, handles: list[Any], *, loc: str, ncol: int = 1) -> None:
+    """The legend at ``loc``, with as many of ``ncol`` columns and its labels wrapped as the
+    picture's width holds (``legend_width``)."""
     if not handles:
         return
     text_only = all(isinstance(h, Line2D) and h.get_linestyle() == "None" for h in handles)
-    box = ax.legend(
-        handles=handles,
-        loc=loc,
-        ncol=ncol,
-        fontsize=LEGEND_PT,
-        frameon=True,
-        handlelength=0 if text_only else 1.6,
-        handletextpad=0 if text_only else 0.8,
-        borderpad=0.5,
-        labelspacing=0.4,
-        columnspacing=1.6,
-    )
-    box.get_frame().set(edgecolor=GRID, linewidth=1.0, alpha=0.95)
-    for text in box.get_texts():
-        text.set_color(INK)
+
+    def make(columns: int) -> Legend:
+        box = ax.legend(
+            handles=handles,
+            loc=loc,
+            ncol=columns,
+            fontsize=LEGEND_PT,
+            frameon=True,
+            handlelength=0 if text_only else 1.6,
+            handletextpad=0 if text_only else 0.8,
+            borderpad=0.5,
+            labelspacing=0.4,
+            columnspacing=1.6,
+        )
+        box.get_frame().set(edgecolor=GRID, linewidth=1.0, alpha=0.95)
+        for text in box.get_texts():
+            text.set_color(INK)
+        return box
+
+    fit_columns(ax, make, ncol)
 
 
 def text_handle(label: str) -> Line2D:

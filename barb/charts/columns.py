@@ -12,13 +12,20 @@ import pandas as pd
 
 from barb.bar_labels import bar_label, label_dates, table_label
 from barb.charts.words import ENGLISH, Words
-from barb.column_units import COUNTED_ROWS, POINTS, ROWS, column_unit
-from barb.column_words import plain_words
+from barb.column_units import (
+    COUNTED_ROWS,
+    POINTS,
+    ROWS,
+    column_unit,
+    stage_rows,
+    then_rows_unit,
+)
+from barb.column_words import aggregate_words, plain_words
 from barb.instruments import load_instrument
 from barb.lineage import Lineage, called_key_names, group_key_names, written_key_texts
 from barb.result import Result, result_instrument
 from barb.script import ast
-from barb.time_keys import calendar_keys
+from barb.time_keys import calendar_keys, key_call
 
 PRICE_COLUMNS = ("open", "high", "low", "close")
 
@@ -118,44 +125,17 @@ def point_values(result: Result) -> frozenset[float] | None:
     return frozenset(values)
 
 
-# The calendar periods a first stage's groups can be, by its group keys the engine named
-# after their call: a then stage's rows are then weeks or months, not "groups".
-PERIOD_KEYS = {
-    "date": "daily",
-    "week": "weekly",
-    "month": "monthly",
-    "quarter": "quarterly",
-    "year": "yearly",
-}
-
-
 def row_kind(result: Result) -> tuple[str, bool]:
     """The timeframe the result's rows are named by, and whether they are a first stage's
     groups that are no calendar period (``groups``)."""
-    then = result.query.get("then")
-    keys = group_key_names(result.query)
-    # Groups by date() are days, whatever the bars were ("число групп" said nothing).
-    if keys == ["date"]:
-        return "daily", False
-    if not (isinstance(then, dict) and then):
-        return timeframe(result), False
-    called = called_key_names(result.query)
-    periods = [k for k in keys if k in called and k in PERIOD_KEYS]
-    if len(periods) == len(keys) == 2 and "year" in periods:
-        periods.remove("year")  # year and month together are months
-    if len(periods) == 1 and len(keys) <= 2 and set(keys) - set(periods) <= {"year"}:
-        return PERIOD_KEYS[periods[0]], False
-    return timeframe(result), True
+    return stage_rows(result.query, timeframe(result))
 
 
 def _then_rows_unit(result: Result) -> str | None:
     """What a count made in a then stage counts: its rows, which are the bars a first stage
     lists, or its groups: days for date(), weeks for week()…; None for groups of no calendar
     period (hours), which no unit word names."""
-    if not group_key_names(result.query):
-        return COUNTED_ROWS.get(timeframe(result), "bars")
-    kind, groups = row_kind(result)
-    return None if groups else COUNTED_ROWS.get(kind)
+    return then_rows_unit(result.query, timeframe(result))
 
 
 def row_word(result: Result, words: Words = ENGLISH, count: int | None = None) -> str:
@@ -176,7 +156,21 @@ def column_name(column: str, result: Result, words: Words = ENGLISH) -> str:
         return str(words.unit(column, axis=True))  # "days" is «дни», as the axis says it
     if ast.default_name(expr) != column:
         return column
-    return plain_words(expr, words.language, counted_unit(column, result) or "bars") or column
+    rows = _rows_counted(column, result)
+    return (
+        plain_words(expr, words.language, rows) or aggregate_words(expr, words.language) or column
+    )
+
+
+def _rows_counted(column: str, result: Result) -> str:
+    """What a count or a share named in words (``count()``, ``mean(close > open)``) counts:
+    a then stage's rows (``then_rows_unit``: days for groups by date(), groups for hours),
+    else the bars, in their timeframe's word (days on daily bars)."""
+    lineage = Lineage(result.query)
+    found = lineage.definition(column)
+    if found is not None and found[1] == 0 and lineage.two_stages:
+        return _then_rows_unit(result) or "groups"
+    return COUNTED_ROWS.get(timeframe(result), "bars")
 
 
 def counted_unit(column: str, result: Result) -> str | None:
@@ -184,12 +178,18 @@ def counted_unit(column: str, result: Result) -> str | None:
     on daily bars: "days", as "number of days" says): its value is then written bare, as
     "number of days = 516" (it had read "number of bars = 516 days"); None for any other
     column."""
-    found = Lineage(result.query).definition(column)
+    lineage = Lineage(result.query)
+    found = lineage.definition(column)
     expr = found[0] if found is not None else None
     if not isinstance(expr, ast.Call) or expr.name.lower() != "count":
         return None
     if ast.default_name(expr) != column:
         return None  # count() as days: a name of the query's own, its unit said after it
+    if found is not None and found[1] == 0 and lineage.two_stages:
+        # A then stage's count() counts the first stage's rows: its days for date(), weeks
+        # for week(), its groups for hours. It had read "number of bars = 4,647" over 4,647
+        # days of 1-minute bars (f49d), «количество баров: чаще всего 09:30 70» for days.
+        return _rows_counted(column, result)
     rows = unit(column, result)
     return rows if rows in _COUNTED_UNITS else None
 
@@ -201,15 +201,13 @@ def keys_text(keys: Sequence[str], result: Result, words: Words = ENGLISH) -> st
     0``, not ``fh_0``), the query's own names as written."""
     called = called_key_names(result.query)
     written = written_key_texts(result.query)
-    lineage = Lineage(result.query)
 
     def named(key: str) -> str:
         if key in called:
             return words.key(key)
-        found = lineage.definition(key)
-        expr = found[0] if found is not None else None
-        if isinstance(expr, ast.Call) and not expr.args and words.names_key(expr.name):
-            return words.key(expr.name)  # "weekday" in a Russian chart was English
+        call = key_call(key, result.query)
+        if call is not None and words.names_key(call):
+            return words.key(call)  # "weekday" in a Russian chart was English
         return written.get(key, key)
 
     return " · ".join(named(k) for k in keys)

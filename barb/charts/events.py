@@ -1,6 +1,6 @@
-"""A few days a where picked out of daily bars (golden and death crosses, RSI exits): the
-period's close as a line, each picked day a marker on it, coloured by the table's yes/no or
-text column (golden or not) with a legend; the headline counts them.
+"""A few bars a where picked (golden and death crosses, RSI exits, hourly breakouts): the
+period's close as a line, each picked bar a marker on it, coloured by the table's yes/no or
+text column (golden or not) with a legend; the headline counts them (days, weeks, bars).
 
 Drawn as a series of their own, ten crosses over six years were lines joining the picked
 days, read as a price history, and "close last: 20,021 (2025-10-16)" as today's price.
@@ -45,14 +45,14 @@ class Events:
 
 
 def read_events(result: Result, words: Words = ENGLISH) -> Events | None:
-    """The picked days when the result is a few days a where picked from daily bars and the
-    engine kept the period's closes for them; else None."""
+    """The picked bars when the result is a few bars a where picked and the engine kept the
+    period's closes for them (``barb.stages.MAX_EVENT_CLOSES``); else None."""
     table, rows = result.table, result.source_rows
     if table is None or rows is None or result.summary is None:
         return None
     if result.summary.type != "table" or not rows_picked(result) or result.query.get("sort"):
         return None
-    if timeframe(result) != "daily" or not 2 <= len(table) <= MAX_EVENTS:
+    if not 2 <= len(table) <= MAX_EVENTS:
         return None
     rows_time, table_time = time_column(rows), time_column(table)
     if table_time is None:
@@ -64,7 +64,12 @@ def read_events(result: Result, words: Words = ENGLISH) -> Events | None:
         {"timestamp": pd.to_datetime(rows[rows_time]), "close": floats(rows["close"])}
     )
     kinds, names, flag = _kinds(table, result, words)
-    return Events(pd.DatetimeIndex(table[table_time]), closes, kinds, names, flag)
+    # Each pick at its bar among the closes: a month is labelled by its 1st (2022-05), its
+    # bar by its first trading date (2022-05-02), where May's RSI > 70 had no marker.
+    stamps = pd.DatetimeIndex(closes["timestamp"])
+    at = stamps.searchsorted(pd.DatetimeIndex(table[table_time]))
+    when = stamps[np.minimum(at, len(stamps) - 1)]
+    return Events(when, closes, kinds, names, flag)
 
 
 def _kinds(

@@ -35,6 +35,7 @@ from barb.charts.words import Words
 from barb.i18n import N_
 from barb.proof_names import as_list
 from barb.result import CutRun, Metadata, Result
+from barb.time_keys import key_call
 from barb.timeframes import TIMEFRAMES, timeframe_short, timeframe_words
 
 LINE_SPACING = 1.22
@@ -67,10 +68,10 @@ def scope_text(metadata: Metadata, words: Words, window: Window | None = None) -
 
 def subtitle_text(query: dict[str, Any], words: Words) -> str:
     """What was computed, in the query's own words joined by the language's."""
-    parts = _stage_parts(query, words)
+    parts = _stage_parts(query, words, query)
     then = query.get("then")
     if isinstance(then, dict) and then:
-        steps = " · ".join(_stage_parts(then, words, events=False))
+        steps = " · ".join(_stage_parts(then, words, query, events=False))
         parts.append(words("sub.then", steps=steps))
     return " · ".join(parts) or words("all_bars")
 
@@ -90,7 +91,9 @@ def cut_run_text(run: CutRun, words: Words) -> str:
     return words(key, whole=number_text(run.whole, 0, words), whole_end=run.whole_end, **values)
 
 
-def _stage_parts(stage: dict[str, Any], words: Words, *, events: bool = True) -> list[str]:
+def _stage_parts(
+    stage: dict[str, Any], words: Words, query: dict[str, Any], *, events: bool = True
+) -> list[str]:
     parts: list[str] = []
     select, group_by = as_list(stage.get("select")), as_list(stage.get("group_by"))
     if select:
@@ -98,7 +101,9 @@ def _stage_parts(stage: dict[str, Any], words: Words, *, events: bool = True) ->
     elif group_by:
         parts.append("count()")
     if group_by:
-        parts.append(words("sub.by", groups=", ".join(_key_text(k, words) for k in group_by)))
+        parts.append(
+            words("sub.by", groups=", ".join(_key_text(k, words, query) for k in group_by))
+        )
     # The ranking before the where and the map, which run long: two lines cut at "sorted run
     # desc…" hid "first 4", and a top 4 read as the whole list (p48f M5).
     if stage.get("sort"):
@@ -112,20 +117,22 @@ def _stage_parts(stage: dict[str, Any], words: Words, *, events: bool = True) ->
         if joined:
             parts.append(words("sub.with", joined=", ".join(joined)))
     for name, expr in (stage.get("map") or {}).items():
-        if name not in group_by:  # "weekday = dayname()" only repeats the group key
+        # "weekday = dayname()" only repeats the group key said in words; "big = range >
+        # 300" says what "по big" is.
+        call = key_call(name, query) if name in group_by else None
+        if call is None or words.by_key(call) is None:
             parts.append(f"{name} = {expr}")
     return parts
 
 
-def _key_text(key: object, words: Words) -> str:
+def _key_text(key: object, words: Words, query: dict[str, Any]) -> str:
     """A group key as the subtitle names it: a calendar call in words (``month()`` → "month",
-    «месяцу»), anything else as the query wrote it."""
+    «месяцу»), and so a name holding one's values (a second stage's ``month``, a map's
+    ``"weekday": "dayname()"``); anything else as the query wrote it."""
     text = str(key)
-    if text.endswith("()"):
-        found = words.by_key(text[:-2].strip().lower())
-        if found is not None:
-            return found
-    return text
+    call = text[:-2].strip().lower() if text.endswith("()") else key_call(text.strip(), query)
+    found = words.by_key(call) if call is not None else None
+    return text if found is None else found
 
 
 #: A sort key's direction, by whether it is descending.

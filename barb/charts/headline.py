@@ -21,7 +21,6 @@ from barb.charts.answers import (
 )
 from barb.charts.calendar_values import calendar_headline
 from barb.charts.columns import (
-    PERIOD_KEYS,
     bar_labels,
     column_name,
     dated_by_label,
@@ -66,7 +65,7 @@ from barb.charts.tick_values import column_decimals, unit_text
 from barb.charts.time_of_day import part_text, time_kind
 from barb.charts.value_text import date_text, format_value, number_text, with_unit
 from barb.charts.words import Words, words_for
-from barb.column_units import PRICE, price_ratio
+from barb.column_units import PERIOD_KEYS, PRICE, price_ratio
 from barb.i18n import N_
 from barb.lineage import called_key_names
 from barb.result import Result
@@ -110,6 +109,10 @@ def headline_forms(result: Result, words: Words) -> list[str]:
     return _rows(result, words)
 
 
+#: A period written as one year, month or day ("2025", "2025-07", "2025-07-01").
+_CALENDAR_PERIOD = re.compile(r"^\d{4}(-\d{2}){0,2}$")
+
+
 def _nothing_matched(result: Result, words: Words) -> str | None:
     """What a result no row matched says: ``nothing matched (0 of 23 days, 2025-07)``, what
     was searched and found empty; None when nothing was scanned. "average range = n/a
@@ -120,7 +123,10 @@ def _nothing_matched(result: Result, words: Words) -> str | None:
     scanned = meta.rows_scanned
     rows = words.of_rows(meta.timeframe, scanned) or words.of_rows("bars", scanned)
     period = meta.period_requested
-    if not period or period == "all":
+    if not period or not _CALENDAR_PERIOD.match(period):
+        # A year, a month or a day as written; any other period as the dates it covered:
+        # «0 из 7 дней, last_10_days» and «2025-12-29:2026-01-07» were the query's tokens
+        # in a Russian headline (f49g).
         first, last = meta.period_start, meta.period_end
         period = f"{first} — {last}" if first and last and first != last else str(first or "")
     return words(

@@ -27,6 +27,7 @@ from barb.charts.headline import headline_forms
 from barb.charts.kinds import Window, correlation, latest
 from barb.charts.latest import draw_latest
 from barb.charts.legend_room import clear_legends
+from barb.charts.legend_width import fit_legends
 from barb.charts.many_groups import too_many_to_draw
 from barb.charts.picked import draw_picked, read_picked
 from barb.charts.png import canvas_png
@@ -129,6 +130,10 @@ def _drawn(
     clear_legends(fig)  # measured as laid out: the panels' heights are final
     fix_ticks(fig)
     keep_y_labels_inside(fig)
+    # A plot moved right for its tick labels takes its legend with it: wrapped again, the
+    # taller box cleared again (rare; the ticks stay pinned, the axis only grows).
+    if fit_legends(fig):
+        clear_legends(fig)
     space_number_ticks(fig)
     drop_clipped_ticks(fig)
     return fig

@@ -64,6 +64,12 @@ def date_axis(
         # A few bars still get an axis of dates around them, not hours around one candle.
         pad = max(0.01 * (hi - lo), (8 * step - (hi - lo)) / 2, step)
         ax.set_xlim(lo - pad, hi + pad)
+        if lo == hi:
+            # One row is named by its date, on it: the running total of a single trade on
+            # 2024-03-08 read 05.03, 07.03, 09.03, 11.03, dates with no row, and not its own.
+            day = mdates.num2date(lo).replace(tzinfo=None)
+            clock = "%Y-%m-%d %H:%M" if step < 1 and (day.hour or day.minute) else "%Y-%m-%d"
+            ax.set_xticks([lo], [day.strftime(clock)])
 
 
 def label_axis(

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 
 from barb.column_units import SHARE
+from barb.column_words import key_after_by
 from barb.i18n import DEFAULT, N_, Language, language, text
 
 #: What the rows are called, by kind.
@@ -72,19 +73,6 @@ _KEYS = {
     "date": N_("key.date"),
     "hour": N_("key.hour"),
     "time": N_("key.time"),
-}
-#: The same after "by" in the subtitle ("по месяцу", where "по month()" was the query's
-#: code amid Russian words, p47d D5).
-_BY_KEYS = {
-    "year": N_("by_key.year"),
-    "quarter": N_("by_key.quarter"),
-    "month": N_("by_key.month"),
-    "week": N_("by_key.week"),
-    "weekday": N_("by_key.weekday"),
-    "dayname": N_("by_key.dayname"),
-    "date": N_("by_key.date"),
-    "hour": N_("by_key.hour"),
-    "time": N_("by_key.time"),
 }
 #: A unit word after a number ("245 points") and naming an axis ("range (points)").
 _UNITS = {
@@ -178,8 +166,7 @@ class Words:
     def by_key(self, name: str) -> str | None:
         """A group key the engine named after its call as the subtitle's "by" takes it
         ("month", «месяцу»); None for any other."""
-        found = _BY_KEYS.get(name)
-        return None if found is None else self(found)
+        return key_after_by(name, self.language)
 
     def key(self, name: str) -> str:
         """A group key the engine named after its call (``year``, ``hour``), in the

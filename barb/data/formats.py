@@ -50,6 +50,10 @@ PROGRESS_BYTES = 32 << 20  # files larger than this show a progress bar while re
 
 _ZONE = re.compile(r"\d\d:\d\d(?::\d\d(?:\.\d+)?)?\s*(?:Z|[+-]\d\d(?::?\d\d)?)$")
 _DECIMAL_COMMA = re.compile(r"^\s*-?\d+,\d+\s*$")
+# 17,850.25 / 17.850,25 / 17 850,25 / 17'850.25: Excel's numbers "with 1000 separator".
+_THOUSANDS = re.compile(
+    r"^-?\d{1,3}(?P<sep>[.,\s\u00a0\u202f'])\d{3}(?:(?P=sep)\d{3})*(?:[.,]\d+)?$"
+)
 # Lines looked at for a decimal comma: a quiet market prints whole-number bars for a while.
 DECIMAL_SAMPLE_LINES = 1000
 
@@ -311,7 +315,15 @@ def read_csv(
         for name in NUMERIC:
             if name in table.column_names:
                 index = table.column_names.index(name)
-                text = pc.replace_substring(table.column(name), ",", ".")
+                column = table.column(name)
+                # Where the decimal mark is ',', a '.' groups thousands (Excel's volume
+                # 1.260): read as a decimal point it made 1,260 contracts 1.26, and 12.000
+                # silently 12.
+                if pc.any(pc.match_substring(column, ".")).as_py():
+                    found = find_bad_line(path, shape, wanted)
+                    if found is not None:
+                        raise BadFile(found[1], line=found[0])
+                text = pc.replace_substring(column, ",", ".")
                 try:
                     numbers = pc.cast(text, pa.float64())
                 except pa.ArrowInvalid as exc:
@@ -403,9 +415,14 @@ def find_bad_line(
             if cell == "":
                 continue  # missing values are reported by the validation, with the others
             try:
+                if shape.decimal_comma and "." in cell:  # 1.260 beside 4500,25: not 1.26
+                    raise ValueError(cell)
                 float(cell.replace(",", ".") if shape.decimal_comma else cell)
             except ValueError:
-                return number, (N_("import.refuse.not_number"), {"name": name, "cell": repr(cell)})
+                # Told only "is not a number", the person could not see what to change.
+                grouped = _THOUSANDS.match(cell) is not None
+                key = N_("import.refuse.thousands") if grouped else N_("import.refuse.not_number")
+                return number, (key, {"name": name, "cell": repr(cell)})
     return None
 
 
@@ -627,8 +644,8 @@ def _iso_abbreviated(column: pa.ChunkedArray) -> tuple[np.ndarray, bool, str | N
     if parts.null_count:
         return None
     times, zones = pc.struct_field(parts, [0]), pc.struct_field(parts, [1])
-    zone = zones[0].as_py()
-    if zone in _UTC_NAMES or not bool(pc.all(pc.equal(zones, zone)).as_py()):
+    zone = _one_clock(zones)
+    if zone is None or zone in _UTC_NAMES:
         return None
     try:
         naive = pc.cast(times, pa.timestamp("ns")).to_numpy().view(np.int64)
@@ -792,6 +809,39 @@ _IB_TIME = re.compile(
 # York's summer times too, which IANA's EST (UTC-5 all year) would store an hour late.
 _ABBREVIATION = re.compile(r"^[A-Z]{2,5}$")
 _UTC_NAMES = frozenset({"UTC", "GMT", "UCT", "Z"})
+#: Where an abbreviation's times are most likely read, for the refusal's example.
+ABBREVIATED_ZONES = {
+    **dict.fromkeys(("EST", "EDT", "ET"), "America/New_York"),
+    **dict.fromkeys(("CST", "CDT", "CT"), "America/Chicago"),
+    **dict.fromkeys(("MST", "MDT"), "America/Denver"),
+    **dict.fromkeys(("PST", "PDT"), "America/Los_Angeles"),
+    **dict.fromkeys(("MET", "CET", "CEST", "MEST"), "Europe/Berlin"),
+    **dict.fromkeys(("BST", "WET"), "Europe/London"),
+    "JST": "Asia/Tokyo",
+    "HKT": "Asia/Hong_Kong",
+    **dict.fromkeys(("AEST", "AEDT"), "Australia/Sydney"),
+}
+
+
+def abbreviation_region(claimed: str) -> str | None:
+    """The clock a file's abbreviation names ("EST", or "EST/EDT" for a file that spans a
+    clock change), for the refusal's example and the check of --timezone; None if unknown."""
+    regions = {ABBREVIATED_ZONES.get(name) for name in claimed.split("/")}
+    return regions.pop() if len(regions) == 1 else None
+
+
+def _one_clock(zones: pa.ChunkedArray) -> str | None:
+    """The zone every time names ("US/Eastern", "EST"), or the abbreviations of one clock's
+    winter and summer time in order of appearance ("EST/EDT"): older TWS writes the one in
+    force at each bar, and a file spanning a clock change was refused as two zones, with
+    --timezone too. None when the times name different zones."""
+    names = pc.unique(zones).to_pylist()
+    if len(names) == 1:
+        return names[0]
+    if not all(name and _ABBREVIATION.match(name) for name in names):
+        return None
+    joined = "/".join(names)
+    return joined if abbreviation_region(joined) is not None else None
 
 
 def parse_ib(column: pa.ChunkedArray, notes: list[Note]) -> tuple[np.ndarray, bool, str | None]:
@@ -813,10 +863,10 @@ def parse_ib(column: pa.ChunkedArray, notes: list[Note]) -> tuple[np.ndarray, bo
         raise BadRow(row, (N_("import.refuse.ib_time"), {"time": repr(text[row].as_py())}))
     dates, seps, times, zones = (pc.struct_field(parts, [k]) for k in range(4))
     zones = pc.if_else(pc.equal(seps, "-"), "UTC", zones)  # the API's UTC form
-    zone = zones[0].as_py()
-    other = np.flatnonzero(pc.not_equal(zones, zone).to_numpy(zero_copy_only=False))
-    if other.size:
-        row = int(other[0])
+    zone = _one_clock(zones)
+    if zone is None:
+        first = zones[0].as_py()
+        row = int(np.flatnonzero(pc.not_equal(zones, first).to_numpy(zero_copy_only=False))[0])
         values = {"time": repr(text[row].as_py()), "first": repr(text[0].as_py())}
         raise BadRow(row, (N_("import.refuse.ib_zones"), values))
     if not bool(pc.any(pc.not_equal(times, "")).as_py()):
@@ -834,7 +884,7 @@ def parse_ib(column: pa.ChunkedArray, notes: list[Note]) -> tuple[np.ndarray, bo
     if zone in _UTC_NAMES:
         notes.append((N_("import.note.named_zone"), {"zone": zone}))
         return naive.copy(), True, None
-    if _ABBREVIATION.match(zone):
+    if all(_ABBREVIATION.match(name) for name in zone.split("/")):
         return naive, False, zone
     try:
         tz = zoneinfo.ZoneInfo(zone)

@@ -13,7 +13,6 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 import gzip
-import shutil
 import tempfile
 import zipfile
 import zoneinfo
@@ -21,7 +20,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import BinaryIO, Literal
 
 import numpy as np
 import pandas as pd
@@ -37,7 +36,7 @@ from barb.data.clock import (
     zone_message,
     zone_words,
 )
-from barb.data.formats import BadFile, BadRow, CsvShape, RawBars
+from barb.data.formats import BadFile, BadRow, CsvShape, RawBars, abbreviation_region
 from barb.data.layouts import (
     DATE_ORDERS,
     FORMATS,
@@ -242,10 +241,28 @@ def _is_workbook(path: Path) -> bool:
         return False
 
 
+def _copy_at_most(src: BinaryIO, dst: BinaryIO, limit: int | None) -> bool:
+    """Copy ``src`` to ``dst``; False (and the copy stopped) once over ``limit`` bytes."""
+    copied = 0
+    while chunk := src.read(1 << 20):
+        copied += len(chunk)
+        if limit is not None and copied > limit:
+            return False
+        dst.write(chunk)
+    return True
+
+
 @contextmanager
-def unpacked(path: Path, words: ImportWords = ENGLISH, name: str | None = None) -> Iterator[Path]:
+def unpacked(
+    path: Path,
+    words: ImportWords = ENGLISH,
+    name: str | None = None,
+    limit: int | None = None,
+) -> Iterator[Path]:
     """The file itself, or the one file inside a ``.gz`` or ``.zip``, as a plain file
-    (``name``: how refusals name it)."""
+    (``name``: how refusals name it). Unpacked past ``limit`` bytes it is refused: a 20 MB
+    upload of a gzip bomb unpacked gigabytes into the temporary directory (the disk the
+    database and Redis write to) before anything looked at it."""
     where = name or str(path)
     suffix = path.suffix.lower()
     if suffix not in (".gz", ".zip"):
@@ -256,7 +273,7 @@ def unpacked(path: Path, words: ImportWords = ENGLISH, name: str | None = None) 
             if suffix == ".gz":
                 target = Path(tmp) / path.stem
                 with gzip.open(path, "rb") as src, target.open("wb") as dst:
-                    shutil.copyfileobj(src, dst, 1 << 20)
+                    whole = _copy_at_most(src, dst, limit)
             else:
                 with zipfile.ZipFile(path) as archive:
                     members = [m for m in archive.infolist() if not _finder_litter(m)]
@@ -269,9 +286,12 @@ def unpacked(path: Path, words: ImportWords = ENGLISH, name: str | None = None) 
                         )
                     target = Path(tmp) / Path(members[0].filename).name
                     with archive.open(members[0]) as src, target.open("wb") as dst:
-                        shutil.copyfileobj(src, dst, 1 << 20)
+                        whole = _copy_at_most(src, dst, limit)
         except (OSError, EOFError, zipfile.BadZipFile) as exc:
             raise Refused(words, (N_("import.refuse.unpack"), {"error": exc}), path=where) from None
+        if not whole:
+            size = {"limit": round((limit or 0) / 1e6)}
+            raise Refused(words, (N_("import.refuse.unpacked_large"), size), path=where)
         yield target
 
 
@@ -319,13 +339,15 @@ def check_file(
     name: str | None = None,
     lang: str = "en",
     advice: Advice = "command",
+    unpacked_limit: int | None = None,
 ) -> CheckedFile:
     """Read and validate ``path`` as bars of ``symbol``; nothing is written.
 
     Problems with rows go into the report (the file is then refused by ``import_file``);
     a file that cannot be read, or whose interval or zone contradicts what was declared,
     raises ``DataError``. The report and the refusals are said in ``lang`` (the bot's
-    upload passes the admin's), advising options as ``advice`` says they are given.
+    upload passes the admin's), advising options as ``advice`` says they are given. A
+    ``.gz`` or ``.zip`` that unpacks to over ``unpacked_limit`` bytes is refused.
     """
     settings = settings or EngineSettings()
     path = Path(path)
@@ -347,7 +369,7 @@ def check_file(
     if _is_workbook(path):
         raise Refused(words, (N_("import.refuse.workbook"), {}), path=where)
 
-    with unpacked(path, words, where) as inner:
+    with unpacked(path, words, where, unpacked_limit) as inner:
         shape: CsvShape | None = None
         try:
             if fmt == "parquet" or (fmt is None and formats.is_parquet(inner)):
@@ -514,20 +536,6 @@ def _check_raw(
     return CheckedFile(report, frame, instrument, name)
 
 
-#: Where an abbreviation's times are most likely read, for the refusal's example.
-ABBREVIATED_ZONES = {
-    **dict.fromkeys(("EST", "EDT", "ET"), "America/New_York"),
-    **dict.fromkeys(("CST", "CDT", "CT"), "America/Chicago"),
-    **dict.fromkeys(("MST", "MDT"), "America/Denver"),
-    **dict.fromkeys(("PST", "PDT"), "America/Los_Angeles"),
-    **dict.fromkeys(("MET", "CET", "CEST", "MEST"), "Europe/Berlin"),
-    **dict.fromkeys(("BST", "WET"), "Europe/London"),
-    "JST": "Asia/Tokyo",
-    "HKT": "Asia/Hong_Kong",
-    **dict.fromkeys(("AEST", "AEDT"), "Australia/Sydney"),
-}
-
-
 def _read_clock(
     raw: RawBars,
     instrument: Instrument,
@@ -561,7 +569,7 @@ def _read_clock(
         report.notes.append(words(key, claimed=claimed, zone=zone_words(timezone, words)))
         return clock
     if raw.layout.time != "ts_event":
-        example = ABBREVIATED_ZONES.get(claimed) or _zone_link(claimed) or "America/New_York"
+        example = abbreviation_region(claimed) or _zone_link(claimed) or "America/New_York"
         named = {"zone": claimed, "example": example}
         raise BadFile((N_("import.refuse.zone_abbreviation"), named))
     try:
@@ -593,10 +601,10 @@ def _check_abbreviation_zone(raw: RawBars, claimed: str, timezone: str) -> None:
     clock its abbreviation names: "EST" (New York's, as IB writes it all year) read with
     --timezone America/Chicago stored a July cash session an hour late, as declared.
 
-    ``claimed`` is the file's abbreviation (ABBREVIATED_ZONES gives its clock); names Barb
-    does not know are left to the person's ``timezone``.
+    ``claimed`` is the file's abbreviation ("EST", "EST/EDT": ``abbreviation_region`` gives
+    its clock); names Barb does not know are left to the person's ``timezone``.
     """
-    region = ABBREVIATED_ZONES.get(claimed)
+    region = abbreviation_region(claimed)
     if region is None or raw.layout.time == "ts_event":
         return
     days = pd.DatetimeIndex(np.unique(raw.instants // DAY_NS * DAY_NS).view("datetime64[ns]"))
@@ -979,16 +987,19 @@ def _hole_note(combined: pd.DataFrame, added: int, words: ImportWords) -> str:
 
 def _level_note(checked: CheckedFile, target: Path) -> str:
     """On --replace, the sentence saying the file's prices are far from the stored ones at
-    the same times ('' when they agree or share no time): an ES file (5,100) or a tenfold
-    file replaced NQ's 18,000 without a word, where --append refuses it at the seam
-    (``_check_seam``). Not refused: a replace may be what fixes wrong stored data."""
+    the same times ('' when they agree): an ES file (5,100) or a tenfold file replaced NQ's
+    18,000 without a word, where --append refuses it at the seam (``_check_seam``). Not
+    refused: a replace may be what fixes wrong stored data. A file that shares no time with
+    the stored bars is held to the instrument's known level, as a first import is: the next
+    week of ES sent as NQ's (the bot offers a file that cannot be appended as a replace)
+    replaced three weeks of NQ without a word."""
     assert checked.frame is not None
     stored = read_columns(target, ["timestamp", "close"])
     shared = checked.frame[["timestamp", "close"]].merge(
         stored, on="timestamp", suffixes=("", "_stored")
     )
     if shared.empty:
-        return ""
+        return _known_level_note(checked)
     ratio = float((shared["close"] / shared["close_stored"]).median())
     if 1 / SEAM_JUMP <= ratio <= SEAM_JUMP:
         return ""
@@ -1006,11 +1017,12 @@ def _level_note(checked: CheckedFile, target: Path) -> str:
 
 
 def _known_level_note(checked: CheckedFile) -> str:
-    """On a first import, the sentence saying the file's prices are far from the level the
-    instrument had then ('' when near, or when its YAML gives no ``sample.anchors`` within a
-    year of the file): ES's 4,450 imported as NQ (16,900-21,200 in 2024) without a word,
-    with nothing stored to compare with. The anchors are approximate closes with the
-    turning points between them, so only a factor of ``KNOWN_JUMP`` is said."""
+    """On a first import (or a replace sharing no time with the stored bars), the sentence
+    saying the file's prices are far from the level the instrument had then ('' when near,
+    or when its YAML gives no ``sample.anchors`` within a year of the file): ES's 4,450
+    imported as NQ (16,900-21,200 in 2024) without a word, with nothing stored to compare
+    with. The anchors are approximate closes with the turning points between them, so only
+    a factor of ``KNOWN_JUMP`` is said."""
     assert checked.frame is not None
     spec = checked.instrument.sample
     if spec is None or not spec.anchors:
@@ -1191,11 +1203,13 @@ def _appended(
                 i = int(np.flatnonzero(differs.to_numpy())[0])
                 row = joined.iloc[i]
                 stored = row[f"{column}_stored"]
-                had = (
-                    (N_("import.refuse.has_no_bar"), {})
-                    if pd.isna(stored)
-                    else (N_("import.refuse.has_value"), {"column": column, "value": quote(stored)})
-                )
+                if pd.isna(stored):
+                    # A bar where the stored data has none, before its last: the day missing
+                    # from it, sent on its own. "Use --replace" replaced the whole history
+                    # with that one day.
+                    gap = {"time": row["timestamp"], "first": first, "last": last}
+                    raise Refused(words, (N_("import.refuse.append_gap"), gap), path=checked.name)
+                had = (N_("import.refuse.has_value"), {"column": column, "value": quote(stored)})
                 values = {
                     "time": row["timestamp"],
                     "column": column,

@@ -70,6 +70,12 @@ def _same(*names: str) -> dict[str, tuple[str, ...]]:
     return {n: (n,) for n in names}
 
 
+#: How the layouts whose volume column is optional find it: MetaTrader 5's <VOL>, Excel
+#: users' "Vol", investing.com's "Vol.". A "Vol" column beside a timestamp was not taken,
+#: and every volume was stored as 0 under "the file has no volume column".
+VOLUME = {"volume": ("volume", "vol", "vol.")}
+
+
 LAYOUTS: dict[str, Layout] = {
     layout.name: layout
     for layout in (
@@ -92,7 +98,7 @@ LAYOUTS: dict[str, Layout] = {
             "split",
             "Date and Time columns",
             # MetaTrader 5 writes <VOL> (exchange volume) beside <TICKVOL>.
-            {**_same("date", "time", *PRICES), "volume": ("volume", "vol")},
+            {**_same("date", "time", *PRICES), **VOLUME},
             "split",
             # Before TradingView's, so that a Date,Time file without volume (TradeStation's
             # Up/Down columns) is not read as TradingView's single time column.
@@ -102,7 +108,7 @@ LAYOUTS: dict[str, Layout] = {
         Layout(
             "tradingview",
             "TradingView chart export",
-            _same("time", *PRICES, "volume"),
+            {**_same("time", *PRICES), **VOLUME},
             "timestamp",
             optional=("volume",),
             example="time,open,high,low,close,Volume",
@@ -110,7 +116,7 @@ LAYOUTS: dict[str, Layout] = {
         Layout(
             "plain",
             "one timestamp column",
-            {"timestamp": ("timestamp", "datetime"), **_same(*PRICES, "volume")},
+            {"timestamp": ("timestamp", "datetime"), **_same(*PRICES), **VOLUME},
             "timestamp",
             # A file without volume (many exports of daily or index bars) gets volume 0 and
             # the report says so, as the split and TradingView layouts do.

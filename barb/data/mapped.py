@@ -20,6 +20,7 @@ import os
 import threading
 from dataclasses import dataclass
 from pathlib import Path
+from typing import BinaryIO
 
 import numpy as np
 import pandas as pd
@@ -65,16 +66,22 @@ def fingerprint(parquet: Path) -> str:
     tens of milliseconds to every worker's first load.
     """
     with open(parquet, "rb") as fh:
-        size = os.fstat(fh.fileno()).st_size
-        if size < 12:
-            raise DataError("too short to be a Parquet file.", path=str(parquet))
-        fh.seek(size - 8)
-        tail = fh.read(8)
-        if tail[4:] != _PARQUET_MAGIC:
-            raise DataError("cannot read as Parquet (no Parquet footer).", path=str(parquet))
-        footer_len = int.from_bytes(tail[:4], "little")
-        fh.seek(max(0, size - 8 - footer_len))
-        footer = fh.read(footer_len)
+        return _fingerprint(fh, parquet)
+
+
+def _fingerprint(fh: BinaryIO, parquet: Path) -> str:
+    """``fingerprint`` of the file open as ``fh`` (``parquet`` names it in errors)."""
+    size = os.fstat(fh.fileno()).st_size
+    if size < 12:
+        raise DataError("too short to be a Parquet file.", path=str(parquet))
+    fh.seek(size - 8)
+    tail = fh.read(8)
+    if tail[4:] != _PARQUET_MAGIC:
+        raise DataError("cannot read as Parquet (no Parquet footer).", path=str(parquet))
+    footer_len = int.from_bytes(tail[:4], "little")
+    fh.seek(max(0, size - 8 - footer_len))
+    footer = fh.read(footer_len)
+    fh.seek(0)
     digest = hashlib.blake2b(digest_size=16)
     digest.update(size.to_bytes(8, "little"))
     digest.update(footer)
@@ -144,12 +151,17 @@ def map_bars(parquet: Path, settings: EngineSettings) -> tuple[pd.DataFrame, Dat
     """The bars of ``parquet`` mapped from its Arrow file, which is made first when missing or
     out of date. When it cannot be written (a read-only directory) the bars are read from
     the Parquet file into this process's memory, and a warning says why."""
-    source = fingerprint(parquet)
     path = mapped_path(parquet, settings)
-    opened = open_mapped(path, source)
-    if opened is not None:
-        return opened
-    frame, meta = read_bars(parquet)
+    # The fingerprint and the bars come from one open file: taken by name, an import landing
+    # between them labelled the new bars with the old file's fingerprint, and once that file
+    # was back (`barb data restore` whose own copy failed) every worker mapped the import's
+    # bars as the restored file's.
+    with open(parquet, "rb") as fh:
+        source = _fingerprint(fh, parquet)
+        opened = open_mapped(path, source)
+        if opened is not None:
+            return opened
+        frame, meta = read_bars(parquet, fh)
     try:
         write_mapped(mapped_table(frame, meta, source), path)
     except OSError as exc:

@@ -27,7 +27,7 @@ import tempfile
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, BinaryIO, Literal
 
 import numpy as np
 import pandas as pd
@@ -431,10 +431,12 @@ def version_of(meta: DataMeta) -> str:
     return f"{meta.rows} {meta.first_date} {meta.last_date} {meta.created_at.isoformat()}"
 
 
-def read_bars(path: Path) -> tuple[pd.DataFrame, DataMeta]:
-    """Load a data file: the frame (RangeIndex, stored columns) and its ``DataMeta``."""
+def read_bars(path: Path, file: BinaryIO | None = None) -> tuple[pd.DataFrame, DataMeta]:
+    """Load a data file: the frame (RangeIndex, stored columns) and its ``DataMeta``; from
+    ``file`` when given (``path`` then only names it), so that the bars are of the file its
+    caller opened, whatever has been renamed over ``path`` since."""
     try:
-        parquet = pq.ParquetFile(path)
+        parquet = pq.ParquetFile(file if file is not None else path)
         schema = parquet.schema_arrow
         meta = meta_from_schema(schema, path)
         if not schema.equals(SCHEMA, check_metadata=False):

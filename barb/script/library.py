@@ -20,6 +20,7 @@ from barb.script import (
     shape_aggregates,
 )
 from barb.script.functions import FUNCTIONS, FunctionSpec
+from barb.script.indicator_forms import INDICATOR_FORMS
 
 # Loaded for their registrations.
 _REGISTERING = (builtins, shape_aggregates, calendar_functions, indicator_functions)
@@ -55,6 +56,25 @@ OTHER_NAMES: Mapping[str, str] = MappingProxyType(
         # SQL's and spreadsheets' names for a count of days between two dates.
         "datediff": "days_between",
         "date_diff": "days_between",
+        # Charting tools' names for indicator lines: tr got "did you mean atr()?" (an average
+        # of 14 bars for one bar's true range), signal "sign()".
+        "tr": "true_range",
+        "truerange": "true_range",
+        "signal": "macd_signal",
+        "signal_line": "macd_signal",
+        "macd_signal_line": "macd_signal",
+        "macd_line": "macd",
+        "histogram": "macd_hist",
+        "macd_histogram": "macd_hist",
+        "stoch_k": "stochastic_k",
+        "stoch_d": "stochastic_d",
+        "bb_upper": "bollinger_upper",
+        "upper_band": "bollinger_upper",
+        "bb_lower": "bollinger_lower",
+        "lower_band": "bollinger_lower",
+        "bb_middle": "bollinger_middle",
+        "bb_mid": "bollinger_middle",
+        "std_dev": "std",
     }
 )
 
@@ -81,7 +101,14 @@ OTHER_FORMS: Mapping[str, str] = MappingProxyType(
             "ceil(trading_day('month') / 5) counting the month's trading days",
         ),
         "diff": "col - prev(col) (the change from the previous row)",
-        "momentum": "col - prev(col, n) (the change over n rows)",
+        **dict.fromkeys(("momentum", "mom"), "col - prev(col, n) (the change over n rows)"),
+        # highest_high got "did you mean higher_high()?", a pattern of two days.
+        "highest_high": "rolling_max(high, n) (the highest high of n bars, this one included; "
+        "donchian_upper(n) is the same)",
+        "lowest_low": "rolling_min(low, n) (the lowest low of n bars, this one included; "
+        "donchian_lower(n) is the same)",
+        "dmi": "plus_di(14) and minus_di(14) (+DI, -DI), with adx(14)",
+        **{name: form.text() for name, form in INDICATOR_FORMS.items()},
         "max_drawdown": "min(close / cummax(close) - 1) (per year: cummax(close, 'year') "
         'with "group_by": "year()")',
         **dict.fromkeys(("cross", "crosses", "crossed", "crossing"), _CROSS),
@@ -120,6 +147,20 @@ def library() -> Mapping[str, FunctionSpec]:
     """Every function of the language by name (and alias), lower case."""
     patterns.register_patterns()
     return MappingProxyType(FUNCTIONS)
+
+
+def indicator_lines(family: str) -> list[FunctionSpec]:
+    """The functions of a multi-line indicator the seed names as one (bollinger(col, n,
+    std), keltner, donchian, stochastic): bollinger_upper, bollinger_middle…; [] for a name
+    that is no such family."""
+    if family in library():
+        return []
+    lines = [
+        spec
+        for key, spec in library().items()
+        if key == spec.name and key.startswith(f"{family}_") and spec.category == "indicator"
+    ]
+    return lines if len(lines) > 1 else []
 
 
 def lookup(name: str) -> FunctionSpec | None:

@@ -22,6 +22,9 @@ _DATE_RE = re.compile(_DATE)
 _QUARTER_RE = re.compile(r"(\d{4})-?[Qq]([1-4])")
 _RELATIVE_RE = re.compile(r"last_(\d+)_(day|week|month|year)s?")
 _LAST_BARS_RE = re.compile(r"last_(\d+)_bars?")
+# "last_5_bars:2024-03-08": the last 5 bars up to that date, as a plan pins last_5_bars to the
+# data's end when it is shown (bot/assistant/plan.py ``pinned``).
+_LAST_BARS_TO_RE = re.compile(r"last_(\d+)_bars?:(\d{4}_\d{1,2}_\d{1,2})")
 
 PERIOD_FORMS = (
     '"2024"',
@@ -46,7 +49,8 @@ PERIOD_FORMS = (
 @dataclass(frozen=True)
 class Period:
     """Which bars a query keeps: trading dates from ``start`` to ``end`` (None: open), or the
-    last ``bars`` bars of the query's session and timeframe."""
+    last ``bars`` bars of the query's session and timeframe (up to ``end`` when it is given:
+    a calendar bar whose first date is on or before it)."""
 
     start: dt.date | None
     end: dt.date | None
@@ -262,13 +266,15 @@ def parse_period(
         q_start = _quarter_start(data_end)
         start = _add_months(q_start, -3)
         return Period(start, q_start - dt.timedelta(days=1), raw)
-    match = _LAST_BARS_RE.fullmatch(key)
+    match = _LAST_BARS_RE.fullmatch(key) or _LAST_BARS_TO_RE.fullmatch(key)
     if match:
         digits = match.group(1)
         bars = int(digits) if len(digits) <= 12 else 10**12  # more than any data holds
         if bars < 1:
             raise _error(raw, "N must be at least 1")
-        return Period(None, None, raw, bars=bars)
+        # The key reads the date's dashes as underscores.
+        end = _bounds(match.group(2).replace("_", "-"), raw)[1] if match.lastindex == 2 else None
+        return Period(None, end, raw, bars=bars)
     match = _RELATIVE_RE.fullmatch(key)
     if match:
         digits, unit = match.group(1), match.group(2)

@@ -33,7 +33,15 @@ from barb.script import ast
 from barb.script.calendar_names import calendar_name_hint
 from barb.script.daily_calls import DAILY_ARGUMENTS, UNIT_WORDS
 from barb.script.functions import FunctionSpec, Param
-from barb.script.library import OTHER_FORMS, OTHER_NAMES, contains_aggregate, library, lookup
+from barb.script.indicator_forms import ABSENT, FAMILY_NAMES
+from barb.script.library import (
+    OTHER_FORMS,
+    OTHER_NAMES,
+    contains_aggregate,
+    indicator_lines,
+    library,
+    lookup,
+)
 from barb.script.then_date_parts import is_date_part, then_date_part_hint
 from barb.session_times import times_for
 
@@ -413,7 +421,7 @@ def unknown_function(
     known = OTHER_NAMES.get(name.lower())
     if known is not None:
         similar = [known, *(s for s in similar if s != known)][:3]
-    if name.lower() in OTHER_FORMS:  # var is no misspelt atr
+    if name.lower() in OTHER_FORMS or name.lower() in ABSENT:  # var is no misspelt atr
         similar = []
     message = f"Function '{name}' does not exist."
     if similar:
@@ -422,6 +430,10 @@ def unknown_function(
         hint = f"{name} is a column; use it without parentheses"
     elif name.lower() in OTHER_FORMS:  # written with Barb's functions
         hint = f"Barb Script writes it {OTHER_FORMS[name.lower()]}"
+    elif name.lower() in ABSENT:  # no form gives it: a guessed name would answer another
+        hint = ABSENT[name.lower()]
+    elif lines := indicator_lines(FAMILY_NAMES.get(name.lower(), name.lower())):
+        hint = "each line is its own function: " + ", ".join(s.signature() for s in lines)
     elif known is not None:  # another language's name for it: how Barb's is called
         spec = library()[known]
         hint = f"Barb Script calls it {spec.signature()}: {_filled_summary(spec, instrument)}"

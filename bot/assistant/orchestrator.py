@@ -18,7 +18,7 @@ import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field, ValidationError
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -54,7 +54,15 @@ from bot.assistant.tools import (
     parse_args,
     tool_specs,
 )
-from bot.llm.errors import BadResponse, LLMError, ProviderTimeout, RateLimited
+from bot.llm.errors import (
+    AuthenticationFailed,
+    BadResponse,
+    ConfigError,
+    LLMError,
+    ProviderTimeout,
+    RateLimited,
+    RequestRejected,
+)
 from bot.llm.messages import Message, ModelResponse, ToolCall, ToolResult
 from bot.llm.provider import LLMProvider
 from bot.llm.response_checks import check_response
@@ -207,6 +215,13 @@ def question_asked(action: PendingAction | None) -> int | None:
     return pending_payload(action).paused.state.asker.reply_to
 
 
+def asked_in(action: PendingAction) -> int | None:
+    """The forum topic the action's question was asked in (None: no topic). Each topic is a
+    conversation of its own: a message in another one neither answers the action nor
+    replaces it."""
+    return pending_payload(action).paused.state.asker.thread_id
+
+
 def option_text(action: PendingAction | None, option: int | None) -> str | None:
     """The suggested reply number ``option`` of a clarification, or None if it has no such
     reply: ``option_text(asked, 1)`` is "Biggest gain" for "Best by what?" offering
@@ -268,8 +283,16 @@ class Assistant:
             claimed = await self._claimed(clarification, asker.user_id)
             if claimed is not None:
                 return await self.continue_claimed(claimed, chat=chat, answer=text)
-        # Only this person's: in a group, another member's plan is not theirs to end.
-        waiting = await self.store.pending.open_for_chat(asker.chat_id, user_id=asker.user_id)
+        # Only this person's: in a group, another member's plan is not theirs to end; and
+        # only this topic's: Alice's question in topic 88 was taken as her reply to "Best
+        # by what?" asked in topic 77.
+        waiting = [
+            action
+            for action in await self.store.pending.open_for_chat(
+                asker.chat_id, user_id=asker.user_id
+            )
+            if asked_in(action) == asker.thread_id
+        ]
         for action in waiting:
             # A running clarification is another message's (a press's) to answer.
             if action.kind == "clarify" and action.status == "pending":
@@ -277,7 +300,7 @@ class Assistant:
                 if claim.won and claim.action is not None:
                     return await self.continue_claimed(claim.action, chat=chat, answer=text)
         if any(action.status == "pending" for action in waiting):
-            await self.decline_pending(asker.chat_id, asker.user_id)
+            await self.decline_pending(asker.chat_id, asker.user_id, thread_id=asker.thread_id)
         budget = await self._over_budget(asker, language)
         if budget is not None:
             return budget
@@ -467,11 +490,18 @@ class Assistant:
             return outcome
         return await self._loop(chat, state, proofs, keep_failed=keep_failed)
 
-    async def decline_pending(self, chat_id: int, user_id: int) -> list[PendingAction]:
+    async def decline_pending(
+        self, chat_id: int, user_id: int, *, thread_id: int | None | Literal["any"] = "any"
+    ) -> list[PendingAction]:
         """A new message instead of a button press (or /cancel, /reset): the person's waiting
-        question ends, unrun, and the model is told; other members' plans in a group stay.
-        The actions declined."""
-        actions = await self.store.pending.decline_for_chat(chat_id, user_id=user_id)
+        question ends, unrun, and the model is told; other members' plans in a group stay,
+        and, for a message in a forum topic (``thread_id``), the person's plans in other
+        topics. The actions declined."""
+        ids = None
+        if thread_id != "any":
+            waiting = await self.store.pending.open_for_chat(chat_id, user_id=user_id)
+            ids = [action.id for action in waiting if asked_in(action) == thread_id]
+        actions = await self.store.pending.decline_for_chat(chat_id, user_id=user_id, ids=ids)
         for action in actions:
             await self._save_declined(action)
         return actions
@@ -547,7 +577,7 @@ class Assistant:
         answer with no words says (``_blank_reply``)."""
         proofs = proofs if proofs is not None else []
         instrument = load_instrument(chat.instrument, self.engine_settings)
-        meta = self._data_meta(instrument)
+        meta = self.data_meta(instrument)
         # Read once per turn: earlier questions, preferences and the last data shown do not
         # change while this question runs (a preference saved now counts from the next one).
         context = await self._context(chat, state)
@@ -787,6 +817,7 @@ class Assistant:
             "language": state.language,
             "reply_to": state.asker.reply_to,
         }
+        run.proof.number = list(state.shown).index(call.id)
         return ToolResult(call_id=call.id, name=call.name, content=outcome.summary_text)
 
     def _query_failed(
@@ -950,7 +981,7 @@ class Assistant:
             bars = self._instrument(named)
         except BarbError:
             return named
-        meta = self._data_meta(bars)
+        meta = self.data_meta(bars)
         return named if meta is None else pinned(named, meta.last_date, bars.calendar)
 
     def _plan_view(
@@ -1125,7 +1156,16 @@ class Assistant:
 
     # --- small helpers ----------------------------------------------------------------------
 
-    def _data_meta(self, instrument: Instrument) -> DataMeta | None:
+    def data_meta(self, instrument: Instrument) -> DataMeta | None:
+        """The data the queries of ``instrument`` run on: as the workers say it when they
+        are elsewhere (``CeleryRunner.data_meta``), else this machine's file. A bot on a
+        machine without the data counted relative periods from today, unpinned, and told
+        the model "no data loaded"; one with an older copy, from that copy's last day."""
+        published = getattr(self.runner, "data_meta", None)
+        if published is not None:
+            meta = published(instrument.symbol)
+            if meta is not None:
+                return meta
         path = data_path(instrument.symbol, self.engine_settings)
         try:
             return _cached_meta(path, path.stat().st_mtime_ns)
@@ -1141,7 +1181,7 @@ class Assistant:
     def _data_last(self, instrument: Instrument) -> dt.date:
         """The last date of ``instrument``'s data, which relative periods count back from.
         Without data the query fails anyway; today only labels relative periods meanwhile."""
-        meta = self._data_meta(instrument)
+        meta = self.data_meta(instrument)
         return meta.last_date if meta else dt.date.today()
 
     @staticmethod
@@ -1194,18 +1234,27 @@ def shown_queries(data: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def llm_failure_text(error: LLMError, lang: str) -> str:
-    """The sentence for a question the model failed to answer: a rate limit says when to
-    try again (its ``retry-after``, else a minute), so that the wait the SDK no longer takes
-    (``RETRY_AFTER_CAP_S``) is the person's to choose; a timeout, that the model took too
-    long (it was reached: "not reachable" sent the person looking for an outage); anything
-    else, that the model is not reachable. Example: a 429 with ``retry-after: 120`` reads
-    "…please try again in 120 s"."""
+    """The sentence for a question the model failed to answer, saying what happened: a rate
+    limit says when to try again (its ``retry-after``, else a minute), so that the wait the
+    SDK no longer takes (``RETRY_AFTER_CAP_S``) is the person's to choose; a timeout, that
+    the model took too long; an answer Barb could not read twice (``BadResponse``), that;
+    a request the model's server refused, to rephrase or start again; a refused key or a
+    wrong setting, to tell the operator; only a connection that failed, that the model is
+    not reachable. Each of those was said "not reachable", which sent the person looking
+    for an outage of a model that had answered. Example: a 429 with ``retry-after: 120``
+    reads "…please try again in 120 s"."""
     if isinstance(error, RateLimited):
         wait = error.retry_after
         seconds = 60 if wait is None else max(1, math.ceil(wait))
         return t("llm_rate_limited", lang, seconds=seconds)
     if isinstance(error, ProviderTimeout):
         return t("llm_timeout", lang)
+    if isinstance(error, BadResponse):
+        return t("llm_bad_response", lang)
+    if isinstance(error, RequestRejected):
+        return t("llm_rejected", lang)
+    if isinstance(error, AuthenticationFailed | ConfigError):
+        return t("llm_not_set_up", lang)
     return t("llm_unavailable", lang)
 
 

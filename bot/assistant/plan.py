@@ -12,16 +12,17 @@ from typing import Any
 
 import numpy as np
 
-from barb.column_units import COUNTED_ROWS
-from barb.column_words import condition_text, described, plain_words, quoted
+from barb.column_units import COUNTED_ROWS, then_rows_unit
+from barb.column_words import condition_text, described, key_after_by, plain_words, quoted
 from barb.errors import QueryError
 from barb.i18n import N_, decimal
 from barb.instruments import Instrument
 from barb.period_rows import still_open, whole_bars
-from barb.script.ast import Column, referenced_columns
+from barb.script.ast import Call, Column, default_name, referenced_columns
 from barb.script.parser import parse_expression, parse_select_item
 from barb.script.periods import last_whole_span, parse_period
 from barb.script.query import Query, Stage, parse_query
+from barb.time_keys import key_call
 from barb.timeframes import TIMEFRAMES, timeframe_words
 from bot.texts import Language, t
 
@@ -47,11 +48,27 @@ def _metric(text: str, lang: Language, rows: str = "bars") -> str:
     return f"{words} ({', '.join(shown)})" if shown else words
 
 
-def _group_name(text: str, lang: Language) -> str:
+def _group_name(text: str, lang: Language, query: dict[str, Any]) -> str:
+    """A group key as the chart's subtitle names it: a calendar key in words ("by year",
+    «по году», where «по «year()»» quoted the query's code), any other quoted."""
     try:
         expr = parse_expression(text)
     except QueryError:
         return text
+    if isinstance(expr, Call) and not expr.args:
+        call: str | None = expr.name.lower()
+    else:
+        call = key_call(expr.name, query) if isinstance(expr, Column) else None
+    found = key_after_by(call, lang) if call is not None else None
+    if (
+        found is not None
+        and isinstance(expr, Column)
+        and expr.name != call  # the engine's own name for month() is no name of the query's
+        and not re.search(rf"\b{re.escape(expr.name)}\b", found)
+    ):
+        return f"{found} ({expr.name})"  # the name the CSV and the query know it by
+    if found is not None:
+        return found
     return quoted(expr.name if isinstance(expr, Column) else expr.to_text(), lang)
 
 
@@ -96,13 +113,19 @@ def _period(query: Query, last: dt.date, lang: Language, calendar: str) -> str:
         except QueryError:
             return query.period or ""
         if period.bars is not None:
-            return t("plan.last_bars", lang, plural_of=period.bars, n=decimal(period.bars, lang))
+            bars = t("plan.last_bars", lang, plural_of=period.bars, n=decimal(period.bars, lang))
+            if period.end is None:
+                return bars
+            return t("plan.bars_to", lang, bars=bars, end=period.end.isoformat())
         return t("plan.all", lang)
     start, end = span
     label = f"{start.isoformat() if start else '…'} — {end.isoformat() if end else '…'}"
-    written = (query.period or "").replace(" ", "")
-    if query.period in (None, label) or written == _range(start, end):
-        return label  # a pinned period (``pinned``) reads as its dates alone
+    if start is not None and start == end:  # one day: "2025-12-24 (2025-12-24 — 2025-12-24)"
+        label = start.isoformat()
+    if not (query.period or "").strip()[:1].isalpha():
+        # Dates (a pinned period, "2024", "2015:") read as the dates they cover alone:
+        # «2015: (2015-01-01 — …)» showed the query's token beside its own dates.
+        return label
     return f"{query.period} ({label})"
 
 
@@ -114,8 +137,9 @@ def pinned(raw: dict[str, Any], last: dt.date, calendar: str) -> dict[str, Any]:
     """``raw`` with a period counted from the data's last date written as the dates its
     plan shows: "last_10_days" on data ending 2025-12-19 runs as "2025-12-10:2025-12-19",
     whatever bars are imported before Run is pressed (p48e: it ran 2025-12-29 — 2026-01-07,
-    and nothing said so). A period written as dates, a count of bars ("last_5_bars", which
-    the plan shows without dates) and all the data are left as written.
+    and nothing said so); a count of bars gets the data's last date as its end
+    ("last_5_bars:2025-12-19", the last 5 bars up to it). A period written as dates and all
+    the data are left as written.
 
     >>> pinned({"period": "ytd"}, dt.date(2025, 12, 19), "CME Globex Equity")
     {'period': '2025-01-01:2025-12-19'}
@@ -128,9 +152,17 @@ def pinned(raw: dict[str, Any], last: dt.date, calendar: str) -> dict[str, Any]:
     except QueryError:
         return raw
     span = period_span(query, last, calendar)
-    if span is None:
+    if span is not None:
+        return {**raw, "period": _range(*span)}
+    try:
+        period = parse_period(query.period, last)
+    except QueryError:
         return raw
-    return {**raw, "period": _range(*span)}
+    if period.bars is not None and period.end is None:
+        # The last N bars up to the data's end now: an import before Run adds bars after
+        # it, and last_5_bars would be 5 others.
+        return {**raw, "period": f"last_{period.bars}_bars:{last.isoformat()}"}
+    return raw
 
 
 def render_plan(
@@ -145,7 +177,9 @@ def render_plan(
     except QueryError as exc:
         return t("plan.unreadable", lang, reason=exc.message)
     # A count names what it counts as the chart does: "number of days" on daily bars.
-    lines = [_computation(query, lang, rows=COUNTED_ROWS.get(query.timeframe or "daily", "bars"))]
+    whole = query.to_json()
+    rows = COUNTED_ROWS.get(query.timeframe or "daily", "bars")
+    lines = [_computation(query, lang, whole, rows=rows)]
 
     timeframe = query.timeframe or "daily"
     session = (query.session or instrument.default_session).upper()
@@ -175,17 +209,51 @@ def render_plan(
         lines.append(t("plan.new", lang, columns=cols))
     if query.where:
         lines.append(t("plan.filter", lang, condition=_condition(query.where, lang)))
-    lines += _ordering(query, lang)
+    named = _output_words(query, lang, rows)
+    lines += _ordering(query, lang, named)
     if query.then is not None:
-        then = [_computation(query.then, lang, labelled=False)]
+        # A then stage reads the first stage's rows: without a select or groups of its own it
+        # shows them, sorted or cut ("Then: Show the bars" said bars of weekday averages). It
+        # counts those rows as the chart names them: days for groups by date(), weeks for
+        # week() («количество баров (weeks)» had counted weeks as bars), else groups.
+        counted = then_rows_unit(whole, query.timeframe or "daily") or "groups"
+        then = []
+        if query.then.select or query.then.group_by:
+            then.append(_computation(query.then, lang, whole, labelled=False, rows=counted))
         if query.then.where:
-            then.append(t("plan.filter", lang, condition=_condition(query.then.where, lang)))
-        then += _ordering(query.then, lang)
-        lines.append(t("plan.then", lang, steps="; ".join(then)))
+            # Inside the line, lower case: «…, по месяцу; Фильтр: month in (9, 10)» read
+            # as a sentence begun in the middle of another.
+            condition = _condition(query.then.where, lang)
+            then.append(t("plan.then_where", lang, condition=condition))
+        then += _ordering(query.then, lang, named | _output_words(query.then, lang, counted))
+        if then:
+            lines.append(t("plan.then", lang, steps="; ".join(then)))
     return "\n".join(lines)
 
 
-def _computation(stage: Stage, lang: Language, *, labelled: bool = True, rows: str = "bars") -> str:
+def _output_words(stage: Stage, lang: Language, rows: str) -> dict[str, str]:
+    """The words of each select item the stage names by the engine's name for it
+    ("mean_range": "average range"), which a sort names; an alias the query gave stays."""
+    named = {}
+    for text in stage.select:
+        try:
+            expr, alias = parse_select_item(text)
+        except QueryError:
+            continue
+        words = plain_words(expr, lang, rows)
+        if alias is None and words is not None:
+            named[default_name(expr)] = words
+    return named
+
+
+def _computation(
+    stage: Stage,
+    lang: Language,
+    whole: dict[str, Any],
+    *,
+    labelled: bool = True,
+    rows: str = "bars",
+) -> str:
     if stage.select or stage.group_by:
         what = (
             ", ".join(_metric(s, lang, rows) for s in stage.select)
@@ -196,15 +264,20 @@ def _computation(stage: Stage, lang: Language, *, labelled: bool = True, rows: s
     else:
         line = t("plan.rows", lang)
     if stage.group_by:
-        groups = ", ".join(_group_name(g, lang) for g in stage.group_by)
+        groups = ", ".join(_group_name(g, lang, whole) for g in stage.group_by)
         line = t("plan.group", lang, what=line, groups=groups)
     return line
 
 
-def _ordering(stage: Stage, lang: Language) -> list[str]:
+def _ordering(stage: Stage, lang: Language, named: dict[str, str]) -> list[str]:
+    """The sort in words: a column the select named ("mean_range") by that item's words, a
+    bar column by its own; any other name as the query wrote it."""
     lines = []
     if stage.sort:
-        order = ", ".join(f"{k.column} ({_direction(k.descending, lang)})" for k in stage.sort)
+        order = ", ".join(
+            f"{_sort_column(k.column, named, lang)} ({_direction(k.descending, lang)})"
+            for k in stage.sort
+        )
         lines.append(t("plan.order", lang, order=order))
     if stage.limit:
         first = t("plan.first", lang, plural_of=stage.limit, n=decimal(stage.limit, lang))
@@ -213,6 +286,10 @@ def _ordering(stage: Stage, lang: Language) -> list[str]:
         else:
             lines.append(first)
     return lines
+
+
+def _sort_column(column: str, named: dict[str, str], lang: Language) -> str:
+    return named.get(column) or plain_words(Column(column), lang) or column
 
 
 def _direction(descending: bool, lang: Language) -> str:

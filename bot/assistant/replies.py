@@ -39,6 +39,10 @@ class Proof(BaseModel):
     csv_cut_from: int = 0  # the rows it holds the first of, when cut; 0 when whole
     warnings: list[str] = Field(default_factory=list)
     metadata: dict[str, Any] = Field(default_factory=dict)
+    # Its place among every query its question showed, in every reply (None: its reply's
+    # place): its kept CSV is asked for by it. A first run's answer and the answer after a
+    # corrected plan were both proof 0, and the second's CSV button sent the first's file.
+    number: int | None = None
 
     @classmethod
     def from_outcome(cls, query: dict[str, Any], plan: str, outcome: QueryOutcome) -> Proof:

@@ -73,11 +73,14 @@ class BadResponse(LLMError):
     """The provider answered, but with something Barb cannot use: a malformed response.
 
     A null message, a body that is not JSON, a tool call to no known tool or with arguments
-    JSON cannot hold. The loop retries it once; the person then hears the same sentence as
-    for an unreachable model, since for them it is the same: no answer, try again later.
+    JSON cannot hold. The loop retries it once; the person then hears that the model
+    answered with something Barb could not read, not that it is unreachable: it was reached.
     """
 
-    default_user_message = ProviderUnavailable.default_user_message
+    default_user_message = (
+        "The language model answered twice with something I could not read; please try "
+        "again in a minute."
+    )
 
 
 class RequestRejected(LLMError):

@@ -5,7 +5,8 @@ answer Barb can act on. A tool call may name a tool that was never offered (or a
 API would take back in the history), repeat another call's id, or carry arguments that JSON
 cannot hold (``NaN``: Python's json module reads it, PostgreSQL and every strict parser
 refuse it) or that are nested absurdly deep. Such a response is ``BadResponse``: the loop
-retries it once and then gives up with the same sentence as for an unreachable model.
+retries it once and then gives up with a sentence of its own (``llm_bad_response``): the
+model answered, so not the one for an unreachable model.
 
 A tool's *arguments* that merely do not fit its schema are not malformed: that error goes
 back to the model as the tool's result, for it to fix.

@@ -17,7 +17,9 @@ The same ``QueryRunner`` contract as the in-process pool: every job ends in one
 
 Celery's calls block, so they run on one thread of their own: it sends the jobs, and one
 poller reads the state of every job in flight with a single ``MGET`` per tick (Celery's own
-result keys, decoded by its backend), however many chats are waiting.
+result keys, decoded by its backend), however many chats are waiting. The data the workers
+serve (``data_meta``) is read by a task of its own with Redis's asyncio client: never in the
+event loop, where a Redis slow or away stalled every chat.
 """
 
 from __future__ import annotations
@@ -28,13 +30,17 @@ import time
 import uuid
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
+import redis
+import redis.asyncio
 from billiard.exceptions import WorkerLostError
 from celery import Celery
 from celery.exceptions import TimeLimitExceeded
-from celery.states import READY_STATES, SUCCESS
+from celery.states import READY_STATES, STARTED, SUCCESS
+from pydantic import ValidationError
 
+from barb.data.store import DataMeta
 from barb.instruments import available_instruments
 from bot.pool.jobs import (
     QueryJob,
@@ -45,7 +51,7 @@ from bot.pool.jobs import (
     run_query_job,
     timeout_outcome,
 )
-from bot.pool.queue_app import TASK_NAME, hard_limit, make_queue_app, queue_name
+from bot.pool.queue_app import TASK_NAME, data_meta_key, hard_limit, make_queue_app, queue_name
 
 log = logging.getLogger(__name__)
 
@@ -53,6 +59,10 @@ log = logging.getLogger(__name__)
 POLL_S = 0.05
 #: After the hard limit, how long a worker that is alive takes to report the killed child.
 _DEAD_WORKER_MARGIN_S = 3.0
+#: How often the data the workers say they serve is read again (``data_meta``), and how
+#: long reading it may take.
+_META_FRESH_S = 2.0
+_META_TIMEOUT_S = 0.25
 
 
 @dataclass
@@ -64,10 +74,16 @@ class _InFlight:
     done: asyncio.Future[tuple[str, Any]]
     #: When the poller first saw that a worker had taken it.
     started: float | None = None
+    #: Set by the poller when the worker that took it no longer says it is alive.
+    worker_gone: bool = False
 
 
 class CeleryRunner:
     """Sends query jobs to ``barb worker`` processes through Redis and waits for outcomes."""
+
+    #: The queries run on the data of the workers' machines, which nothing the bot writes
+    #: on its own reaches: a file of bars sent to the bot is refused (``data_upload``).
+    data_on_workers: ClassVar[bool] = True
 
     def __init__(
         self,
@@ -88,9 +104,61 @@ class CeleryRunner:
         self._celery = ThreadPoolExecutor(1, thread_name_prefix="barb-queue")
         self._in_flight: dict[str, _InFlight] = {}
         self._poller: asyncio.Task[None] | None = None
+        # Read by ``_read_metas``, never in a question's way: short timeouts only so that a
+        # Redis back from away is read again soon.
+        self._meta_client = redis.asyncio.Redis.from_url(
+            url, socket_timeout=_META_TIMEOUT_S, socket_connect_timeout=_META_TIMEOUT_S
+        )
+        self._metas: dict[str, DataMeta | None] = {}
+        self._meta_reader: asyncio.Task[None] | None = None
+        # Made by the bot in its event loop (``make_runner``): read from now, so that the
+        # first question already has the workers' dates.
+        self._keep_reading_metas()
 
     async def run(self, job: QueryJob) -> QueryOutcome:
         return await self._submit(job)
+
+    def data_meta(self, symbol: str) -> DataMeta | None:
+        """The data the workers serve for ``symbol`` as they last said (``queue_worker``),
+        which relative periods count from: the bot on another machine holds none, or an
+        older copy. None when no worker says it (none is up), or before the first read.
+
+        Only what ``_read_metas`` last read: this runs in the event loop, and its own Redis
+        GET there (0.25 s timeouts, every 2 s) stalled every chat's question, and the bot's
+        every other task, while Redis was slow or away."""
+        self._keep_reading_metas()
+        return self._metas.get(symbol.upper())
+
+    def _keep_reading_metas(self) -> None:
+        """Start ``_read_metas`` if it does not run (outside an event loop: at the first
+        ``data_meta`` in one)."""
+        if self._meta_reader is not None and not self._meta_reader.done():
+            return
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return
+        self._meta_reader = loop.create_task(self._read_metas())
+
+    async def _read_metas(self) -> None:
+        """Every ``_META_FRESH_S``, what the workers say they serve for every instrument,
+        with one MGET. Redis away, or a value of another release's shape, leaves the last
+        one read: the workers' data did not change for Redis going away."""
+        symbols = sorted(self._known)
+        keys = [data_meta_key(symbol) for symbol in symbols]
+        while True:
+            try:
+                raws = await self._meta_client.mget(keys)
+            except redis.RedisError:
+                raws = []
+            for symbol, raw in zip(symbols, raws, strict=False):
+                try:
+                    self._metas[symbol] = (
+                        DataMeta.model_validate_json(raw) if raw is not None else None
+                    )
+                except ValueError:  # another release's shape
+                    continue
+            await asyncio.sleep(_META_FRESH_S)
 
     async def check(self, job: QueryJob) -> QueryOutcome:
         return await self._submit(job)
@@ -175,6 +243,11 @@ class CeleryRunner:
                 )
             if flight.started is not None and now > self._lost_after(job, flight):
                 return self._failed(job, None, "lost its worker (no answer past the hard limit)")
+            if job.check_only and flight.worker_gone:
+                # Its worker vanished mid-check (``kill -9``, a machine lost). The job would
+                # go back to its queue only after the visibility timeout, past the check's
+                # expiry: nobody will answer it, and the plan need not wait for it.
+                return self._failed(job, None, "lost its worker (it stopped saying it is alive)")
 
     def _lost_after(self, job: QueryJob, flight: _InFlight) -> float:
         """When a job taken by a worker is given up. A live worker ends it within the hard
@@ -201,8 +274,10 @@ class CeleryRunner:
                     continue
                 if state in READY_STATES:
                     flight.done.set_result((state, value))
-                elif flight.started is None:
+                    continue
+                if flight.started is None:
                     flight.started = now
+                flight.worker_gone = isinstance(value, dict) and value.get("alive") is False
             await asyncio.sleep(POLL_S)
 
     def _read_states(self, task_ids: list[str]) -> dict[str, tuple[str, Any]]:
@@ -218,11 +293,30 @@ class CeleryRunner:
         ready = [task_id for task_id, (state, _) in states.items() if state in READY_STATES]
         for task_id in ready:  # read once: free Redis now, not at expiry
             backend.forget(task_id)
+        self._read_heartbeats(states)
         return states
+
+    def _read_heartbeats(self, states: dict[str, tuple[str, Any]]) -> None:
+        """Marks each job a worker runs with whether that worker still says it is alive
+        (``"alive"`` in its STARTED record). A worker of a release before the heartbeat
+        names no key, and is not judged."""
+        running = [
+            value
+            for state, value in states.values()
+            if state == STARTED and isinstance(value, dict) and value.get("heartbeat")
+        ]
+        if not running:
+            return
+        beats = self._app.backend.client.mget([value["heartbeat"] for value in running])
+        for value, beat in zip(running, beats, strict=True):
+            value["alive"] = beat is not None
 
     def _finished(self, job: QueryJob, task_id: str, state: str, value: Any) -> QueryOutcome:
         if state == SUCCESS:
-            return QueryOutcome.model_validate(value)
+            try:
+                return QueryOutcome.model_validate(value)
+            except ValidationError as exc:  # a worker of another release, most likely
+                return self._failed(job, exc, "answered in a shape this bot cannot read")
         if isinstance(value, TimeLimitExceeded):
             log.warning("query over the hard limit, its worker child replaced: %r", job.query)
             return timeout_outcome(self.timeout_s)
@@ -249,7 +343,9 @@ class CeleryRunner:
         return ref
 
     async def close(self) -> None:
-        if self._poller is not None:
-            self._poller.cancel()
+        for task in (self._poller, self._meta_reader):
+            if task is not None:
+                task.cancel()
         await asyncio.get_running_loop().run_in_executor(self._celery, self._app.close)
+        await self._meta_client.aclose()
         self._celery.shutdown(wait=False, cancel_futures=True)

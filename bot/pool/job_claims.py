@@ -46,9 +46,12 @@ CLAIM_MARGIN_S = 1.0
 _DONE = "done"
 
 # Compare-and-set in one step: a run changes the claim only while it holds it (another run
-# may hold it once it expired, or a stopping worker released it).
-_IF_HELD_SET = """
-if redis.call('GET', KEYS[1]) == ARGV[1] then
+# may hold it once it expired, or a stopping worker released it); finishing, also once it
+# expired with nobody holding it since (a Redis outage longer than the claim, the run's end
+# waiting for Redis to come back).
+_IF_HELD_OR_FREE_SET = """
+local claim = redis.call('GET', KEYS[1])
+if claim == ARGV[1] or not claim then
     return redis.call('SET', KEYS[1], ARGV[2], 'EX', ARGV[3]) and 1
 end
 return 0
@@ -91,10 +94,19 @@ def take_claim(backend: Any, task_id: str, holder: str, hard_limit_s: float) -> 
 
 def finish_claim(backend: Any, task_id: str, holder: str, keep_s: float) -> bool:
     """Mark the job ``task_id`` finished for ``keep_s`` seconds (as long as its result may be
-    read), if the run ``holder`` holds it: a copy of it still on its way is dropped."""
+    read), if the run ``holder`` holds it, or its claim expired and nobody took it since: a
+    copy of it still on its way is dropped.
+
+    The second case is a Redis outage longer than the claim: the run ended while Redis was
+    away, and its claim had expired by the time Redis was back (Redis counts a key's expiry
+    in wall-clock time, down or not). Left unfinished, the copy that Redis hands out again
+    (the run's worker reconnecting, or the visibility timeout) found the claim free and
+    computed the job a second time."""
 
     def finish() -> bool:
-        done = backend.client.eval(_IF_HELD_SET, 1, claim_key(task_id), holder, _DONE, int(keep_s))
+        done = backend.client.eval(
+            _IF_HELD_OR_FREE_SET, 1, claim_key(task_id), holder, _DONE, int(keep_s)
+        )
         return bool(done)
 
     return bool(backend.ensure(finish, ()))

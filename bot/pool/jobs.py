@@ -7,12 +7,19 @@ import logging
 import threading
 import time
 import uuid
+from dataclasses import replace
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from barb import execute, render_summary
-from barb.errors import QueryError, QueryTimeout, out_of_memory, size_text
+from barb.errors import (
+    QueryError,
+    QueryTimeout,
+    out_of_memory,
+    size_text,
+    stopped_from_outside,
+)
 from barb.export import csv_bytes, csv_rows, whole_rows
 from barb.interpreter import check
 from barb.process_memory import memory_ceiling
@@ -33,6 +40,12 @@ SEND_MARGIN_S = 1.5
 
 
 class QueryJob(BaseModel):
+    # A field this code does not know is refused, not ignored: a job of a newer release
+    # reaching a worker of an older one (the bot and the workers deployed apart) would
+    # otherwise be answered without what the field asks (a language, a check), a number
+    # for another question; refused, the person reads one sentence (``run_job_json``).
+    model_config = ConfigDict(extra="forbid")
+
     query: dict[str, Any]
     instrument: str = "NQ"
     chart: bool = True
@@ -152,6 +165,8 @@ def _checked(job: QueryJob) -> QueryOutcome:
     try:
         refused = check(job.query, job.instrument)
     except Exception as exc:  # MemoryError too: a check builds no bar, its run will say
+        if stopped_from_outside(exc):  # a worker's time limit: its worker says so
+            raise
         return unchecked_outcome(exc)
     if refused is None:
         return QueryOutcome(ok=True, summary_text="")
@@ -168,7 +183,11 @@ def _run(job: QueryJob, started: float) -> QueryOutcome:
     if not result.ok:
         assert result.error is not None
         return QueryOutcome(ok=False, summary_text=summary_text, error=result.error.to_dict())
-    payload = result.to_dict()
+    # A table's source rows are the period's closes its chart draws a few signals on (up to
+    # MAX_EVENT_CLOSES bars, barb.stages), not sent: made JSON to be dropped here, a year of
+    # 15-minute closes took 0.7 s.
+    sent = result if result.table is None else replace(result, source_rows=None)
+    payload = sent.to_dict()
     shown = payload.pop("table") or payload.pop("source_rows", None) or []
     payload.pop("source_rows", None)
     outcome = QueryOutcome(
@@ -205,16 +224,7 @@ def _run(job: QueryJob, started: float) -> QueryOutcome:
             else:  # no chart, the same headline: the answer's first line
                 outcome.headline = chart_headline(result, job.language)
     except QueryTimeout:  # the answer and its CSV are whole: they go without the chart
-        log.warning("chart over its %.1fs, left out for %r", budget, job.query)
-        if job.chart:
-            _no_chart(
-                outcome,
-                f"No chart: drawing it took longer than the {budget:.1f} s it had; the "
-                "numbers and the CSV are complete.",
-            )
-        # Charts off: only the headline is lost (the caption is then the summary's first
-        # line); the model was told "No chart: drawing it took longer…" of a chart nobody
-        # asked for, and could pass it on.
+        _chart_too_slow(job, outcome, budget)
     except MemoryError:  # past the worker's ceiling: the answer and its CSV are whole
         log.warning("chart ran out of memory, left out for %r", job.query)
         _spend()
@@ -227,10 +237,30 @@ def _run(job: QueryJob, started: float) -> QueryOutcome:
         if job.chart:
             _no_chart(outcome, note)
     except Exception as exc:  # a drawing bug must not lose the answer
+        if stopped_from_outside(exc):
+            # The worker's own time limit (Celery's soft limit) reached in the chart: the
+            # chart is stopped as its budget would have stopped it, and the whole answer
+            # goes back in the moments before the hard limit. It was taken for a drawing
+            # bug: logged with a traceback, "The chart could not be drawn (reference …)".
+            _chart_too_slow(job, outcome, budget)
+            return outcome
         ref = uuid.uuid4().hex[:8]
         log.error("chart failed (ref %s) for %r", ref, job.query, exc_info=exc)
         outcome.warnings.append(f"The chart could not be drawn (reference {ref}).")
     return outcome
+
+
+def _chart_too_slow(job: QueryJob, outcome: QueryOutcome, budget: float) -> None:
+    log.warning("chart over its %.1fs, left out for %r", budget, job.query)
+    if job.chart:
+        _no_chart(
+            outcome,
+            f"No chart: drawing it took longer than the {budget:.1f} s it had; the "
+            "numbers and the CSV are complete.",
+        )
+    # Charts off: only the headline is lost (the caption is then the summary's first
+    # line); the model was told "No chart: drawing it took longer…" of a chart nobody
+    # asked for, and could pass it on.
 
 
 #: Set in a worker whose chart ran out of memory: its heap may keep what the chart grew,

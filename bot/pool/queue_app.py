@@ -29,6 +29,7 @@ from celery.backends.redis import RedisBackend
 from celery.exceptions import Ignore, SoftTimeLimitExceeded
 from celery.states import STARTED, SUCCESS
 from celery.worker.request import Request
+from pydantic import ValidationError
 
 from barb.errors import stops_from_outside
 from bot.pool.job_claims import finish_claim, holder, may_record, release_claim, take_claim
@@ -58,6 +59,31 @@ RESULT_EXPIRES_S = 600
 #: Past the hard limit, how long a job taken by a worker stays unacknowledged before Redis
 #: gives it to another worker: a live worker has finished (or failed) it by then.
 REDELIVERY_MARGIN_S = 3.0
+#: Each ``barb worker`` says it is alive with a key of its own that it sets every
+#: ``HEARTBEAT_S`` to expire after ``HEARTBEAT_TTL_S`` (``queue_worker``): the bot knows a
+#: check whose worker vanished (``kill -9``, a machine lost) from that key's absence,
+#: instead of waiting out the plan's whole wait for it (``celery_runner``).
+HEARTBEAT_PREFIX = "barb.worker."
+HEARTBEAT_S = 1.0
+HEARTBEAT_TTL_S = 4.0
+
+
+#: What each worker says of the data it serves: the ``DataMeta`` of each of its
+#: instruments (first and last date, rows), set with its heartbeat, for the bot, which
+#: holds no data of its own on another machine yet counts relative periods from the data's
+#: last day ("last_10_days", the model's "today"). Expires once no worker says it.
+DATA_META_PREFIX = "barb.data."
+DATA_META_TTL_S = 10.0
+
+
+def data_meta_key(symbol: str) -> str:
+    """The key of the data the workers serve for ``symbol``: ``barb.data.NQ``."""
+    return f"{DATA_META_PREFIX}{symbol.upper()}"
+
+
+def heartbeat_key(hostname: str) -> str:
+    """The key that says the worker ``hostname`` (its Celery node name) is alive."""
+    return f"{HEARTBEAT_PREFIX}{hostname}"
 
 
 class PolledRedisBackend(RedisBackend):
@@ -236,10 +262,33 @@ def _query(
     run = holder(request.hostname, os.getpid())
     if not take_claim(task.backend, request.id, run, _hard_limit_s(task)):
         raise Ignore()  # acknowledged, no state stored: the other run's result is the answer
-    task.update_state(state=STARTED, meta={"pid": os.getpid(), "hostname": request.hostname})
+    started = {
+        "pid": os.getpid(),
+        "hostname": request.hostname,
+        "heartbeat": heartbeat_key(request.hostname),
+    }
+    task.update_state(state=STARTED, meta=started)
     outcome = run_job_json(payload, work)
-    finish_claim(task.backend, request.id, run, RESULT_EXPIRES_S)
+    _finish(task, run)
     return outcome
+
+
+def _finish(task: Task, run: str) -> None:
+    """Mark the job answered, whatever happens meanwhile: its answer goes back in any case.
+
+    While Redis is away, finishing waits for it (the backend's retries), and the job's soft
+    limit can fire then (in a worker that reconnects, late): once, so finishing is tried
+    again. Interrupted, the job's claim was left to expire, and the copy Redis hands out
+    after an outage computed the job a second time."""
+    for _ in range(2):
+        try:
+            finish_claim(task.backend, task.request.id, run, RESULT_EXPIRES_S)
+            return
+        except SoftTimeLimitExceeded:
+            continue
+        except Exception:  # Redis away past the backend's retries
+            break
+    log.warning("query job %s answered, its claim not finished (Redis away)", task.request.id)
 
 
 def _hard_limit_s(task: Task) -> float:
@@ -256,9 +305,20 @@ def run_job_json(
     """The task's body: JSON in, JSON out; a job that raises still answers with a sentence."""
     try:
         job = QueryJob.model_validate(payload)
-    except ValueError as exc:
+    except ValidationError as exc:
         ref = uuid.uuid4().hex[:8]
-        log.error("a query job that is not a QueryJob (ref %s): %s", ref, exc)
+        unknown = [
+            ".".join(map(str, e["loc"])) for e in exc.errors() if e["type"] == "extra_forbidden"
+        ]
+        if unknown:  # the fields' names only: the values may quote the person
+            log.error(
+                "a query job of another release (ref %s), with fields this worker does not "
+                "know: %s; deploy the bot and its workers together",
+                ref,
+                ", ".join(unknown),
+            )
+        else:
+            log.error("a query job that is not a QueryJob (ref %s): %s", ref, exc)
         outcome = failed_outcome(
             "WorkerDied", f"The query could not be read by its worker (reference {ref}).", ref
         )

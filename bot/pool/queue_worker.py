@@ -2,19 +2,39 @@
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import gc
 import logging
 import os
 import signal
 import socket
+import threading
+import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
+import redis
 from celery import signals
+from kombu.transport import redis as kombu_redis
 
+from barb.data.store import DataMeta, data_path, read_meta
+from barb.errors import BarbError
 from barb.process_memory import set_memory_ceiling
+from barb.settings import default_settings
 from bot.pool.jobs import QueryJob, QueryOutcome, run_query_job
-from bot.pool.queue_app import hard_limit, make_queue_app, queue_name, visibility_timeout
+from bot.pool.queue_app import (
+    DATA_META_TTL_S,
+    HEARTBEAT_S,
+    HEARTBEAT_TTL_S,
+    data_meta_key,
+    hard_limit,
+    heartbeat_key,
+    make_queue_app,
+    queue_name,
+    visibility_timeout,
+)
 from bot.pool.runner import DEFAULT_MEMORY_GB, memory_bytes, warm_instruments
 
 log = logging.getLogger(__name__)
@@ -45,10 +65,13 @@ def serve_worker(
     import barb.charts  # noqa: F401  (matplotlib too: shared by the children, not per child)
 
     gc.freeze()
+    _keep_unacked_when_redis_is_gone()
     # Celery logs each answer's whole result at INFO: noise, and the person's numbers, in
     # the worker's log. Failures and time limits are still logged.
     logging.getLogger("celery.app.trace").setLevel(logging.WARNING)
     signals.worker_process_init.connect(_leave_sigterm_to_parent, weak=False)
+    beat = functools.partial(_start_heartbeat, url, instruments)
+    signals.worker_ready.connect(beat, weak=False)
     app = make_queue_app(url, work=work)
     # The bot sends its own limits with each job; these hold for a job that has none.
     app.conf.task_soft_time_limit = timeout_s
@@ -93,3 +116,72 @@ def _leave_sigterm_to_parent(**_: Any) -> None:
     with ``CHILD_STOP_SIGNAL`` (``queue_app._QueryRequest.cancel``), and a child whose main
     process is gone is killed by the kernel (Celery's parent-death signal)."""
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
+
+
+def _start_heartbeat(url: str, instruments: tuple[str, ...], sender: Any = None, **_: Any) -> None:
+    """Once the worker is ready (its processes forked): a thread of the main process that
+    says every ``HEARTBEAT_S`` that this worker is alive (``queue_app.heartbeat_key`` of
+    its node name, ``sender.hostname``) and what data it serves (``data_meta_key``). Not
+    the children's: a child busy with a query, or replaced, says nothing of the worker; a
+    worker killed whole stops saying it."""
+    key = heartbeat_key(sender.hostname)
+    # Short timeouts: a Redis that does not answer delays one beat, not the next ones.
+    client = redis.Redis.from_url(url, socket_timeout=1.0, socket_connect_timeout=1.0)
+    settings = default_settings()
+
+    def beat() -> None:
+        while True:
+            with contextlib.suppress(redis.RedisError):  # away: the bot reads nothing either
+                pipe = client.pipeline(transaction=False)
+                pipe.set(key, "alive", px=int(HEARTBEAT_TTL_S * 1000))
+                for symbol in instruments:
+                    meta = _served_meta(data_path(symbol, settings))
+                    if meta is not None:
+                        published = meta.model_dump_json()
+                        pipe.set(data_meta_key(symbol), published, px=int(DATA_META_TTL_S * 1000))
+                pipe.execute()
+            time.sleep(HEARTBEAT_S)
+
+    threading.Thread(target=beat, name="barb-heartbeat", daemon=True).start()
+
+
+def _served_meta(path: Path) -> DataMeta | None:
+    """The ``DataMeta`` of the data file at ``path`` as it is now (an import replaces it),
+    read again only when the file changed; None without a readable file."""
+    try:
+        stat = path.stat()
+        return _meta_of(path, stat.st_mtime_ns, stat.st_size)
+    except (OSError, BarbError):
+        return None
+
+
+@functools.lru_cache(maxsize=16)
+def _meta_of(path: Path, mtime_ns: int, size: int) -> DataMeta:
+    return read_meta(path)
+
+
+class _Channel(kombu_redis.Channel):
+    """kombu's Redis channel, which says that its connection is closed as a connection
+    error, the kind Celery recovers from.
+
+    When Redis goes away, Celery closes the broker connection, then kombu, closing the
+    channel, puts the jobs the worker had taken back in their queue (``restore_unacked``),
+    and a query that ends meanwhile is acknowledged on it: each time on a connection whose
+    parameters were just dropped, ``AttributeError: 'NoneType' object has no attribute
+    'hostname'`` (or ``'client'``), which Celery takes for an unrecoverable error. The whole
+    worker stopped, its queries in progress lost with their processes and the person told
+    that the query could not be run, where it should have reconnected once Redis was back.
+    As a connection error, neither stops anything: the jobs stay in Redis's record of the
+    jobs taken and go back to their queue after the visibility timeout, as a vanished
+    worker's do, and a copy of a job already answered is dropped (``job_claims``)."""
+
+    def _get_pool(self, asynchronous: bool = False) -> Any:
+        if self.connection is None or self.connection.client is None:
+            raise redis.ConnectionError("the connection to Redis was closed")
+        return super()._get_pool(asynchronous)
+
+
+def _keep_unacked_when_redis_is_gone() -> None:
+    """Give this worker's Redis connections ``_Channel`` (the worker's process only: the bot
+    consumes nothing)."""
+    kombu_redis.Transport.Channel = _Channel

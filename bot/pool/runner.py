@@ -30,9 +30,10 @@ import time
 import uuid
 from collections.abc import Callable
 from concurrent.futures.process import BrokenProcessPool
-from typing import Protocol
+from typing import Any, Protocol
 
 from pebble import ProcessExpired, ProcessPool
+from pebble.pool.process import PoolManager
 
 from barb.process_memory import set_memory_ceiling
 from bot.pool.jobs import (
@@ -243,6 +244,44 @@ def _retire(pool: ProcessPool) -> None:
         log.warning("a replaced worker pool did not stop cleanly", exc_info=True)
 
 
+class _IdleDeathManager(PoolManager):
+    """pebble's pool manager, but a worker killed by a signal while the pool holds no job
+    is only replaced.
+
+    pebble reads any worker that ends with no job running as "All workers expired" and
+    breaks the whole pool (a guard against an initializer that fails in a loop). A worker
+    the kernel's OOM killer takes while idle (the largest process, which a worker that drew
+    a big chart can be), or killed by hand just after its plan's check, then cost every
+    worker: the runner replaced the pool, and the next question's check waited for a whole
+    new pool to load its data, until the plan gave up on it (``check_wait_s``, 15 s). With
+    no job in the pool nothing can be lost: pebble starts the one replacement, as for any
+    worker that died, if the dead worker left the workers' channel free. Killed the moment
+    after its answer left, it still holds the channel's lock (released after the send), and
+    every other worker would wait for it (pebble's 60 s lock timeout, twice: two minutes):
+    that, a worker that exits by itself (status > 0: the initializer), and a death while a
+    job waits unacknowledged in the pipe are left to pebble, which breaks the pool and fails
+    those jobs (the runner tries them again on a fresh pool, with a fresh channel)."""
+
+    def handle_worker_expiration(self, expiration: tuple[int, int | None]) -> None:
+        _, exitcode = expiration
+        if exitcode is not None and exitcode < 0 and not self.task_manager.tasks:
+            channel = self.worker_manager.workers_channel
+            assert channel is not None
+            with channel.lock(block=False) as free:
+                if free:
+                    return
+        super().handle_worker_expiration(expiration)
+
+
+class _Pool(ProcessPool):
+    """pebble's ``ProcessPool`` with ``_IdleDeathManager`` (pebble is pinned: the manager
+    is its private attribute, set once in its constructor)."""
+
+    def __init__(self, *args: Any, context: Any, **kwargs: Any) -> None:
+        super().__init__(*args, context=context, **kwargs)
+        self._pool_manager = _IdleDeathManager(self._context, context)
+
+
 class ProcessRunner:
     """A pool of worker processes with a per-query time limit, replaced when it breaks."""
 
@@ -267,7 +306,7 @@ class ProcessRunner:
         self._pool = self._new_pool()
 
     def _new_pool(self) -> ProcessPool:
-        pool = ProcessPool(
+        pool = _Pool(
             max_workers=self._workers,
             initializer=_warm_up,
             initargs=(

@@ -8,7 +8,7 @@ receiving the same press, cannot both run the query.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -243,12 +243,15 @@ class PendingRepository(Repository):
         user_id: int | None = None,
         since: datetime | None = None,
         unshown: bool = False,
+        ids: Collection[str] | None = None,
     ) -> list[PendingAction]:
         """pending → declined for every action of the chat (only ``user_id``'s, and created
         at or after ``since``, if given; with ``unshown``, only those whose message was
-        never sent): the person wrote a new message instead of pressing. Returns them
-        (their ``message_id``s, to remove the buttons)."""
+        never sent; with ``ids``, only those): the person wrote a new message instead of
+        pressing. Returns them (their ``message_id``s, to remove the buttons)."""
         condition = PendingActionRow.chat_id == chat_id
+        if ids is not None:
+            condition = condition & PendingActionRow.id.in_(list(ids))
         if user_id is not None:
             condition = condition & (PendingActionRow.user_id == user_id)
         if since is not None:

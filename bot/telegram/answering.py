@@ -18,9 +18,10 @@ from telegram import Bot
 from telegram.constants import ChatAction, ParseMode
 from telegram.error import BadRequest, ChatMigrated, NetworkError, RetryAfter, TelegramError
 
-from bot.assistant.orchestrator import pending_payload, plan_language
+from bot.assistant.orchestrator import asked_in, pending_payload, plan_language
 from bot.assistant.replies import Asker, Reply
 from bot.store import WorkStopped
+from bot.store.errors import database_failing
 from bot.store.records import Chat, PendingAction, RunOutcome
 from bot.telegram import keyboards
 from bot.telegram.render import escape, plan_html
@@ -46,8 +47,12 @@ class DatabaseAway(Exception):
 
 async def _unless_database_away(svc: BotServices, work_id: int, failure: Exception) -> None:
     """Raise ``DatabaseAway`` (the work set aside for later) when the database does not
-    answer now; a failure while it does is a bug, for the caller to handle."""
-    if await svc.store.reachable():
+    answer now, or failed the write itself (SQLite locked by another process past its busy
+    timeout, the disk full, the file read-only: ``database_failing``); a failure while it
+    answers is a bug, for the caller to handle. A lock held past the busy timeout while a
+    run's answer was stored was such a "bug": "Something broke on my side (reference …)",
+    the numbers computed thrown away and the plan handed back."""
+    if not database_failing(failure) and await svc.store.reachable():
         return
     svc.abandoned.add(work_id)
     raise DatabaseAway(work_id) from failure
@@ -194,13 +199,15 @@ async def answer_question(
                 acknowledged()  # 'typing…' is on its way
                 # Plans waiting for this person lose their buttons and say they were
                 # replaced, in their own language: the new message declines them. In a
-                # group, other members' plans stay: only the person who asked can end theirs.
+                # group, other members' plans stay: only the person who asked can end theirs;
+                # and so do the person's plans in other forum topics.
                 waiting = await svc.store.pending.open_for_chat(chat_id, user_id=asker.user_id)
                 for action in waiting:
                     if (
                         action.kind == "confirm"
                         and action.status == "pending"
                         and action.message_id
+                        and asked_in(action) == asker.thread_id
                     ):
                         plan_lang = plan_language(action)
                         replaced = t("plan_replaced", plan_lang)

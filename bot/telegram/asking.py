@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from bot.assistant.replies import Asker
 from bot.kill_points import reached
 from bot.telegram.answering import answer_question, question_work
 from bot.telegram.render import escape
@@ -42,14 +43,27 @@ async def ask(ctx: UpdateContext, text: str, *, preface: str | None = None) -> N
     )
 
 
-async def too_fast(ctx: UpdateContext, text: str, *, preface: str | None = None) -> bool:
-    """Past the questions' rate limit: the person is told when to ask again (after
-    ``preface``, if any), and True; else False, and ``text`` may be asked."""
+async def too_fast(
+    ctx: UpdateContext,
+    text: str,
+    *,
+    preface: str | None = None,
+    asker: Asker | None = None,
+) -> bool:
+    """Past the questions' rate limit of the one ``text`` is asked as (``asker``, else the
+    update's): they are told when to ask again (after ``preface``, if any), replying where
+    their answer would, and True; else False, and ``text`` may be asked.
+
+    A suggested reply pressed under an anonymous admin's question is the group's question
+    (``buttons.on_option``): counted against the admin who pressed it, it was refused in the
+    group for her own private questions ("Too many questions in a row"), while the group
+    could ask on."""
     svc = ctx.svc
-    wait = await svc.limiter.check(svc.store, ctx.user_id)
+    asker = asker or ctx.asker
+    wait = await svc.limiter.check(svc.store, asker.user_id)
     if not wait:
         return False
-    lang = language_for(ctx.chat.settings.language, text, ctx.asker.language_code)
+    lang = language_for(ctx.chat.settings.language, text, asker.language_code)
     sentence = escape(t("too_fast", lang, seconds=int(wait) + 1))
-    await ctx.say(*([preface] if preface is not None else []), sentence)
+    await ctx.say(*([preface] if preface is not None else []), sentence, reply_to=asker.reply_to)
     return True

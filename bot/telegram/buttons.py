@@ -69,8 +69,14 @@ def _shows_buttons(query: CallbackQuery) -> bool:
 
 async def _refused(ctx: UpdateContext, query: CallbackQuery, taken: Taken, press: Press) -> None:
     """A press that may not go ahead says why, in the presser's language (the toast is
-    theirs); a plan whose buttons can do nothing loses them, if it still shows them."""
-    await acknowledge(query, t(taken.verdict.text_key(press), ctx.lang))
+    theirs): to the one who asked, the plan's own, as "Running…" was (a Russian question
+    from an English phone pressed Run twice and read "Считаю…", then "Already running");
+    to anyone else, their Telegram's. A plan whose buttons can do nothing loses them, if it
+    still shows them."""
+    action = taken.action
+    theirs = action is not None and action.user_id == ctx.user_id
+    lang = plan_language(action) if theirs else ctx.lang
+    await acknowledge(query, t(taken.verdict.text_key(press), lang))
     message_id = _pressed_message_id(query)
     if taken.verdict.buttons_dead and message_id is not None and _shows_buttons(query):
         await remove_keyboard(ctx.svc, ctx.bot, ctx.chat_id, message_id)
@@ -204,14 +210,15 @@ async def on_option(ctx: UpdateContext, query: CallbackQuery, parts: list[str]) 
     if answer is None:  # no such reply: nothing to ask
         await acknowledge(query)
         return
-    if await too_fast(ctx, answer):
-        await acknowledge(query)  # not yet: the question and its buttons stay
-        return
     # A press has no message of its own: what it asks replies to the question the
     # clarification was asked about, as every plan and answer does (its plan replied to
     # nothing, p46ac #8).
-    # Asked as the one who asked the question: the group, for an anonymous admin's.
+    # Asked as the one who asked the question, and limited as theirs: the group, for an
+    # anonymous admin's.
     asker = ctx.asker.model_copy(update={"reply_to": question_asked(shown), "user_id": owner})
+    if await too_fast(ctx, answer, asker=asker):
+        await acknowledge(query)  # not yet: the question and its buttons stay
+        return
     # Claimed with the question recorded in flight, as Run claims its plan: a second tap
     # (or a second device) is told the question was answered, and a kill -9 from here on
     # leaves the question for the next start, which answers the clarification with it.

@@ -15,8 +15,6 @@ from datetime import datetime
 from telegram import BotCommand, Update
 from telegram.ext import ContextTypes
 
-from barb.data.store import data_path, read_meta
-from barb.errors import BarbError
 from barb.i18n import LANGUAGES, N_, day
 from barb.instruments import available_instruments, load_instrument
 from barb.reference import example_questions
@@ -57,11 +55,13 @@ async def start(ctx: UpdateContext, rest: str) -> None:
     """What Barb does, the instrument, and three example questions as buttons; a deep link
     (``t.me/<bot>?start=ex2``) then asks its example at once."""
     instrument = load_instrument(ctx.chat.instrument)
-    try:
-        meta = read_meta(data_path(instrument.symbol, ctx.svc.assistant.engine_settings))
+    # The data the questions run on: the workers' when they are on other machines (a
+    # replica holds none there, and said "data ? — ?").
+    meta = ctx.svc.assistant.data_meta(instrument)
+    if meta is not None:
         first, last = day(meta.first_date, ctx.lang), day(meta.last_date, ctx.lang)
         note = t("synthetic_note", ctx.lang) if meta.source == "synthetic" else ""
-    except (OSError, BarbError):
+    else:
         first, last, note = "?", "?", ""
     # The way an answer comes is the chat's /settings: with confirmation off there is no
     # plan to press Run on, and saying there is sends the person looking for a button.

@@ -5,7 +5,8 @@ The instrument is the one named in the file's caption, else the chat's; the capt
 carries the import options, as on the command line (``--timezone Asia/Dubai --interval 5m``,
 ``bot.upload_caption``), which the check and the Import use. Only admins may
 import; only the admin who sent the file may press its buttons. In a group, only a file an
-admin sends with the bot's @name in the caption is taken.
+admin sends with the bot's @name in the caption is taken. A bot whose queries run on
+workers elsewhere (``BARB_QUEUE_URL``) refuses the file, with the command to run there.
 """
 
 from __future__ import annotations
@@ -13,6 +14,8 @@ from __future__ import annotations
 import asyncio
 import logging
 import re
+import shlex
+from pathlib import Path
 
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup, Update
 from telegram.constants import ChatType
@@ -64,6 +67,24 @@ def _desk(svc: BotServices) -> DataUploads:
 def expire_offers(svc: BotServices) -> None:
     """At the start: let go of the uploads nobody pressed for ``OFFER_LIFETIME``."""
     _desk(svc).expire()
+
+
+def _data_on_workers(svc: BotServices) -> bool:
+    """Whether the queries run on workers' data elsewhere (``CeleryRunner``), which an
+    import on this replica's disk never reaches: the admin was told "imported" and every
+    answer after came from the workers' old bars. Refused, not sent to the workers: one
+    file applied on some workers of an instrument and not on others (one away, one whose
+    stored data differs) would answer one question from two sets of bars."""
+    return getattr(svc.assistant.runner, "data_on_workers", False)
+
+
+def _import_command(file_name: str | None, symbol: str, options: str) -> str:
+    """The command that imports the file on a worker's machine: ``barb data import
+    'nq 5m.csv' -i NQ --interval 5m`` (a backtick would end the command's code span)."""
+    name = Path(file_name or "FILE").name.replace("`", "")
+    return " ".join(
+        part for part in ("barb data import", shlex.quote(name), "-i", symbol, options) if part
+    )
 
 
 def _html(text: str) -> str:
@@ -118,14 +139,22 @@ async def on_document(update: Update, context: ContextTypes.DEFAULT_TYPE) -> Non
     chat, lang = ctx.chat, ctx.lang
     # Under the chat's lock, as every reply of the chat is sent (``UpdateContext.say``).
     async with svc.chat_lock(chat_id):
-        if (document.file_size or 0) > MAX_UPLOAD_BYTES:
-            await sender.text(chat_id, _html(t("upload_too_large", lang)))
-            return
         known = {s.upper() for s in available_instruments(svc.assistant.engine_settings)}
         try:
             caption = read_caption(message.caption, known, lang)
         except CaptionError as exc:  # nothing fetched, nothing staged
             await sender.text(chat_id, _html(t("upload_refused", lang, reason=str(exc))))
+            return
+        if _data_on_workers(svc):  # nothing fetched, nothing staged
+            symbol = caption.symbol or chat.instrument
+            command = _import_command(document.file_name, symbol, caption.options.command())
+            await sender.text(
+                chat_id, _html(t("upload_on_workers", lang, symbol=symbol, command=command))
+            )
+            return
+        # After the workers' refusal: "send it zipped" would only be refused again there.
+        if (document.file_size or 0) > MAX_UPLOAD_BYTES:
+            await sender.text(chat_id, _html(t("upload_too_large", lang)))
             return
         desk = _desk(svc)
         offer = desk.new_offer(
@@ -209,6 +238,12 @@ async def on_upload_button(update: Update, context: ContextTypes.DEFAULT_TYPE) -
             if offer.expired():
                 desk.discard(offer)
                 await sender.text(chat_id, escape(t("upload_expired", lang)))
+                return
+            if _data_on_workers(svc):  # offered before the bot sent its queries to workers
+                desk.discard(offer)
+                command = _import_command(offer.file_name, offer.symbol, offer.options.command())
+                text = t("upload_on_workers", lang, symbol=offer.symbol, command=command)
+                await sender.text(chat_id, _html(text))
                 return
             async with svc.showing(context.bot, chat_id):
                 try:

@@ -438,14 +438,59 @@ def fits(markdown: str, limit: int) -> str | None:
 
 
 def split(pieces: list[Piece], limit: int) -> list[str]:
-    """Balanced pieces as one or more balanced HTML strings, each within ``limit``."""
+    """Balanced pieces as one or more balanced HTML strings, each within ``limit``: cut at
+    a line break outside any tag where possible (between a list's items), else inside a
+    line (``_split_line``). A long list was cut where the limit fell, inside an item's word
+    («… — сре» | «дний диапазон …»)."""
     whole = to_html(pieces)
     if utf16_len(whole) <= limit:
         return [whole]
     out: list[str] = []
-    stack: list[Piece] = []  # tags open at this point
     current = ""
-    has_text = False  # tags alone make an empty message, which Telegram refuses
+    for line in _lines(pieces):
+        text = to_html(line)
+        if utf16_len((current + text).rstrip("\n")) <= limit:
+            current += text
+        elif utf16_len(text.rstrip("\n")) > limit:
+            # Too long for any message: cut inside, from where this one has room.
+            *cut, current = _split_line(line, limit, current)
+            out += cut
+        else:
+            out.append(current)
+            current = text
+    out.append(current)
+    return [message.rstrip("\n") for message in out if message.strip()]
+
+
+def _lines(pieces: list[Piece]) -> list[list[Piece]]:
+    """Balanced pieces as lines, each ended by a line break outside any tag (kept in it)."""
+    lines: list[list[Piece]] = []
+    current: list[Piece] = []
+    depth = 0
+    for piece in pieces:
+        if piece.kind == "text" and depth == 0 and "\n" in piece.value:
+            *ended, rest = piece.value.split("\n")
+            for text in ended:
+                lines.append([*current, Piece("text", text + "\n")])
+                current = []
+            if rest:
+                current.append(Piece("text", rest))
+            continue
+        depth += {"open": 1, "close": -1}.get(piece.kind, 0)
+        current.append(piece)
+    if current:
+        lines.append(current)
+    return lines
+
+
+def _split_line(pieces: list[Piece], limit: int, start: str = "") -> list[str]:
+    """Balanced pieces as one or more balanced HTML strings, each within ``limit``, cut
+    inside the text at a line or word if possible, the tags open at a cut closed and opened
+    again after it; the first after ``start`` (balanced HTML the message already holds)."""
+    out: list[str] = []
+    stack: list[Piece] = []  # tags open at this point
+    current = start
+    has_text = bool(start.strip())  # tags alone make an empty message, which Telegram refuses
 
     def closing() -> str:
         return "".join(p.closing for p in reversed(stack))

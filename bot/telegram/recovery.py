@@ -27,6 +27,7 @@ from telegram.ext import Application
 from barb.i18n import language
 from bot.assistant.orchestrator import pending_payload, plan_language
 from bot.assistant.replies import Asker, PendingView, Reply
+from bot.store.errors import database_failing
 from bot.store.records import InFlight, PendingAction, WorkKind
 from bot.telegram.answering import (
     DatabaseAway,
@@ -122,7 +123,14 @@ async def _resume_chat(svc: BotServices, bot: Bot, items: list[InFlight]) -> Non
             svc.abandoned.update(later.id for later in items[position:])
             log.warning("the database went away while work %s was resumed", item.id)
             return
-        except Exception:
+        except Exception as exc:
+            if database_failing(exc):
+                # Still locked by another process (or full, or read-only): the attempt's own
+                # first write failed. Set aside again, as above; finishing the work, a write
+                # too, would fail and leave it "Running…" until the next start.
+                svc.abandoned.update(later.id for later in items[position:])
+                log.warning("the database failed a write while work %s was resumed", item.id)
+                return
             # As the error handler does for a live update: a reference in the log, one plain
             # sentence to the person, and the work not tried again at the next start.
             ref = uuid.uuid4().hex[:8]

@@ -244,12 +244,18 @@ def _reply_messages(reply: Reply) -> list[NewReply]:
         else None
     )
     messages: list[NewReply] = []
+
+    def kept_as(i: int) -> int:
+        """The number proof ``i``'s kept CSV is asked for by: its place in the question."""
+        number = proofs[i].number
+        return i if number is None else number
+
     for i in charted:
         captioned = in_caption is not None and i == last_chart
         messages.append(
             chart_reply(
                 proofs[i],
-                i,
+                kept_as(i),
                 question_id=question_id,
                 lang=lang,
                 commentary=in_caption if captioned else None,
@@ -271,14 +277,17 @@ def _reply_messages(reply: Reply) -> list[NewReply]:
                 lang,
                 # Once the answer is saved (it has words): before, a plan is on its way.
                 query=bool(text),
-                csv=[held_csv(proofs[i], i, name) for i, name in zip(held, csv_names, strict=True)],
+                csv=[
+                    held_csv(proofs[i], kept_as(i), name)
+                    for i, name in zip(held, csv_names, strict=True)
+                ],
             )
         for i, chunk in enumerate(chunks):
             last = i == len(chunks) - 1
             messages.append(text_reply(chunk, markup=markup if last else None))
     for i, proof in enumerate(proofs):
         if has_csv(proof):
-            messages.append(csv_reply(proof, i, lang, held=question_id is not None))
+            messages.append(csv_reply(proof, kept_as(i), lang, held=question_id is not None))
     pending = reply.pending
     if pending is not None:
         if pending.kind == "confirm":

@@ -11,7 +11,7 @@ import pytest
 from small_bars import small_bars
 
 from barb import execute
-from barb.data.store import DataMeta, data_path, write_bars
+from barb.data.store import DataMeta, data_path, read_meta, write_bars
 from barb.settings import EngineSettings
 from bot.assistant.orchestrator import Assistant, AssistantSettings
 from bot.assistant.replies import Asker
@@ -324,6 +324,56 @@ async def test_a_plan_runs_the_dates_it_showed_whatever_data_arrives(
     assert proof.metadata["period_end"] == "2024-03-08"
     summary = tool_results(assistant.provider.requests[-1])[-1].content
     assert f"{expected:.2f}" in summary
+
+
+class _WorkersElsewhere(InlineRunner):
+    """Queries run where the data is (``settings``), as on workers of other machines, which
+    say what data they serve (``CeleryRunner.data_meta``)."""
+
+    def __init__(self, settings: EngineSettings) -> None:
+        self.settings = settings
+
+    def data_meta(self, symbol: str) -> DataMeta | None:
+        return read_meta(data_path(symbol, self.settings))
+
+
+async def test_a_bot_without_the_data_counts_periods_from_the_workers_data(
+    store, tmp_path, monkeypatch
+) -> None:
+    """Bot replicas and workers on different machines: the bot holds no data (as the
+    deploy layout has it). "last_3_days" was counted from today, the query left unpinned
+    for the workers to count from their data's end, and the model read "no data loaded";
+    now the plan counts from the last day the workers' data holds, and pins it."""
+    workers = EngineSettings(data_dir=tmp_path / "worker")
+    monkeypatch.setattr("barb.interpreter.default_settings", lambda: workers)  # the runs'
+    minutes = small_bars()  # 2024-03-04 … 2024-03-15
+    meta = DataMeta(
+        instrument="NQ",
+        timezone="America/New_York",
+        source="synthetic",
+        description="test bars",
+        first_date=dt.date(2024, 3, 4),
+        last_date=dt.date(2024, 3, 15),
+        rows=len(minutes),
+    )
+    write_bars(minutes, meta, data_path("NQ", workers))
+    query = {"session": "RTH", "from": "daily", "period": "last_3_days", "select": "mean(range)"}
+    assistant = Assistant(
+        ScriptedProvider(
+            [
+                turn("Average range, last 3 days.", tool_call("execute_query", query=query)),
+                text("Done."),
+            ]
+        ),
+        store,
+        _WorkersElsewhere(workers),
+        engine_settings=EngineSettings(data_dir=tmp_path / "bot"),  # empty
+    )
+    reply = await assistant.ask(ALICE, "average range last 3 days")
+    assert "Period: 2024-03-13 — 2024-03-15" in reply.pending.plan
+    assert reply.pending.query["period"] == "2024-03-13:2024-03-15"
+    system = assistant.provider.requests[0].system
+    assert "2024-03-15" in system and "no data loaded" not in system
 
 
 RSI_2024 = {"session": "RTH", "from": "daily", "period": "2024", "select": "mean(r)"}

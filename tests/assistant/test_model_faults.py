@@ -1,5 +1,6 @@
 """The model's faults are named (issue 15, part 6): a malformed response is asked for once
-more, then the person hears the same sentence as for an unreachable model; a model that will
+more, then the person hears that the model answered with something Barb could not read
+(not that it is unreachable: it was reached); a model that will
 not stop calling tools ends with a sentence of its own. Driven through the real loop, engine
 and store with the scripted provider; the same faults over HTTP are in tests/llm."""
 
@@ -18,6 +19,7 @@ from bot.texts import t
 
 ALICE = Asker(chat_id=100, user_id=1)
 UNREACHABLE = t("llm_unavailable", "en")
+UNREADABLE = t("llm_bad_response", "en")
 QUERY = {"session": "RTH", "from": "daily", "select": "mean(range)"}
 
 
@@ -80,7 +82,7 @@ async def test_a_malformed_response_is_retried_once_and_nothing_of_it_is_kept(
 
 
 @pytest.mark.parametrize("fault", MALFORMED.values(), ids=list(MALFORMED))
-async def test_a_second_malformed_response_gets_the_unreachable_sentence(
+async def test_a_second_malformed_response_is_said_as_such_not_as_unreachable(
     make_assistant, store, fault
 ) -> None:
     assistant = make_assistant(fault, fault, text("Hello again."))
@@ -88,7 +90,17 @@ async def test_a_second_malformed_response_gets_the_unreachable_sentence(
     reply = await assistant.ask(ALICE, "average range")
 
     assert reply.failed
-    assert reply.text == UNREACHABLE
+    # The model was reached and answered: "not reachable" sent the person looking for an
+    # outage that was not there.
+    assert (
+        reply.text
+        == UNREADABLE
+        == (
+            "The language model answered twice with something I could not read; please try "
+            "again in a minute."
+        )
+    )
+    assert reply.text != UNREACHABLE
     assert len(assistant.provider.requests) == 2  # retried once, not more
     rows = await store.transcript.recent(ALICE.chat_id, 1)
     assert [row.payload.get("text") for row in rows] == ["average range"]  # the question kept
@@ -123,7 +135,7 @@ async def test_a_model_that_keeps_calling_tools_is_stopped_with_its_own_sentence
 
     assert reply.failed
     assert reply.text == t("tool_loop_limit", "en")
-    assert reply.text not in (UNREACHABLE, t("too_many_steps", "en", steps=8))
+    assert reply.text not in (UNREACHABLE, UNREADABLE, t("too_many_steps", "en", steps=8))
     # Two tools ran; the third call was refused with the limit and the model was asked for
     # words without tools; it called a tool again, and the loop ended there.
     requests = assistant.provider.requests

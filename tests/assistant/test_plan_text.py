@@ -25,7 +25,7 @@ QUERY = {
 def test_plan_names_the_query_instrument_joins_and_second_stage() -> None:
     text = render_plan(QUERY, load_instrument("NQ"), dt.date(2026, 1, 7), "en")
     assert text.splitlines() == [
-        "Compute: maximum range (top), by dayname()",
+        "Compute: maximum range (top), by weekday",
         "Bars: ES, daily bars, session RTH (09:30–17:00 ET)",
         "Period: the last 30 bars",
         "With NQ bars (nq_open … nq_volume)",
@@ -38,7 +38,7 @@ def test_plan_in_russian() -> None:
     text = render_plan(QUERY, load_instrument("NQ"), dt.date(2026, 1, 7), "ru")
     assert "Период: последние 30 баров" in text
     assert "Вместе с барами NQ" in text
-    assert text.splitlines()[0] == "Посчитаю: максимум диапазона (top), по «dayname()»"
+    assert text.splitlines()[0] == "Посчитаю: максимум диапазона (top), по дню недели"
     assert text.splitlines()[-1] == "Затем: среднее «top»"
 
 
@@ -109,7 +109,7 @@ def test_russian_plans_name_columns_in_words_and_quote_the_query_s_names() -> No
     ru = render_plan(query, nq, last, "ru").splitlines()
     assert ru[0] == (
         "Посчитаю: количество дней, средний диапазон (range), медиана объёма (vol), "
-        "среднее «rng_pct», по «weekday»"
+        "среднее «rng_pct», по дню недели (weekday)"
     )
     assert "Фильтр: диапазон < 150" in ru
     assert "Новые колонки: weekday = dayname(); rng_pct = range / open * 100" in ru
@@ -123,5 +123,72 @@ def test_russian_plans_name_columns_in_words_and_quote_the_query_s_names() -> No
     assert "Фильтр: gap > 50 and range > 10" in render_plan(gap, nq, last, "ru")
     share = {"session": "RTH", "from": "daily", "select": "mean(close > open)", "where": "1 > 0"}
     assert render_plan(share, nq, last, "ru").startswith(
-        "Посчитаю: доля баров, где закрытие > открытие"
+        "Посчитаю: доля дней, где закрытие > открытие"
     )
+
+
+def test_calendar_group_keys_are_words_and_a_second_stage_counts_the_first_s_groups() -> None:
+    """f49g: the Russian plan read «по «year()»», «по «hour()»» (the query's code where the
+    chart's subtitle says «по году») and, of the weekday making each week's high, «Затем:
+    количество баров (weeks), по «day»»: the second stage counts the first's week groups,
+    not bars. ``day`` (``arg_max(dayname(), high)``) is the query's name, quoted."""
+    nq, last = load_instrument("NQ"), dt.date(2026, 1, 7)
+    by_year = {"session": "RTH", "from": "daily", "group_by": "year()", "select": "mean(range)"}
+    by_hour = {"session": "ETH", "from": "1h", "group_by": "hour()", "select": "mean(volume)"}
+    assert render_plan(by_year, nq, last, "ru").splitlines()[0] == (
+        "Посчитаю: средний диапазон (range), по году"
+    )
+    assert render_plan(by_hour, nq, last, "ru").splitlines()[0] == (
+        "Посчитаю: средний объём (volume), по часу"
+    )
+    weeks = {
+        "session": "RTH",
+        "from": "daily",
+        "period": "2024",
+        "group_by": "week()",
+        "select": "arg_max(dayname(), high) as day",
+        "then": {"group_by": "day", "select": "count() as weeks"},
+    }
+    ru = render_plan(weeks, nq, last, "ru").splitlines()
+    assert ru[0] == "Посчитаю: «arg_max(dayname(), high)» (day), по неделе"
+    assert ru[-1] == "Затем: количество недель (weeks), по «day»"
+    en = render_plan(weeks, nq, last, "en").splitlines()
+    assert en[-1] == "Then: number of weeks, by day"
+    # A second stage over groups with no calendar name counts groups.
+    other = {**weeks, "group_by": "dayname()", "select": "max(range) as top"}
+    other["then"] = {"select": "count()"}
+    assert render_plan(other, nq, last, "ru").splitlines()[-1] == "Затем: количество групп"
+    # A second stage's key the first stage's month() made is Barb's name, said once.
+    months = {
+        "session": "RTH",
+        "from": "daily",
+        "group_by": ["year()", "month()"],
+        "select": "last(close) / first(open) - 1 as ret",
+        "then": {"group_by": "month", "select": "mean(ret)"},
+    }
+    assert render_plan(months, nq, last, "ru").splitlines()[-1] == (
+        "Затем: среднее «ret», по месяцу"
+    )
+    # Its where inside the line: «…, по месяцу; Фильтр: month in (9, 10)» began a sentence.
+    autumn = {**months, "then": {**months["then"], "where": "month in (9, 10)"}}
+    assert render_plan(autumn, nq, last, "ru").splitlines()[-1] == (
+        "Затем: среднее «ret», по месяцу; где month in (9, 10)"
+    )
+    assert render_plan(autumn, nq, last, "en").splitlines()[-1] == (
+        "Then: average ret, by month; where month in (9, 10)"
+    )
+
+
+def test_a_period_written_as_dates_reads_as_its_dates() -> None:
+    """f49g: «Период: 2015: (2015-01-01 — …)» and «2020:2023 (2020-01-01 — 2023-12-31)»
+    showed the query's token beside the dates it stands for."""
+    nq, last = load_instrument("NQ"), dt.date(2026, 1, 7)
+
+    def period(text: str) -> str:
+        query = {"session": "RTH", "from": "daily", "period": text, "select": "count()"}
+        return render_plan(query, nq, last, "ru").splitlines()[2]
+
+    assert period("2015:") == "Период: 2015-01-01 — …"
+    assert period(":2015") == "Период: … — 2015-12-31"
+    assert period("2020:2023") == "Период: 2020-01-01 — 2023-12-31"
+    assert period("2024-03") == "Период: 2024-03-01 — 2024-03-31"

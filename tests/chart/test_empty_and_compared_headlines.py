@@ -150,3 +150,20 @@ def test_periods_by_a_yes_no_key_count_where_yes_is_higher(
     }
     said = chart_headline(run(query, sample_settings), language)
     assert said is not None and said.startswith(form.format(k=higher, n=len(means))), said
+
+
+@pytest.mark.parametrize("language", ["en", "ru"])
+def test_a_period_not_written_as_a_calendar_name_reads_as_its_dates(
+    sample_settings, days, language
+) -> None:
+    """f49g: «ничего не подошло (0 из 7 дней, 2025-12-29:2026-01-07)» and «…, last_10_days»
+    put the query's tokens in the headline (the bot pins relative periods to such ranges).
+    The dates are DuckDB's first and last RTH day in them."""
+    dates = pd.DatetimeIndex(days.index)
+    inside = dates[(dates >= "2025-12-29") & (dates <= "2026-01-07")]
+    period = f"{inside[0].date()} — {inside[-1].date()}"
+    for written in ("2025-12-29:2026-01-07", "last_10_days"):
+        query = {"session": "RTH", "from": "daily", "period": written, "where": "range > 5000",
+                 "select": "mean(range)"}  # fmt: skip
+        said = chart_headline(run(query, sample_settings), language)
+        assert said == NOTHING[language].format(n=len(inside), period=period)

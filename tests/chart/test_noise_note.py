@@ -84,7 +84,7 @@ def test_the_note_stands_on_its_own_line_after_a_long_subtitle(sample_settings) 
     result = run(query, sample_settings)
     assert result.metadata.even_groups == ["mean_same_dir"]
     shown = texts(figure(result))
-    assert f"mean_same_dir: {NOISE['en']}" in shown
+    assert f"average same_dir: {NOISE['en']}" in shown
 
 
 @pytest.mark.parametrize("language", ["en", "ru"])

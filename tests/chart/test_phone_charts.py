@@ -289,7 +289,7 @@ def test_a_mean_time_of_day_reads_as_a_clock_in_headline_and_axis() -> None:
     )
     clock = [f"{round(v) // 60:02d}:{round(v) % 60:02d}" for v in (mean, median)]
     assert chart_headline(result, "en") == (
-        f"mean_high_tod = {clock[0]} · median_high_tod = {clock[1]}"
+        f"average high_tod = {clock[0]} · median high_tod = {clock[1]}"
     )
     fig = figure(result)  # the days as bars, the answers as lines across them
     ticks = tick_texts(fig.axes[0], "y")

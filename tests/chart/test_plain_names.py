@@ -20,7 +20,9 @@ from matplotlib.figure import Figure
 from matplotlib.text import Text
 
 from barb.charts import chart_headline, draw_chart
+from barb.charts.columns import column_name
 from barb.charts.style import VALUE_PT
+from barb.charts.words import words_for
 from barb.result import Result, summarize_grouped, summarize_table
 
 WEEKDAYS = {"en": ["Mon", "Tue", "Wed", "Thu", "Fri"], "ru": ["Пн", "Вт", "Ср", "Чт", "Пт"]}
@@ -96,14 +98,17 @@ def test_an_average_of_a_bar_column_is_named_in_the_plans_words(
 
 
 def test_a_name_the_query_made_stays_as_written() -> None:
-    """No words stand for ``rng_pct``: the chart keeps the query's name (the CSV's header),
-    and so it does a name the query chose for an average of the range, which the answer's
-    text calls it by."""
+    """No words stand for ``rng_pct``: the chart quotes the query's name (the CSV's header)
+    inside Barb's words for its average, as the plan does («среднее «rng_pct»»; the engine's
+    ``mean_rng_pct`` had put Barb's English word in a Russian headline, f49g); a name the
+    query chose for an average of the range stays as written, as the answer's text calls
+    it."""
     query = {**WEEKDAY_QUERY, "map": {**WEEKDAY_QUERY["map"], "rng_pct": "range / open * 100"}}
     result, _ = weekday_means({**query, "select": "mean(rng_pct)"}, "mean_rng_pct")
     chosen, _ = weekday_means({**WEEKDAY_QUERY, "select": "mean(range) as avg"}, "avg")
+    assert (chart_headline(result, "en") or "").startswith("average rng_pct: ")
+    assert (chart_headline(result, "ru") or "").startswith("среднее «rng_pct»: ")
     for language in ("en", "ru"):
-        assert (chart_headline(result, language) or "").startswith("mean_rng_pct: ")
         assert (chart_headline(chosen, language) or "").startswith("avg: ")
 
 
@@ -247,3 +252,21 @@ def test_a_headline_leads_with_a_value_apart_not_one_within_noise() -> None:
     plain = meta.model_copy(update={"even_groups": None, "apart_groups": None})
     result.metadata = plain
     assert (chart_headline(result, "en") or "").startswith("or_pct: ")
+
+
+def test_a_statistic_of_a_name_the_query_made_is_in_barb_s_words() -> None:
+    """f49g: «percentile_chg_10 = −313,55 пункта · … · std_chg = 246,47 пункта» headed a
+    Russian chart: the function's English name in the engine's. The plan's words, the
+    query's name quoted."""
+    query = {
+        **WEEKDAY_QUERY,
+        "map": {**WEEKDAY_QUERY["map"], "chg": "close - open"},
+        "select": ["percentile(chg, 10)", "std(chg)", "median(chg) as mid"],
+    }
+    result, _ = weekday_means(query, "percentile_chg_10")
+    ru, en = words_for("ru"), words_for("en")
+    assert column_name("percentile_chg_10", result, ru) == "10-й перцентиль «chg»"
+    assert column_name("std_chg", result, ru) == "стандартное отклонение «chg»"
+    assert column_name("percentile_chg_10", result, en) == "10th percentile of chg"
+    assert column_name("mid", result, ru) == "mid"  # a name the query chose
+    assert (chart_headline(result, "ru") or "").startswith("10-й перцентиль «chg»: ")

@@ -70,7 +70,8 @@ def test_scope_and_subtitle() -> None:
     assert scope_text(result.metadata, en) == "NQ · RTH · daily · 2008-01-02 — 2026-01-07"
     # The map that only names the group key is not repeated.
     assert subtitle_text(result.query, en) == "mean(range) · by weekday"
-    assert subtitle_text(result.query, ru) == "mean(range) · по weekday"
+    # A key the query named for a calendar call is that call's word, as the axis says it.
+    assert subtitle_text(result.query, ru) == "mean(range) · по дню недели"
     joined = {"join": [{"instrument": "ES"}, {"source": "fomc"}], "select": "count()"}
     assert subtitle_text(joined, en) == "count() · with ES, fomc"
     then = {"group_by": "year()", "select": "max(close) as top", "then": {"select": "mean(top)"}}
@@ -79,6 +80,32 @@ def test_scope_and_subtitle() -> None:
     assert subtitle_text(then, ru) == "max(close) as top · по году · затем: mean(top)"
     hours = {"group_by": ["month()", "hour()", "fomc"], "select": "mean(range)"}
     assert subtitle_text(hours, ru) == "mean(range) · по месяцу, часу, fomc"
+
+
+def test_a_second_stage_key_named_for_a_calendar_call_is_in_words() -> None:
+    """f49g: the month-of-year chart's subtitle read «по году, месяцу · затем: mean(ret) · по
+    month»: the second stage's key is the column the first stage's ``month()`` made. A name
+    of the query's own stays as written, a day name an aggregate picked too (``day``, the
+    weekday of each week's high, says more than «по дню недели»)."""
+    ru = words_for("ru")
+    months = {
+        "group_by": ["year()", "month()"],
+        "select": "last(close) / first(open) - 1 as ret",
+        "then": {"group_by": "month", "select": "mean(ret)"},
+    }
+    assert subtitle_text(months, ru) == (
+        "last(close) / first(open) - 1 as ret · по году, месяцу · затем: mean(ret) · по месяцу"
+    )
+    days = {
+        "group_by": "week()",
+        "select": "arg_max(dayname(), high) as day",
+        "then": {"group_by": "day", "select": "count() as weeks"},
+    }
+    assert subtitle_text(days, ru).endswith("затем: count() as weeks · по day")
+    own = {"map": {"big": "range > 300"}, "group_by": "big", "select": "count()"}
+    assert subtitle_text(own, ru) == "count() · по big · big = range > 300"
+    inside = {"map": {"inside": "inside_day()"}, "group_by": "inside", "select": "count()"}
+    assert subtitle_text(inside, ru) == "count() · по inside · inside = inside_day()"
 
 
 @pytest.mark.parametrize(

@@ -91,7 +91,7 @@ def test_a_share_of_a_condition_in_the_select_is_drawn_per_month(sample_settings
     np.testing.assert_allclose(bar_heights(ax), expected.to_numpy(), rtol=1e-12)
     assert answer_line(ax) == pytest.approx(up.mean(), abs=1e-12)
     legend = [t.get_text() for t in ax.get_legend().get_texts()]
-    assert legend == [f"share of bars where close > open = {up.mean() * 100:.1f}%"]
+    assert legend == [f"share of days where close > open = {up.mean() * 100:.1f}%"]
     # The value over each bar, as the axis ticks it, in percent.
     shares = sorted((t for t in ax.texts if t.get_text().endswith("%")), key=lambda t: t.xy[0])
     assert [t.get_text() for t in shares] == [f"{v * 100:.1f}%" for v in expected]

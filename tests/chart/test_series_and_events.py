@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
-from engine_results import figure, run
+from engine_results import RTH, figure, run
 from matplotlib.collections import PathCollection, PolyCollection
 
 from barb.charts import chart_headline
@@ -135,3 +135,59 @@ def test_weekly_counts_by_year_add_no_year_without_weeks(sample_settings, con) -
     labels = [t.get_text() for t in ax.get_xticklabels() if t.get_text()]
     assert labels[-1] == "2025" and "2026" not in labels
     assert "2026" not in chart_headline(result)
+
+
+def test_hourly_signals_are_markers_on_the_periods_hourly_closes(sample_settings, con) -> None:
+    """Eleven hourly Keltner breakouts had been drawn as a line joining them over two months,
+    headlined "close last: 19,006.00 (2025-02-25 10:30)" as if it were the price now: hourly
+    bars a where picked are markers on every hourly close of the period, as days are."""
+    hours = con.execute(
+        f"""
+        SELECT trading_date, (minute - 570) // 60 AS slot,
+               arg_max(close, timestamp) AS close, max(high) - min(low) AS range
+        FROM nq WHERE {RTH} AND trading_date BETWEEN '2025-01-01' AND '2025-02-28'
+        GROUP BY 1, 2 ORDER BY 1, 2
+        """
+    ).df()
+    picked = hours[hours["range"] > 280]
+    assert 2 <= len(picked) <= 25
+    query = {
+        "session": "RTH",
+        "from": "1h",
+        "period": "2025-01:2025-02",
+        "where": "range > 280",
+        "select": ["timestamp", "close"],
+    }
+    result = run(query, sample_settings)
+    fig = figure(result)
+    (ax,) = fig.axes
+    (line,) = ax.get_lines()
+    np.testing.assert_allclose(np.sort(line.get_ydata()), np.sort(hours["close"].to_numpy()))
+    dots = [c for c in ax.collections if isinstance(c, PathCollection)]
+    shown = np.sort(np.concatenate([d.get_offsets()[:, 1] for d in dots]))
+    np.testing.assert_allclose(shown, np.sort(picked["close"].to_numpy()))
+    assert chart_headline(result) == f"{len(picked)} bars"
+    assert chart_headline(result, "ru").startswith(f"{len(picked)} бар")
+
+
+def test_picked_months_each_have_their_marker(sample_settings, days) -> None:
+    """A month is labelled by its 1st, its bar by its first trading date: a month whose 1st
+    was a weekend (CL's RSI above 70 in 2022-05, from 2022-05-02) lost its marker."""
+    month_end = days["close"].groupby(pd.DatetimeIndex(days.index).to_period("M")).last()
+    change = month_end / month_end.shift() - 1
+    picked = month_end[change > 0.1]
+    assert 2 <= len(picked) <= 25
+    assert any(pd.Timestamp(m.start_time).dayofweek >= 5 for m in picked.index)
+    query = {
+        "session": "RTH",
+        "from": "monthly",
+        "map": {"up": "close / prev(close) - 1 > 0.1"},
+        "where": "up",
+        "select": ["close"],
+    }
+    result = run(query, sample_settings)
+    (ax,) = figure(result).axes
+    dots = [c for c in ax.collections if isinstance(c, PathCollection)]
+    shown = np.sort(np.concatenate([d.get_offsets()[:, 1] for d in dots]))
+    np.testing.assert_allclose(shown, np.sort(picked.to_numpy()))
+    assert chart_headline(result) == f"{len(picked)} months"

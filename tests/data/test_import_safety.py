@@ -312,6 +312,66 @@ def test_another_instruments_level_is_said_on_a_first_import(
     assert import_file(tmp_path / "nq.csv", "NQ", settings).note == ""
 
 
+def test_the_missing_day_sent_alone_is_not_told_to_replace_the_history(
+    tmp_path: Path, settings: EngineSettings, bars: pd.DataFrame
+) -> None:
+    """A week stored without its Wednesday, then Wednesday's file with --append: refused
+    with "use --replace to replace the data", which replaced the week with one day. It is
+    a gap --append cannot fill: said so, with the way that keeps the week."""
+    day = (bars["timestamp"].dt.tz_localize(None) + pd.Timedelta(hours=6)).dt.normalize()
+    wednesday = day == pd.Timestamp("2024-03-20")
+    import_file(bf.plain_csv(tmp_path / "week.csv", bars[~wednesday]), "NQ", settings)
+    before = data_path("NQ", settings).read_bytes()
+    path = bf.plain_csv(tmp_path / "wed.csv", bars[wednesday])
+    with pytest.raises(DataError) as refused:
+        import_file(path, "NQ", settings, mode="append")
+    message = str(refused.value)
+    first = bars["timestamp"][wednesday].iloc[0].tz_localize(None)
+    assert f"the file has a bar at {first}, where the stored data" in message
+    assert "cannot fill a gap" in message
+    assert "one file holding all the bars with --replace" in message
+    assert "use --replace to replace the data" not in message
+    assert data_path("NQ", settings).read_bytes() == before
+    with pytest.raises(DataError, match="в них пропуск"):
+        checked = check_file(path, "NQ", settings, lang="ru")
+        importer.plan_write(checked, settings, "append")
+    import_file(bf.plain_csv(tmp_path / "all.csv", bars), "NQ", settings, mode="replace")
+    assert_same_bars(settings, bars)
+
+
+def test_another_instruments_later_week_replacing_the_stored_bars_is_said(
+    tmp_path: Path, settings: EngineSettings, bars: pd.DataFrame
+) -> None:
+    """The next week of ES sent as NQ shares no time with the stored NQ week: --append
+    refuses it at the seam, and the --replace it falls back to (the bot offers one) wrote
+    ES's prices as NQ's without a word. It is held to NQ's known level, as a first import."""
+    import_file(bf.plain_csv(tmp_path / "nq.csv", bars), "NQ", settings)
+    later = bf.week_of_bars(first_sunday=dt.date(2024, 3, 24), seed=11)
+    es = later.assign(**{c: later[c] / 4 for c in ("open", "high", "low", "close")})
+    path = bf.plain_csv(tmp_path / "es.csv", es)
+    with pytest.raises(DataError, match="are the file's prices in another unit"):
+        import_file(path, "NQ", settings, mode="append")
+    result = import_file(path, "NQ", settings, mode="replace")
+    ratio = es["close"].median() / stored_level(es)
+    assert f"is ×{ratio:.2g} the level NQ had around" in result.note
+    assert "another instrument's" in result.note
+    # Restored, NQ's own next week replacing it says nothing.
+    store.restore_previous(data_path("NQ", settings))
+    assert stored(settings)["close"].tolist() == pytest.approx(bars["close"].tolist())
+    nq = import_file(bf.plain_csv(tmp_path / "nq2.csv", later), "NQ", settings, mode="replace")
+    assert nq.note == ""
+
+
+def stored_level(frame: pd.DataFrame) -> float:
+    """NQ's level by NQ.yaml's anchors, log-linear between 2023-12-29 (16,900) and
+    2024-12-31 (21,200), at the file's middle bar."""
+    days = [dt.date(2023, 12, 29), dt.date(2024, 12, 31)]
+    middle = frame["timestamp"].iloc[len(frame) // 2].date()
+    return float(
+        np.exp(np.interp(middle.toordinal(), [d.toordinal() for d in days], np.log([16900, 21200])))
+    )
+
+
 @pytest.mark.parametrize("zone", ["Asia/Dubai", "Asia/Kolkata", "America/Sao_Paulo"])
 def test_a_zone_no_candidate_fits_is_refused_and_imports_when_declared(
     zone: str, tmp_path: Path, settings: EngineSettings, bars: pd.DataFrame
@@ -382,6 +442,51 @@ def test_five_minute_bars_are_refused_unless_declared_and_then_finer_queries_are
     hourly = execute({"session": "ETH", "from": "1h", "select": "count()"}, "NQ", settings=settings)
     assert hourly.error is None
     assert hourly.summary.value == 5 * 23  # 23 hours a session, 5 sessions
+
+
+def _coarser(bars: pd.DataFrame, minutes: int) -> pd.DataFrame:
+    """``bars`` (one-minute, New York) as bars of ``minutes``, on the clock's edges."""
+    prices = {"open": "first", "high": "max", "low": "min", "close": "last", "volume": "sum"}
+    grouped = bars.set_index("timestamp").resample(f"{minutes}min").agg(prices)
+    return grouped.dropna().reset_index()
+
+
+def _daily_ranges(bars: pd.DataFrame, start: str, end: str) -> pd.Series:
+    """Each trading date's high minus low over the minute bars opening in [start, end)."""
+    wall = bars["timestamp"].dt.tz_localize(None)
+    clock = wall.dt.strftime("%H:%M")
+    inside = bars[(clock >= start) & (clock < end)]
+    day = (wall[inside.index] + pd.Timedelta(hours=6)).dt.normalize()
+    grouped = inside.groupby(day.to_numpy())
+    return grouped["high"].max() - grouped["low"].min()
+
+
+def test_a_session_starting_inside_hourly_bars_is_refused_not_cut(
+    tmp_path: Path, settings: EngineSettings, bars: pd.DataFrame
+) -> None:
+    """Hourly bars on the hour hold 09:00-10:00 in one bar: RTH (09:30-17:00) took the bars
+    that open in it, 10:00 to 16:00, and its daily range silently left out the opening half
+    hour. Refused, naming the bar and a window that fits; on half-hour bars RTH is whole."""
+    hourly = _coarser(bars, 60)
+    import_file(bf.plain_csv(tmp_path / "hourly.csv", hourly), "NQ", settings, interval="1h")
+    query = {"session": "RTH", "from": "daily", "select": "mean(range)"}
+    refused = execute(query, "NQ", settings=settings)
+    assert refused.error is not None and refused.error.error_type == "InvalidSession"
+    assert "starts at 09:30, inside the 09:00 bar" in refused.error.message
+    assert "'09:00-17:00'" in (refused.error.hint or "")
+    # No session given: the default (RTH) is refused too, rather than cut.
+    default = execute({"from": "daily", "select": "count()"}, "NQ", settings=settings)
+    assert default.error is not None and default.error.error_type == "InvalidSession"
+    wide = execute({**query, "session": "09:00-17:00"}, "NQ", settings=settings)
+    assert wide.error is None
+    assert wide.summary.value == pytest.approx(_daily_ranges(bars, "09:00", "17:00").mean())
+
+    half_hourly = _coarser(bars, 30)
+    path = bf.plain_csv(tmp_path / "half.csv", half_hourly)
+    import_file(path, "NQ", settings, mode="replace", interval="30m")
+    rth = execute(query, "NQ", settings=settings)
+    assert rth.error is None
+    assert rth.summary.value == pytest.approx(_daily_ranges(bars, "09:30", "17:00").mean())
 
 
 @pytest.mark.parametrize(
@@ -1063,6 +1168,37 @@ def test_bot_uploads_of_the_next_days_add_to_the_stored_bars(
     ) == checked.plan
     desk.accept(offer)
     assert_same_bars(settings, fixed)
+
+
+def test_an_upload_running_past_the_stored_bars_that_cannot_be_appended_says_why(
+    tmp_path: Path, settings: EngineSettings, bars: pd.DataFrame
+) -> None:
+    """ES's next week sent to the bot as NQ's: --append refuses it at the seam, and the
+    offer said only "Import replaces the stored NQ data (6,900 bars, …)", where the admin
+    sending each week's bars expected an append. The offer says why it is no append (and
+    the report, that the prices are far from NQ's level), in the admin's language."""
+    from bot.data_uploads import DataUploads
+
+    import_file(bf.plain_csv(tmp_path / "nq.csv", bars), "NQ", settings)
+    later = bf.week_of_bars(first_sunday=dt.date(2024, 3, 24), seed=11)
+    es = later.assign(**{c: later[c] / 4 for c in ("open", "high", "low", "close")})
+    desk = DataUploads(settings)
+    first, last = es.iloc[0], bars.iloc[-1]
+    ratio = first["open"] / last["close"]
+    for lang, said in [
+        ("en", "The file cannot be added to them: the file's first new bar ({t}) opens at {o}"),
+        ("ru", "Добавить файл к ним нельзя: первый новый бар файла ({t}) открывается на {o}"),
+    ]:
+        offer = desk.new_offer("es.csv", "NQ", user_id=1, chat_id=1)
+        desk.path(offer).write_bytes(bf.plain_csv(tmp_path / "es.csv", es).read_bytes())
+        checked = desk.check(offer, lang)
+        assert checked.importable and checked.offer.mode == "replace"
+        opened = f"{first['open']:.10g}"
+        assert said.format(t=first["timestamp"].tz_localize(None), o=opened) in checked.plan
+        assert f"(×{ratio:.3g})" in checked.plan
+        assert checked.plan.endswith("?")  # the refusal's question, not "Nothing was written"
+        assert any("NQ" in note and "×0.25" in note for note in checked.report.notes)
+        desk.discard(offer)
 
 
 def test_an_offered_append_is_not_done_as_a_replace_after_the_stored_data_changed(

@@ -135,6 +135,50 @@ def test_a_decimal_comma_is_found_after_whole_number_bars(
     assert_stored(settings, bars)
 
 
+def _grouped(volume: int, mark: str) -> str:
+    """``volume`` as Excel writes it "with 1000 separator": 12000 -> 12.000."""
+    return f"{volume:,}".replace(",", mark)
+
+
+def test_thousands_separators_are_refused_saying_so_never_read_as_decimals(
+    tmp_path: Path, settings: EngineSettings
+) -> None:
+    """A European export with its volume column grouped ("12.000" beside prices "4500,25")
+    was read with '.' as a decimal point: 12,000 contracts stored as 12 without a word (and
+    1.260 refused as "not a whole number", which did not say what to change). Prices grouped
+    the US way ("17,850.25") were "not a number". Each now says it is a thousands separator
+    and how to save the file without one, naming its line."""
+    bars = bf.week_of_bars(dt.date(2024, 3, 17))
+    bars["volume"] = (bars["volume"] // 100 + 1) * 1000  # every volume a whole thousand
+    path = bf.european_csv(tmp_path / "eu.csv", bars)
+    lines = path.read_text().splitlines()
+    grouped = [lines[0]] + [
+        line.rsplit(";", 1)[0] + ";" + _grouped(int(line.rsplit(";", 1)[1]), ".")
+        for line in lines[1:]
+    ]
+    path.write_text("\n".join(grouped) + "\n")
+    assert grouped[1].rsplit(";", 1)[1] == _grouped(int(bars["volume"].iloc[0]), ".")
+    with pytest.raises(DataError) as refused:
+        import_file(path, "NQ", settings)
+    message = str(refused.value)
+    assert "eu.csv, line 2: volume is written with a thousands separator" in message
+    assert "Use 1000 Separator" in message
+    assert not data_path("NQ", settings).exists()
+
+    wall = bf.in_zone(bars, bf.NY)
+    us = tmp_path / "us.csv"
+    rows = ["Date,Time,Open,High,Low,Close,Volume"] + [
+        f"{t:%m/%d/%Y},{t:%H:%M},"
+        + ",".join(f'"{p:,.2f}"' for p in (r.open, r.high, r.low, r.close))
+        + f",{r.volume}"
+        for t, r in zip(wall, bars.itertuples(), strict=True)
+    ]
+    us.write_text("\n".join(rows) + "\n")
+    with pytest.raises(DataError, match="line 2: open is written with a thousands separator"):
+        import_file(us, "NQ", settings)
+    assert not data_path("NQ", settings).exists()
+
+
 # --- headers: no volume column, names with spaces ---------------------------------------------
 
 
@@ -182,6 +226,72 @@ def test_one_timestamp_column_without_volume_stores_zero_and_says_so(
     frame, _ = read_bars(data_path("NQ", settings))
     assert (frame["volume"] == 0).all()
     assert any("no volume column" in note for note in result.report.notes)
+
+
+@pytest.mark.parametrize(
+    ("header", "layout"),
+    [
+        ("Date Time,Open,High,Low,Close,Vol", "plain"),
+        ("timestamp,open,high,low,close,Vol.", "plain"),
+        ("time,open,high,low,close,Vol,MA", "tradingview"),
+    ],
+)
+def test_a_vol_column_is_the_volume(
+    header: str, layout: str, tmp_path: Path, settings: EngineSettings
+) -> None:
+    """An Excel export's "Vol" (investing.com's "Vol.") beside one timestamp column was not
+    taken as the volume: every bar was stored with volume 0, the report saying "the file has
+    no volume column". The split layout already took MetaTrader's <VOL>."""
+    bars = bf.week_of_bars()
+    if layout == "tradingview":
+        path = bf.tradingview_csv(tmp_path / "bars.csv", bars)
+    else:
+        path = bf.plain_csv(tmp_path / "bars.csv", bars)
+    lines = path.read_text().splitlines()
+    path.write_text("\n".join([header, *lines[1:]]) + "\n")
+    result = import_file(path, "NQ", settings)
+    assert result.report.layout_name == layout
+    assert_stored(settings, bars)  # volumes included
+    assert not any("no volume column" in note for note in result.report.notes)
+
+
+def test_volume_questions_on_data_imported_without_volumes_are_refused(
+    tmp_path: Path, settings: EngineSettings
+) -> None:
+    """A file without a volume column is stored with volume 0 (and its report says so), and
+    then "mean(volume)" answered 0 and vwap() n/a, with nothing saying the data holds no
+    volumes. Refused, naming the file; questions of prices are answered as before."""
+    from barb.interpreter import execute
+
+    bars = bf.week_of_bars()
+    import_file(bf.plain_csv(tmp_path / "novol.csv", bars.drop(columns="volume")), "NQ", settings)
+    for query in (
+        {"session": "RTH", "from": "daily", "select": "mean(volume)"},
+        {"session": "RTH", "from": "1m", "select": "vwap()"},
+        {"session": "RTH", "from": "daily", "where": "volume > 1000", "select": "count()"},
+    ):
+        result = execute(query, "NQ", settings=settings)
+        assert result.error is not None and result.error.error_type == "NoData", query
+        assert result.error.message.startswith(
+            "NQ data holds no volumes: it was imported from novol.csv without a volume column"
+        )
+    wall = bars["timestamp"].dt.tz_localize(None)
+    minute = wall.dt.hour * 60 + wall.dt.minute
+    rth = bars[(minute >= 570) & (minute < 1020)]
+    day = (wall[rth.index] + pd.Timedelta(hours=6)).dt.normalize()
+    daily = rth.groupby(day.to_numpy()).agg(high=("high", "max"), low=("low", "min"))
+    ranges = execute(
+        {"session": "RTH", "from": "daily", "select": "mean(range)"}, "NQ", settings=settings
+    )
+    assert ranges.error is None
+    assert ranges.summary.value == pytest.approx((daily["high"] - daily["low"]).mean())
+    # With volumes, the same question is answered: pandas' mean of the days' RTH volumes.
+    import_file(bf.plain_csv(tmp_path / "vol.csv", bars), "NQ", settings, mode="replace")
+    volume = execute(
+        {"session": "RTH", "from": "daily", "select": "mean(volume)"}, "NQ", settings=settings
+    )
+    assert volume.error is None
+    assert volume.summary.value == pytest.approx(rth.groupby(day.to_numpy())["volume"].sum().mean())
 
 
 def test_header_names_match_without_regard_to_spaces(

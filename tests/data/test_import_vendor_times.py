@@ -456,6 +456,43 @@ def test_ib_zone_abbreviations_are_read_only_in_the_zone_named(
     assert f"name their zone only as '{label}': they are read as" in result.report.text()
 
 
+@pytest.mark.parametrize(
+    ("zone", "first_sunday"),
+    [
+        (NY, dt.date(2024, 3, 3)),
+        (NY, dt.date(2024, 10, 27)),
+        ("America/Chicago", dt.date(2024, 3, 3)),
+    ],
+)
+def test_ib_abbreviations_changing_with_the_clock_are_one_zone(
+    zone: str, first_sunday: dt.date, tmp_path: Path, settings: EngineSettings, stored: None
+) -> None:
+    """Older TWS names the abbreviation in force at each bar: two weeks across 10 March
+    read "EST", then "EDT", and were refused as "not in the same zone; export the file
+    again with every time in one zone", which TWS cannot do, and with --timezone
+    America/New_York too. They are one clock: asked for --timezone as "EST" alone is, and
+    read in it exactly."""
+    later = bf.week_of_bars(first_sunday + dt.timedelta(days=7), seed=8)
+    bars = pd.concat([bf.week_of_bars(first_sunday), later], ignore_index=True)
+    wall = bf.in_zone(bars, zone)
+    labels = bars["timestamp"].dt.tz_convert(zone).dt.strftime("%Z")
+    assert labels.nunique() == 2  # the file spans the clock change
+    path = ib_abbreviated_csv(tmp_path / "NQ_ib.csv", bars, zone, "X")
+    frame = pd.read_csv(path, dtype={"date": str})
+    frame["date"] = wall.dt.strftime("%Y%m%d %H:%M:%S") + " " + labels
+    frame.to_csv(path, index=False)
+    pair = "/".join(labels.unique())
+    refused_unchanged(
+        settings,
+        path,
+        rf"the file's times name their zone only as '{pair}', an abbreviation .*; pass "
+        rf"--timezone naming the zone to read them in, such as --timezone {zone}\.$",
+    )
+    import_file(path, "NQ", settings, mode="replace", timezone=zone)
+    exact = bars["timestamp"].dt.tz_convert(NY).dt.tz_localize(None)
+    assert_stored(settings, frame.assign(timestamp=exact))
+
+
 def databento_naive(path: Path, bars: pd.DataFrame, zone: str, csv: bool = False) -> Path:
     """Databento bars whose ts_event was converted to ``zone`` and lost its zone."""
     local = bars["timestamp"].dt.tz_convert(zone).dt.tz_localize(None)
@@ -785,3 +822,22 @@ def test_float_unix_seconds_and_iso_times_naming_est_are_read(
     import_file(path, "NQ", settings, mode="replace", timezone=NY)
     frame = pd.read_csv(path)
     assert_stored(settings, frame.assign(timestamp=pd.to_datetime(frame["timestamp"].str[:19])))
+
+
+def test_the_report_says_how_zoned_times_were_read_in_whole_sentences(
+    tmp_path: Path, settings: EngineSettings
+) -> None:
+    """A TradingView file's report read "Times carry their own zone (converted from UTC)."
+    then "times are Unix seconds (UTC).", lower case, and an IB file's "converted from UTC"
+    beside "read in the zone the file names, US/Eastern"."""
+    bars = bf.week_of_bars()
+    tv = check_file(bf.tradingview_csv(tmp_path / "tv.csv", bars), "NQ", settings)
+    lines = tv.report.text().splitlines()
+    assert (
+        "Times carry their own zone (an offset, a zone's name, or UTC) and are converted "
+        "from it exactly." in lines
+    )
+    assert "Times are Unix seconds (UTC)." in lines
+    ru = check_file(tmp_path / "tv.csv", "NQ", settings, lang="ru").report.text().splitlines()
+    assert "Время — Unix в секундах (UTC)." in ru
+    assert not any("converted from UTC" in line for line in lines)

@@ -138,6 +138,39 @@ def test_a_restored_file_is_mapped_again(nq_summer: pd.DataFrame, beside: Engine
     assert len(restored.frame) == 4000 and restored.meta == meta
 
 
+def test_an_import_landing_while_a_worker_converts_never_labels_its_bars_as_the_old_file(
+    nq_summer: pd.DataFrame, beside: EngineSettings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A worker took the fingerprint of the stored file by name, then read the bars by name:
+    an import renamed over it in between, and the Arrow copy held the import's bars under
+    the old file's fingerprint. Once the old file was back (a restore whose own copy failed),
+    every process mapped the import's bars as the restored file's."""
+    old, old_meta = stored(nq_summer, 4000)
+    new, new_meta = stored(nq_summer, 1000, "imported meanwhile")
+    parquet = data_path("NQ", beside)
+    write_bars(old, old_meta, parquet)
+    kept = parquet.with_name("old-copy.parquet")
+    kept.write_bytes(parquet.read_bytes())
+    real_read = mapped.read_bars
+
+    def import_lands_first(*args: object) -> tuple[pd.DataFrame, DataMeta]:
+        write_bars(new, new_meta, parquet)  # the import renames its file into place
+        return real_read(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(mapped, "read_bars", import_lands_first)
+    first, first_meta = map_bars(parquet, beside)
+    monkeypatch.setattr(mapped, "read_bars", real_read)
+    # What the worker had opened: the file that was stored when it began.
+    pd.testing.assert_frame_equal(first, old)
+    assert first_meta == old_meta
+
+    os.replace(kept, parquet)  # the old file is back, the Arrow copy not made again
+    mapped.clear_cache()
+    again = load_bars("NQ", beside)
+    pd.testing.assert_frame_equal(again.frame, old)
+    assert again.meta == old_meta
+
+
 def test_a_damaged_arrow_file_is_remade(nq_summer: pd.DataFrame, beside: EngineSettings) -> None:
     frame, meta = stored(nq_summer, 5000)
     parquet = data_path("NQ", beside)

@@ -17,7 +17,8 @@ from barb.column_words import described
 from barb.script.parser import parse_expression
 
 COUNTED = {"en": "number of days", "ru": "количество дней"}
-SHARE = {"en": "share of bars where close > open", "ru": "доля баров, где закрытие > открытие"}
+# On daily bars the rows are days, in the plan as on the chart (f49d).
+SHARE = {"en": "share of days where close > open", "ru": "доля дней, где закрытие > открытие"}
 EXTREMES = {"en": ("highest", "lowest"), "ru": ("больше всего", "меньше всего")}
 WEEKDAYS = {"en": ["Mon", "Tue", "Wed", "Thu", "Fri"], "ru": ["Пн", "Вт", "Ср", "Чт", "Пт"]}
 
@@ -78,7 +79,7 @@ def test_a_share_of_up_days_is_named_as_the_plan_names_it(
         f"{shares[i] * 100:.1f}".replace(".", decimal) + percent for i in (high, low)
     )
     name = SHARE[language]
-    assert described(parse_expression("mean(close > open)"), language) == name
+    assert described(parse_expression("mean(close > open)"), language, "days") == name
     days_named = WEEKDAYS[language]
     # The hand-made weekdays are within noise of each other: their span (p47d D1).
     ends = f"{days_named[low]} {bottom}", f"{days_named[high]} {top}"

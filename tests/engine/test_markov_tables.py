@@ -134,10 +134,11 @@ def test_a_markov_table_of_yes_no_keys_is_titled_whole(engine_settings, minutes,
         )
         values += [top, bottom]
     result = ask(UP_NEXT, engine_settings, **RTH_DAILY)
-    assert chart_headline(result, language) == "mean_nxt: " + "; ".join(parts)
+    name = {"en": "average nxt", "ru": "среднее «nxt»"}[language]  # Barb's words (f49g)
+    assert chart_headline(result, language) == f"{name}: " + "; ".join(parts)
     title = _title(draw_chart(result, language=language))
     assert "…" not in title and ": " + high_word not in title
-    assert title.startswith("mean_nxt: d: ")
+    assert title.startswith(f"{name}: d: ")
     for value in values:
         assert value.replace("\u00a0", " ") in title
 

@@ -16,6 +16,7 @@ from rth_bars import rth_daily
 from barb import execute
 from barb.charts import draw_chart
 from barb.charts.words import words_for
+from barb.data.store import data_path
 
 LAST_WEEK = "2024-03-25"
 
@@ -346,3 +347,37 @@ def test_a_week_the_period_cuts_is_not_called_unfinished(
     assert note in shown, shown
     unfinished = {"en": "unfinished period", "ru": "незавершённого периода"}[language]
     assert shown.count(unfinished) == 1 and f"{unfinished} ({week}" not in shown
+
+
+@pytest.mark.slow
+def test_a_month_of_the_year_is_named_beside_its_number(sample_settings) -> None:
+    """f49g: each month's return, then the mean by month of the year, read "In month 1, the
+    second stage's mean_ret …" where the noise warning of the same groups says "month 9
+    (Sep)": the sample's open month (January 2026, 4 days) is named "month 1 (Jan)", and
+    the mean with and without it is pandas's over every January's RTH days."""
+    columns = ["open", "close", "trading_date", "minute"]
+    bars = pd.read_parquet(data_path("NQ", sample_settings), columns=columns)
+    rth = bars[(bars["minute"] >= 570) & (bars["minute"] < 1020)]
+    days = rth.groupby("trading_date").agg(open=("open", "first"), close=("close", "last"))
+    days.index = pd.to_datetime(days.index)
+    by = [days.index.year, days.index.month]
+    ret = days["close"].groupby(by).last() / days["open"].groupby(by).first() - 1
+    januaries = ret[ret.index.get_level_values(1) == 1]
+    assert tuple(januaries.index[-1]) == (2026, 1) and len(januaries) > 1
+    query = {
+        "session": "RTH",
+        "from": "daily",
+        "group_by": ["year()", "month()"],
+        "select": "last(close) / first(open) - 1 as ret",
+        "then": {"group_by": "month", "select": "mean(ret) as mean_ret"},
+    }
+    result = execute(query, "NQ", settings=sample_settings)
+    assert result.ok, result.to_dict()
+    [said] = [w for w in result.metadata.warnings if w.startswith("The month 2026-01")]
+    assert " In month 1 (Jan), the second stage's mean_ret (" in said
+    assert _fed(said) == {
+        "mean_ret": (
+            pytest.approx(januaries.mean(), abs=1e-5),
+            pytest.approx(januaries.iloc[:-1].mean(), abs=1e-5),
+        )
+    }

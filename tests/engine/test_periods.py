@@ -2,6 +2,7 @@
 
 import datetime as dt
 
+import pandas as pd
 import pytest
 
 from barb.errors import InvalidPeriod
@@ -125,3 +126,33 @@ def test_yesterday_is_the_data_s_trading_date_before_its_last(engine_settings, d
         {"session": "RTH", "from": "daily", "period": str(before)}, "NQ", settings=engine_settings
     )
     assert hinted.ok and len(hinted.table) == 1
+
+
+@pytest.mark.parametrize("timeframe", ["daily", "1h"])
+def test_the_last_bars_up_to_a_date_are_those_before_it(
+    engine_settings, db, timeframe: str
+) -> None:
+    """ "last_4_bars:D", the form a plan pins last_4_bars to when it is shown (bot's
+    ``plan.pinned``): the last 4 bars of the session and timeframe whose trading date is D
+    or before, whatever bars the data holds after D (imported before Run was pressed)."""
+    from barb import execute
+
+    dates = [row[0] for row in db.execute("SELECT DISTINCT tdate FROM bars ORDER BY 1").fetchall()]
+    end = dates[len(dates) // 2]
+    # RTH's bars: daily ones by trading date; hourly ones from 09:30, the last one 16:30.
+    bucket = "0" if timeframe == "daily" else "(mod - 570) // 60"
+    expected = db.execute(
+        f"""SELECT DISTINCT tdate, {bucket} AS b FROM bars
+            WHERE mod >= 570 AND mod < 1020 AND tdate <= ? ORDER BY tdate DESC, b DESC LIMIT 4""",
+        [end],
+    ).fetchall()[::-1]
+    query = {"session": "RTH", "from": timeframe, "period": f"last_4_bars:{end}"}
+    result = execute(query, "NQ", settings=engine_settings)
+    assert result.ok, result.to_dict()
+    stamps = pd.to_datetime(result.table["timestamp" if timeframe == "1h" else "date"])
+    shown = [
+        (s.date(), 0 if timeframe == "daily" else (s.hour * 60 + s.minute - 570) // 60)
+        for s in stamps
+    ]
+    assert shown == [(d, b) for d, b in expected]
+    assert end < dates[-1]  # bars after it were there, and left out

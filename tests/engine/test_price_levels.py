@@ -810,3 +810,21 @@ def test_recurring_groups_with_a_row_before_the_12_months_all_give_their_value(
     )
     (warned,) = _blend_warnings(result)
     assert f"move runs {per_kind.min():,.2f}–{per_kind.max():,.2f} across the groups" in warned
+
+
+def test_a_count_the_percent_form_leaves_as_it_is_says_so(sample_settings, nq_minutes) -> None:
+    """f49g: "range > 100000" (no day's range comes near) ended its warning "In percent (…)
+    count is 0, not 0.", a correction that changes nothing. pandas counts the days over
+    that threshold in either unit: none."""
+    daily = _rth_daily(nq_minutes)
+    base = float(daily["open"].iloc[-1])
+    assert (daily["range"] > 100000).sum() == 0
+    assert (daily["range"] / daily["open"] * 100 > 100000 / base * 100).sum() == 0
+    query = {"session": "RTH", "from": "daily", "where": "range > 100000", "select": "count()"}
+    result = ask(query, sample_settings)
+    assert result.summary.value == 0
+    [warned] = _blend_warnings(result)
+    assert warned.endswith(
+        f"In percent (where range / open * 100 > 100000 / {base!r} * 100) count is 0 as well."
+    )
+    assert "not 0" not in warned

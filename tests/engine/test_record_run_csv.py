@@ -242,7 +242,7 @@ def test_a_record_begun_before_the_period_is_proved_with_its_rows_there(engine_s
         f"(run began {began}, before the period; within it: {own.max()}, to "
         f"{own.idxmax():%Y-%m-%d})"
     )
-    assert chart_headline(result, "en") == f"max_run = {best} days {note}"
+    assert chart_headline(result, "en") == f"maximum run = {best} days {note}"
     # A period the run lies inside: no note, no rows before it.
     inside = ask({**RECORD, "select": "max(run)"}, engine_settings, **RTH_DAILY)
     assert "note" not in _rows(csv_bytes(inside))[0]

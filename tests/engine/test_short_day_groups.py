@@ -448,3 +448,43 @@ def test_a_cut_last_bar_said_already_is_not_said_twice(settings) -> None:
     )
     assert warnings_with(result, "a bar an early close or holiday cut short on 2")
     assert warnings_with(result, SAID) == []
+
+
+# The last 30 minutes of each day, counted back from its own last bar: a short day's are
+# 12:45-13:15 (or 12:30-13:00), as whole a window as a full day's 15:30-16:00.
+LAST_30 = {"map": {"t": "hour() * 60 + minute()"}, "where": "place(t, 'day') <= 30"}
+
+
+def test_the_last_bars_of_each_day_are_no_part_day_on_a_short_one(settings, bars) -> None:
+    """ "Volume in the last 30 minutes of the session", each day listed: every day's group,
+    short or not, holds the 30 minutes before its own close (pandas), so "their vol is a
+    part day's" said nothing true and is not said."""
+    cash = bars[(bars["minute"] >= CASH_OPEN) & (bars["minute"] < CASH_CLOSE)]
+    tail = cash.groupby("trading_date").tail(30)
+    spans = tail.groupby("trading_date")["minute"].agg(["min", "max", "size"])
+    assert (spans["size"] == 30).all() and (spans["max"] - spans["min"] == 29).all()
+    short = spans.index[spans["max"] < CASH_CLOSE - 1]
+    assert [clock(int(m)) for m in spans.loc[short, "max"]] == ["13:14", "12:59"]
+    result = ask(
+        {**LAST_30, "group_by": "date()", "select": "sum(volume) as vol"}, settings, **ONE_MINUTE
+    )
+    listed = result.table.set_index("date")["vol"]
+    assert listed.to_dict() == tail.groupby("trading_date")["volume"].sum().to_dict()
+    assert warnings_with(result, SAID) == []
+
+
+def test_a_clock_window_the_short_days_end_inside_is_still_told(settings, bars) -> None:
+    """From 12:45 on the clock: the half day holds 30 minutes of it and the holiday 15,
+    against a full day's 195, and the warning stays."""
+    cash = bars[(bars["minute"] >= 765) & (bars["minute"] < CASH_CLOSE)]
+    held = cash.groupby("trading_date").size()
+    assert sorted(set(held)) == [15, 30, 195]
+    result = ask(
+        {"where": "time() >= '12:45'", "group_by": "date()", "select": "sum(volume) as vol"},
+        settings,
+        **ONE_MINUTE,
+    )
+    said = warnings_with(result, SAID)
+    assert len(said) == 1
+    assert said[0].startswith(f"2 of the {len(held)} days grouped are short sessions")
+    assert "so their vol is a part day's" in said[0]

@@ -158,3 +158,77 @@ def test_a_drawdown_over_the_trades_a_where_kept_is_theirs(engine_settings, minu
     assert result.summary.values["max_dd"] == pytest.approx(_drawdown(trades["pnl"]))
     assert _drawdown(trades["pnl"]) != pytest.approx(_drawdown(days["pnl"]))
     assert not warnings_with(result, "then.map")
+
+
+def test_an_indicator_over_weeks_in_then_says_so_and_names_weekly_bars(
+    engine_settings, minutes
+) -> None:
+    """Weekly RSI written as each week's last close (group_by week()), RSI'd in then.map,
+    started from scratch at the period's first week with no word: NQ's weekly RSI(14) in
+    2022 was below 40 in 16 weeks that way, in 22 on weekly bars over all history."""
+    daily = rth_daily(minutes)
+    weeks = daily["close"].groupby(daily.index - pd.to_timedelta(daily.index.dayofweek, "D"))
+    closes = weeks.last()
+    all_rsi = pd.Series(talib.RSI(closes.to_numpy(), 3), closes.index)
+    start = pd.Timestamp("2024-02-05")  # a Monday: the period holds whole weeks
+    own_rsi = talib.RSI(closes[start:].to_numpy(), 3)
+    query = {
+        "period": "2024-02-05:2024-03-28",
+        "group_by": "week()",
+        "select": "last(close) as c",
+        "then": {"map": {"r": "rsi(c, 3)"}, "select": ["week", "r"]},
+    }
+    result = ask(query, engine_settings, **RTH_DAILY)
+    assert np.allclose(result.table["r"], own_rsi, equal_nan=True)
+    assert not np.allclose(own_rsi[3:], all_rsi[start:][3:])
+    assert warnings_with(result, "then.map") == [
+        f"rsi(c, 3) in then.map (r) runs over the first stage's {len(own_rsi)} rows only, "
+        "from 2024-02-05, not over the bars before them: its first 3 rows are empty and the "
+        "values after them differ from those over all history; run the first stage over the "
+        "weeks before them too and keep the ones asked for with then's where, or use weekly "
+        'bars ("from": "weekly").'
+    ]
+    # The weekly bars it points to: RSI over all the weeks, read in the period.
+    weekly = ask(
+        {"from": "weekly", "period": "2024-02-05:2024-03-28", "map": {"r": "rsi(close, 3)"}},
+        engine_settings,
+        session="RTH",
+    )
+    got = pd.Series(weekly.table["r"].to_numpy(), pd.to_datetime(weekly.table.iloc[:, 0]))
+    assert len(got) >= 7 and np.allclose(got, all_rsi[got.index])
+
+
+@pytest.mark.parametrize("keys", [["year()", "month()"], "month()"])
+def test_a_change_over_months_in_then_says_its_first_month_has_none(
+    engine_settings, minutes, keys
+) -> None:
+    """ "Average monthly return in 2024" as each month's last close and prev() in then lost
+    January's return with no word: the period's first month has no month before it there.
+    month() alone names a month only inside one year, and is said so then too."""
+    daily = rth_daily(minutes)
+    month_end = daily["close"].groupby(daily.index.to_period("M")).last()
+    query = {
+        "period": "2024-02-01:2024-03-28",
+        "group_by": keys,
+        "select": "last(close) as c",
+        "then": {"map": {"ret": "c / prev(c) - 1"}, "select": ["c", "ret"]},
+    }
+    result = ask(query, engine_settings, **RTH_DAILY)
+    assert result.table["c"].tolist() == month_end["2024-02":"2024-03"].tolist()
+    assert np.isnan(result.table["ret"].iloc[0])
+    march = month_end["2024-03"] / month_end["2024-02"] - 1
+    assert result.table["ret"].iloc[1] == pytest.approx(march)
+    assert warnings_with(result, "then.map") == [
+        "c / prev(c) - 1 in then.map (ret) runs over the first stage's 2 rows only, from "
+        "2024-02-01, not over the bars before them: its first row is empty; run the first "
+        "stage over the months before them too and keep the ones asked for with then's "
+        'where, or use monthly bars ("from": "monthly").'
+    ]
+    # On monthly bars February's change reads January's close.
+    monthly = ask(
+        {"from": "monthly", "period": "2024-02:2024-02", "map": {"ret": "close / prev(close) - 1"}},
+        engine_settings,
+        session="RTH",
+    )
+    february = month_end["2024-02"] / month_end["2024-01"] - 1
+    assert monthly.table["ret"].tolist() == pytest.approx([february])

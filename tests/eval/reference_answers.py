@@ -859,6 +859,49 @@ def _() -> Answer:
     return [float((first == 0).sum()), float(rows["week"].nunique() - len(first))]
 
 
+# --- the trading day's structure -----------------------------------------------------------
+
+
+@answer("nq_orb30_close_beyond")
+def _() -> Answer:
+    # The first 30 minutes' high and low against the RTH close (17:00), every RTH day.
+    rth = daily("NQ", "RTH")
+    opening = window_daily("NQ", "09:30", "10:00").reindex(rth.index)
+    beyond = (rth["close"] > opening["high"]) | (rth["close"] < opening["low"])
+    return [beyond.mean()]
+
+
+@answer("nq_gap_up_filled_first_hour_2023")
+def _() -> Answer:
+    # Gap from the previous RTH close (the one before 2023-01-03 is 2022's last), filled when
+    # the first hour (09:30-10:30) trades back down to it.
+    rth = daily("NQ", "RTH")
+    before = rth["close"].shift()
+    first_hour = daily("NQ", "RTH_OPEN").reindex(rth.index)
+    gap_up = ((rth["open"] - before) / before * 100 > 0.5) & (rth.index.year == 2023)
+    filled = first_hour["low"] <= before
+    return [float(gap_up.sum()), float((gap_up & filled).sum())]
+
+
+@answer("es_high_after_15_full_days")
+def _() -> Answer:
+    # Full days: the trading date's last minute bar opens at 16:59 (an early close ends
+    # before). The high's minute is its first, as the earliest of tied highs.
+    bars = minutes("ES")
+    last = bars.groupby("tdate")["mod"].last()
+    full = last.index[last == 16 * 60 + 59]
+    rth = session("ES", "RTH")
+    rth = rth[rth["tdate"].isin(full)]
+    at = rth.loc[rth.groupby("tdate")["high"].idxmax(), "mod"]
+    return [(at >= 15 * 60).mean()]
+
+
+@answer("cl_pit_share_of_day_volume")
+def _() -> Answer:
+    eth, pit = daily("CL", "ETH"), daily("CL", "RTH")
+    return [pit["volume"].sum() / eth["volume"].sum() * 100]
+
+
 def stored(value: float) -> float | int:
     """How an expected number is written into the question file: 7 significant digits."""
     rounded = float(f"{float(value):.7g}")

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import datetime as dt
 import json
 import os
 import re
@@ -22,11 +23,16 @@ import redis
 from pool_work import misbehaving
 from servers.celery_workers import WorkerProcess, barb_worker, misbehaving_worker, worker_env
 from servers.redis import RedisServer
+from small_bars import small_bars
 
-from barb.settings import default_settings
-from bot.assistant.orchestrator import Stopped
+from barb.data.store import DataMeta, data_path, read_meta, write_bars
+from barb.settings import EngineSettings, default_settings
+from bot.assistant.orchestrator import Assistant, AssistantSettings, Stopped
+from bot.assistant.replies import Asker
+from bot.llm.scripted import ScriptedProvider, tool_call, turn
 from bot.pool.celery_runner import CeleryRunner
 from bot.pool.job_claims import (
+    CLAIM_PREFIX,
     claim_key,
     finish_claim,
     holder,
@@ -35,8 +41,16 @@ from bot.pool.job_claims import (
     take_claim,
 )
 from bot.pool.jobs import QueryJob, QueryOutcome, timeout_outcome
-from bot.pool.queue_app import RESULT_EXPIRES_S, make_queue_app, queue_name, run_job_json
+from bot.pool.queue_app import (
+    RESULT_EXPIRES_S,
+    data_meta_key,
+    make_queue_app,
+    queue_name,
+    run_job_json,
+)
 from bot.pool.runner import InlineRunner
+from bot.store.db import open_store
+from bot.store.settings import StoreSettings
 
 COUNT = {"from": "daily", "session": "RTH", "select": "count()"}
 DAYS = 10  # RTH daily bars in the small data set (conftest.DAYS)
@@ -413,6 +427,137 @@ async def test_a_worker_killed_mid_query_with_no_other_ends_the_job_in_the_failu
         await runner.close()
 
 
+async def test_a_check_whose_worker_is_killed_ends_at_once_not_after_the_plans_wait(
+    redis_url: str, data_env: Path, workers: list, tmp_path: Path
+) -> None:
+    """kill -9 of the worker running a plan's query check: the check would go back to its
+    queue only after the visibility timeout, past its expiry, so nobody answers it. Before,
+    the plan waited its whole wait for it (``BARB_CHECK_WAIT_S``, 15 s by default; here
+    600 s); now the worker's heartbeat is gone within seconds and the check ends in the
+    failure sentence, which shows the plan unchecked (``orchestrator._NOT_THE_QUERYS``)."""
+    env = worker_env(redis_url, data_env, timeout_s=20)
+    doomed = misbehaving_worker(env, tmp_path / "doomed.log", "NQ")
+    workers.append(doomed)
+    runner = CeleryRunner(redis_url, timeout_s=20, queue_wait_s=600, check_wait_s=600)
+    check = QueryJob(query={**COUNT, "sleep": 60}, chart=False, csv=False, check_only=True)
+    try:
+        job = asyncio.create_task(runner.check(check))
+        await _kill_once_started(redis_url, doomed)
+        outcome = await asyncio.wait_for(job, 60)
+        assert worker_failure(outcome), outcome.summary_text
+        assert not runner._in_flight
+    finally:
+        await runner.close()
+
+
+async def test_workers_say_what_data_they_serve_and_see_an_import_made_there(
+    redis_url: str, workers: list, tmp_path: Path
+) -> None:
+    """The bot, on another machine, counts relative periods from the data the workers say
+    they serve (``CeleryRunner.data_meta``). Its bars replaced on the workers' machine (an
+    import there: here one week where there were two), the workers say the new last day
+    within seconds, and the next query runs on the new bars."""
+    settings = EngineSettings(data_dir=tmp_path / "data")
+    path = data_path("NQ", settings)
+    minutes = small_bars()  # 2024-03-04 … 2024-03-15
+    meta = DataMeta(
+        instrument="NQ",
+        timezone="America/New_York",
+        source="imported",
+        description="two weeks",
+        first_date=dt.date(2024, 3, 4),
+        last_date=dt.date(2024, 3, 15),
+        rows=len(minutes),
+    )
+    write_bars(minutes, meta, path)
+    env = worker_env(redis_url, settings.data_dir, timeout_s=20)
+    workers.append(barb_worker(env, tmp_path / "worker.log", "NQ"))
+    runner = CeleryRunner(redis_url, timeout_s=20, queue_wait_s=60)
+    try:
+        while runner.data_meta("NQ") is None:
+            await asyncio.sleep(0.1)
+        assert runner.data_meta("NQ") == read_meta(path)
+        assert count_of(await runner.run(quick(COUNT))) == DAYS
+        first_week = minutes[minutes["trading_date"] <= "2024-03-08"].reset_index(drop=True)
+        week = meta.model_copy(update={"last_date": dt.date(2024, 3, 8), "rows": len(first_week)})
+        write_bars(first_week, week, path)
+        while runner.data_meta("NQ").last_date != dt.date(2024, 3, 8):
+            await asyncio.sleep(0.1)
+        assert runner.data_meta("NQ") == read_meta(path)
+        assert count_of(await runner.run(quick(COUNT))) == 5  # RTH days of the first week
+    finally:
+        await runner.close()
+
+
+async def test_with_redis_hung_questions_never_stall_the_loop_and_keep_the_workers_dates(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Redis hung (a machine lost: its port takes the connection and never answers, as a
+    stopped process does here; one merely stopped refuses at once on this machine). The
+    workers' dates were read in the event loop, 0.25 s at a time: every chat's question and
+    every other task of the bot stalled. Now a ticking coroutine never waits longer than a
+    fraction of one such read, measured in the same run, and each plan still counts from
+    the data the workers said they serve (the bot holds none)."""
+    monkeypatch.setattr("bot.pool.celery_runner._META_FRESH_S", 0.05)  # a read per question
+    server = RedisServer(tmp_path)
+    url = server.url()
+    served = DataMeta(
+        instrument="NQ",
+        timezone="America/New_York",
+        source="imported",
+        description="the workers' data",
+        first_date=dt.date(2024, 3, 4),
+        last_date=dt.date(2024, 3, 15),
+        rows=1000,
+    )
+    client = redis.Redis.from_url(url, socket_timeout=0.25, socket_connect_timeout=0.25)
+    client.set(data_meta_key("NQ"), served.model_dump_json())
+    query = {"session": "RTH", "from": "daily", "period": "last_3_days", "select": "count()"}
+    questions = 4  # the first before Redis hangs: what a first question loads is not a stall
+    store = await open_store(StoreSettings(database_url=f"sqlite+aiosqlite:///{tmp_path}/b.db"))
+    runner = CeleryRunner(url, timeout_s=20, queue_wait_s=60)
+    assistant = Assistant(
+        ScriptedProvider([turn("Count.", tool_call("execute_query", query=query))] * questions),
+        store,
+        runner,
+        settings=AssistantSettings(check_wait_s=0.5),
+        engine_settings=EngineSettings(data_dir=tmp_path / "bot"),  # no data here
+    )
+    gaps: list[float] = []
+
+    async def tick() -> None:
+        last = time.monotonic()
+        while True:
+            await asyncio.sleep(0.005)
+            now = time.monotonic()
+            gaps.append(now - last)
+            last = now
+
+    try:
+        while runner.data_meta("NQ") != served:
+            await asyncio.sleep(0.01)
+        await assistant.ask(Asker(chat_id=100, user_id=100), "count")
+        server.process.send_signal(signal.SIGSTOP)
+        started = time.monotonic()
+        with contextlib.suppress(redis.RedisError):
+            await asyncio.to_thread(client.get, data_meta_key("NQ"))
+        one_read = time.monotonic() - started
+        ticker = asyncio.create_task(tick())
+        for user_id in range(1, questions):
+            reply = await assistant.ask(Asker(chat_id=100 + user_id, user_id=user_id), "count")
+            assert "Period: 2024-03-13 — 2024-03-15" in reply.pending.plan
+            assert reply.pending.query["period"] == "2024-03-13:2024-03-15"
+        ticker.cancel()
+        assert len(gaps) > 10
+        assert max(gaps) < one_read / 2, (max(gaps), one_read)
+    finally:
+        server.process.send_signal(signal.SIGCONT)
+        await runner.close()
+        await store.close()
+        client.close()
+        server.stop()
+
+
 async def test_with_redis_unreachable_the_job_ends_in_the_failure_sentence(caplog) -> None:
     import socket
 
@@ -433,6 +578,29 @@ def test_a_job_that_raises_in_its_worker_is_said_with_its_reference(caplog) -> N
     outcome = QueryOutcome.model_validate(
         run_job_json(quick({"raise": True}).model_dump(), misbehaving)
     )
+    assert worker_failure(outcome)
+    assert_said_with_its_reference(outcome, caplog)
+
+
+def test_a_job_of_a_newer_release_is_refused_in_one_sentence_not_answered(caplog) -> None:
+    """The bot and the workers deployed apart: a job with a field this worker does not know
+    (a newer bot's) was answered without it, a number for another question; now it is
+    refused, the person reads the failure sentence with its reference, and the log names
+    the field (not its value) and says to deploy them together."""
+    job = {**quick(COUNT).model_dump(mode="json"), "pinned_period": "2024-01-02..2024-03-29"}
+    outcome = QueryOutcome.model_validate(run_job_json(job))
+    assert worker_failure(outcome) and outcome.result == {}
+    assert_said_with_its_reference(outcome, caplog)
+    logged = caplog.text
+    assert "fields this worker does not know: pinned_period; deploy the bot" in logged
+    assert "2024-01-02" not in logged
+
+
+def test_an_answer_the_bot_cannot_read_ends_in_the_failure_sentence(caplog) -> None:
+    """An outcome of another release's shape (a worker deployed apart from the bot) is said
+    as a failure with its reference; before, the bot's wait for it raised."""
+    runner = CeleryRunner("redis://127.0.0.1:9/0", timeout_s=20)
+    outcome = runner._finished(quick(COUNT), "job-1", "SUCCESS", {"ok": "maybe", "rows": []})
     assert worker_failure(outcome)
     assert_said_with_its_reference(outcome, caplog)
 
@@ -535,6 +703,41 @@ async def test_redis_restarted_past_the_jobs_expiry_the_copies_neither_fail_nor_
     finally:
         client.close()
         await expiring.close()
+        await runner.close()
+
+
+async def test_redis_away_longer_than_a_runs_claim_the_job_is_still_run_once(
+    persistent_redis: RedisServer, data_env: Path, workers: list, tmp_path: Path
+) -> None:
+    """Redis (its queues kept) away longer than the claim of the job a worker runs. Before,
+    the worker itself stopped ("Unrecoverable error: AttributeError … 'hostname'": kombu
+    handing its jobs back on the connection it had just closed) and the person read "The
+    query could not be run"; with two workers, the run ended during the outage, its claim
+    expired meanwhile (Redis counts expiry in wall-clock time, down or not), and the copy
+    Redis handed out again found it free and computed the job a second time. Now the worker
+    reconnects, the run marks its job finished though its claim expired (nobody took it
+    since), also when the soft limit fires while it waits for Redis: the copy is dropped,
+    the job run once and answered once."""
+    url = persistent_redis.url()
+    env = worker_env(url, data_env, timeout_s=2)  # a claim of 2 + 2 + 1 s
+    workers.append(misbehaving_worker(env, tmp_path / "worker.log", "NQ", concurrency=2))
+    runner = CeleryRunner(url, timeout_s=2, queue_wait_s=60)
+    trace = tmp_path / "job.trace"
+    client = redis.Redis.from_url(url)
+    try:
+        job = asyncio.create_task(runner.run(quick({**COUNT, "sleep": 0.3, "trace": str(trace)})))
+        while not (claims := client.keys(f"{CLAIM_PREFIX}*")):
+            await asyncio.sleep(0.05)
+        claim_left_s = client.pttl(claims[0]) / 1000
+        persistent_redis.stop()
+        await asyncio.sleep(claim_left_s + 0.5)  # the outage outlasts the claim
+        persistent_redis.start()
+        assert count_of(await asyncio.wait_for(job, 60)) == DAYS
+        dropped = await asyncio.wait_for(_every_delivery_ended(workers, [trace]), 60)
+        assert len(trace.read_text().splitlines()) == 1  # computed once
+        assert dropped == 1, "the job was not delivered again: the outage tested nothing"
+    finally:
+        client.close()
         await runner.close()
 
 

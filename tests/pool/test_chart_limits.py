@@ -9,20 +9,26 @@ CSV are checked against the bars themselves.
 
 from __future__ import annotations
 
+import contextlib
 import io
+import os
+import signal
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pandas as pd
 import pytest
+from celery.exceptions import SoftTimeLimitExceeded
 from small_bars import small_bars
 
 import barb.charts
 import barb.charts.many_groups
 from barb.settings import default_settings
 from bot.pool import jobs
-from bot.pool.jobs import QueryJob, chart_budget, run_query_job
+from bot.pool.jobs import QueryJob, QueryOutcome, chart_budget, run_query_job
+from bot.pool.queue_app import run_job_json
 
 BY_MINUTE = {"session": "ETH", "from": "1m", "group_by": "timestamp", "select": "count()"}
 BY_DAY = {"session": "ETH", "from": "1m", "group_by": "date()", "select": "count()"}
@@ -158,3 +164,62 @@ def test_a_chart_past_the_memory_ceiling_costs_only_the_chart(
     counts = bars.groupby(bars["trading_date"]).size()
     assert csv_frame(outcome.csv)["count"].tolist() == counts.tolist()
     assert jobs.worker_spent()
+
+
+@contextlib.contextmanager
+def soft_limit_in(seconds: float) -> Iterator[None]:
+    """Celery's soft time limit as a prefork child meets it: SIGUSR1 from its parent, whose
+    handler (billiard's) raises ``SoftTimeLimitExceeded`` at whatever line runs then."""
+
+    def raise_soft_limit(signum: int, frame: object) -> None:
+        raise SoftTimeLimitExceeded()
+
+    previous = signal.signal(signal.SIGUSR1, raise_soft_limit)
+    timer = threading.Timer(seconds, os.kill, (os.getpid(), signal.SIGUSR1))
+    timer.start()
+    try:
+        yield
+    finally:
+        timer.cancel()
+        signal.signal(signal.SIGUSR1, previous)
+
+
+def test_the_workers_soft_limit_in_the_chart_leaves_it_out_and_keeps_the_answer(
+    bars: pd.DataFrame, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A ``barb worker``'s soft limit reached while the chart draws (its own budget not yet
+    spent) was caught as a drawing bug: an error logged with a traceback and "The chart
+    could not be drawn (reference …)" for the model to pass on. Now it is what it is: the
+    chart is left out for time, the numbers and the CSV whole."""
+
+    def endless(*args: object, **kwargs: object) -> None:
+        time.sleep(60)
+
+    monkeypatch.setattr(barb.charts, "render_answer", endless)
+    with soft_limit_in(0.3):
+        outcome = run_query_job(QueryJob(query=BY_DAY))
+    assert outcome.ok and outcome.chart_png is None
+    assert not any("could not be drawn" in warning for warning in outcome.warnings)
+    note = outcome.summary_text.splitlines()[-1]
+    assert note.startswith("No chart: drawing it took longer than the ")
+    assert outcome.warnings == [note]
+    assert not any(record.levelname == "ERROR" for record in caplog.records)
+    counts = bars.groupby(bars["trading_date"]).size()
+    assert csv_frame(outcome.csv)["count"].tolist() == counts.tolist()
+
+
+def test_the_workers_soft_limit_in_a_check_is_the_timeout_not_an_unchecked_plan(
+    bars: pd.DataFrame, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A check still running at the worker's soft limit answered "The query could not be
+    checked" (a failure of Barb's own, logged as the check's exception); the job's
+    catch-all then never saw the limit. Now the limit reaches it: the timeout outcome."""
+
+    def slow_check(*args: object, **kwargs: object) -> None:
+        time.sleep(60)
+
+    monkeypatch.setattr(jobs, "check", slow_check)
+    with soft_limit_in(0.3):
+        payload = run_job_json(QueryJob(query=BY_DAY, check_only=True).model_dump())
+    outcome = QueryOutcome.model_validate(payload)
+    assert not outcome.ok and outcome.error["error_type"] == "QueryTimeout"

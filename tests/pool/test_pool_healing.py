@@ -172,6 +172,43 @@ async def test_a_worker_killed_mid_query_by_the_system_is_said_plainly(
     assert answered(await runner.run(QueryJob(query=COUNT, chart=False, csv=False)))
 
 
+async def test_an_idle_worker_killed_by_the_system_costs_only_that_worker(
+    small_data: Path, tmp_path: Path
+) -> None:
+    """The OOM killer takes an idle worker (or one is killed just after its plan's check).
+    pebble read a worker gone with no job running as "All workers expired" and broke the
+    pool: every worker was replaced, and the next question's check waited for a whole new
+    pool to load its data, up to the plan's 15 s wait. Now only the dead worker is
+    replaced; the other, with its data loaded, answers the next query."""
+    runner = ProcessRunner(workers=2, timeout_s=60, work=misbehaving)
+    try:
+        marks = [tmp_path / "first", tmp_path / "second"]
+        # Two jobs at once, one on each worker: their pids.
+        jobs = [
+            runner.run(QueryJob(query={**COUNT, "sleep": 0.5, "started": str(m)}, chart=False))
+            for m in marks
+        ]
+        outcomes = await asyncio.gather(*jobs)
+        assert all(answered(outcome) for outcome in outcomes)
+        victim, survivor = [int(m.read_text()) for m in marks]
+        assert victim != survivor
+        # Idle: the answers have left and the workers wait for the next job (a worker killed
+        # within microseconds of its answer can still hold the channel's lock, and the pool
+        # is then replaced, as before).
+        await asyncio.sleep(0.5)
+        os.kill(victim, signal.SIGKILL)
+        workers = runner._pool._pool_manager.worker_manager.workers  # pebble's own record
+        while victim in workers:  # until pebble has seen the death (it looks every 0.1 s)
+            await asyncio.sleep(0.05)
+
+        assert answered(await runner.run(QueryJob(query=COUNT, chart=False, csv=False)))
+        assert runner.pool_replacements == 0 and runner.restarts == 0
+        os.kill(survivor, 0)  # still there: not stopped with a replaced pool
+        assert answered(await runner.run(QueryJob(query=COUNT, chart=False, csv=False)))
+    finally:
+        await runner.close()
+
+
 async def test_a_job_that_raises_is_one_sentence_and_the_pool_keeps_running(
     runner: ProcessRunner, caplog: pytest.LogCaptureFixture
 ) -> None:

@@ -47,6 +47,8 @@ HEAVY = {
     "map": {"a": "rolling_std(close, 500)", "b": "rolling_mean(a, 500)"},
     "select": "mean(b)",
 }
+#: A period counted back from the data's last day.
+RECENT = {"session": "RTH", "from": "daily", "period": "last_3_days", "select": "mean(range)"}
 _TAG = re.compile(r"\bc\d+q\d+\b")
 
 
@@ -100,7 +102,7 @@ def tagged_model(body: dict[str, Any]) -> Canned:
         return openai_completion(f"Answer {question}: {first_line}")
     if "hello" in asked:
         return openai_completion(f"Hi {question}!")
-    query = HEAVY if "heavy" in asked else WEEKDAY_RANGE
+    query = HEAVY if "heavy" in asked else RECENT if "recent" in asked else WEEKDAY_RANGE
     arguments = json.dumps({"query": query})
     return openai_completion(
         f"Plan {question}: I'll compute it.",
@@ -162,6 +164,8 @@ class Cluster:
     replicas: list[BotProcess]
     workers: list[WorkerProcess]
     lb_port: int
+    #: The workers' data (the replicas have none).
+    data_dir: Path = Path()
     #: Which replica held each chat's work, as seen in ``in_flight`` (``watch_owners``).
     owners: dict[int, set[str]] = field(default_factory=dict)
     #: Which replica held each chat's queued replies, as seen in ``outbox``: work finished
@@ -299,12 +303,24 @@ async def running_cluster(
                     BARB_WEBHOOK_LISTEN="127.0.0.1",
                     BARB_WEBHOOK_SECRET=SECRET,
                     BARB_QUESTIONS_PER_MINUTE="60",
+                    # No data, as deployed: only the workers' machines hold it.
+                    BARB_DATA_DIR=str(_folder(workdir / "no-data")),
                     **timing.env(),
                 )
                 replicas.append(replica)
                 await replica.start()
             stack.enter_context(running_haproxy((ports * 2)[:2], lb_port))
-            yield Cluster(fake, model, postgres, database, redis_server, replicas, workers, lb_port)
+            yield Cluster(
+                fake,
+                model,
+                postgres,
+                database,
+                redis_server,
+                replicas,
+                workers,
+                lb_port,
+                data_dir=data_dir,
+            )
         finally:
             for replica in replicas:
                 replica.kill()

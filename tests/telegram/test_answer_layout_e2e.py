@@ -376,3 +376,36 @@ async def test_a_heading_stays_with_its_paragraph_when_the_words_are_split(
         for heading, after in zip(lines, [*lines[1:], ""], strict=True):
             if heading.startswith("Part "):
                 assert after.startswith(f"Paragraph {heading.split()[1]} "), parts
+
+
+#: Thirty items of one Russian list, each with bold, code and a link, over 4096 characters:
+#: one block, which has no blank line to be cut at.
+RUSSIAN_LIST = "\n".join(
+    f"- день {i}: **понедельник** — средний диапазон `mean_range` < 140 & > 130 пунктов; "
+    f"*важно*: [источник](https://example.com/{i}) и __вывод__ номер {i} про диапазон дня."
+    for i in range(30)
+)
+
+
+async def test_a_long_russian_list_is_split_between_its_items(
+    fake_telegram: FakeBotAPI, db_url: str
+) -> None:
+    """A Russian list longer than a message was cut where 4096 characters fell, inside an
+    item's word: «• день 12: понедельник — сре» ended one message and «дний диапазон …» began
+    the next. Each message now ends with an item and the next begins with one."""
+    fake = fake_telegram
+    async with barb_bot(fake, db_url, model=plays(MEAN_RANGE_2024, answer=RUSSIAN_LIST)):
+        plan = await ask_and_get_plan(fake, ALICE, ALICE, "средний диапазон 2024 по дням")
+        await press(fake, ALICE, ALICE, plan, keyboard_data(plan)[0])
+        await fake.wait_for("sendPhoto", chat_id=ALICE)
+        said = await fake.wait_for("sendMessage", 3, chat_id=ALICE)  # the plan, 2 parts
+    parts = [r.result["text"] for r in said[1:]]
+    assert len(parts) == 2 and all(len(r.params["text"]) <= 4096 for r in said[1:])
+    lines = [line for part in parts for line in part.split("\n")]
+    assert lines == [
+        f"• день {i}: понедельник — средний диапазон mean_range < 140 & > 130 пунктов; "
+        f"важно: источник и вывод номер {i} про диапазон дня."
+        for i in range(30)
+    ]
+    for part in parts:
+        assert part.startswith("• день ") and part.endswith(" про диапазон дня.")

@@ -157,7 +157,7 @@ async def test_a_query_that_cannot_run_is_fixed_before_the_person_sees_a_plan(
     async with barb_bot(fake, db_url, provider=provider):
         plan = await ask_and_get_plan(fake, ALICE, ALICE, "weekday range, widest first")
         assert plan["text"].startswith("Range by weekday, widest first.")
-        assert "Order: mean_range (highest first)" in plan["text"]
+        assert "Order: average range (highest first)" in plan["text"]
         assert "dayname()" in plan["text"] and "rnage" not in plan["text"]
         assert "✎" not in plan["text"] and "Changed after the error" not in plan["text"]
         [error] = results_of(provider.requests[1])
@@ -503,3 +503,28 @@ async def test_a_long_plan_explanation_is_cut_between_paragraphs(
             assert part.startswith("Paragraph ") and part.endswith("carefully.")
         shown = "\n\n".join(parts).split("\n\nPlan:")[0]
         assert shown == explanation
+
+
+async def test_a_second_press_on_a_russian_plan_is_answered_in_russian(
+    fake_telegram: FakeBotAPI, db_url: str
+) -> None:
+    """A Russian question from a phone set to English: Run said "Считаю…", then the same
+    person's second Run said "Already done: the answer is below." A refusal to the one who
+    asked is in the plan's language, as its status is."""
+    fake = fake_telegram
+    provider = ScriptedProvider(
+        [turn("Считаю дни.", tool_call("execute_query", query=COUNT_DAYS)), text("Готово.")]
+    )
+    async with barb_bot(fake, db_url, provider=provider):
+        plan = await ask_and_get_plan(fake, ALICE, ALICE, "сколько дней?", language_code="en")
+        assert "Период: все данные" in plan["text"]
+        run, cancel = keyboard_data(plan)
+        await run_and_wait_answer(fake, plan, 1)
+        toasts = []
+        for data in (run, cancel):
+            before = len(fake.calls("answerCallbackQuery"))
+            await press(fake, ALICE, ALICE, plan, data, language_code="en")
+            [*_, toast] = await fake.wait_for("answerCallbackQuery", before + 1)
+            toasts.append(toast.params["text"])
+        assert toasts == ["Уже готово: ответ ниже.", "Уже готово: ответ ниже."]
+        assert len(fake.calls("sendPhoto", chat_id=ALICE)) == 1 and len(provider.requests) == 2

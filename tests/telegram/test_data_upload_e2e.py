@@ -24,7 +24,9 @@ from barb.i18n import day, decimal
 from barb.interpreter import execute
 from barb.settings import EngineSettings
 from bot.data_uploads import DataUploads
+from bot.pool.celery_runner import CeleryRunner
 from bot.telegram.app import StoppableUpdates
+from bot.texts import t
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "data"))
 import bar_files as bf
@@ -138,6 +140,74 @@ async def test_a_bad_file_gets_the_report_and_no_import_button(
         assert not keyboard_data(reply)
         odd = await send_file(fake, ALICE, b"a,b\n1,2\n", "odd.csv")
         assert "unrecognised columns. Found: a, b" in odd["text"] and "--columns" in odd["text"]
+    assert not data_path("NQ", engine).exists()
+
+
+async def test_a_file_over_telegrams_limit_is_told_to_be_sent_zipped(
+    tmp_path: Path, fake_telegram: FakeBotAPI, db_url: str, engine: EngineSettings
+) -> None:
+    """A 40 MB CSV (two years of minute bars) was told only to use `barb data import` on the
+    server, which a trader on his phone has no way to; zipped, it is 9 MB, which the bot
+    takes. The reply says so, and the zipped file sent again is checked and offered."""
+    fake = fake_telegram
+    bars = bf.week_of_bars()
+    csv = bf.plain_csv(tmp_path / "nq.csv", bars)
+    async with barb_bot(fake, db_url, engine_settings=engine, admins={ALICE}):
+        before = len(fake.calls("sendMessage", chat_id=ALICE))
+        update = fake.document_update(
+            chat_id=ALICE, user_id=ALICE, content=csv.read_bytes(), file_name="nq.csv"
+        )
+        update["message"]["document"]["file_size"] = 40_854_399  # as Telegram reports it
+        fake.inject(update)
+        reply = (await fake.wait_for("sendMessage", before + 1, chat_id=ALICE))[-1].result
+        assert reply["text"] == (
+            "This file is over the 20 MB a bot can download. Send it zipped (.zip or .gz: a "
+            "CSV file of bars shrinks four to five times), or import it on the server with "
+            "barb data import."
+        )
+        assert staged(engine) == []
+        zipped = await send_file(fake, ALICE, bf.zipped(csv).read_bytes(), "nq.zip")
+        assert keyboard_data(zipped)  # Import and Cancel
+
+
+async def test_an_archive_unpacking_past_the_limit_is_refused_before_it_fills_the_disk(
+    tmp_path: Path,
+    fake_telegram: FakeBotAPI,
+    db_url: str,
+    engine: EngineSettings,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A 20 MB .gz may unpack to gigabytes (zeros squeeze a thousandfold): the bot unpacked
+    every byte into its temporary directory before reading a line. Unpacked past the limit
+    (made small here), it is refused in one sentence, in English and in Russian, and nothing
+    is staged or written."""
+    fake = fake_telegram
+    bars = bf.week_of_bars()
+    packed = bf.gzipped(bf.plain_csv(tmp_path / "week.csv", bars)).read_bytes()
+    unpacked = (tmp_path / "week.csv").stat().st_size
+    monkeypatch.setattr(data_uploads, "MAX_UNPACKED_BYTES", unpacked // 2)
+    limit = round(unpacked // 2 / 1e6)
+    async with barb_bot(fake, db_url, engine_settings=engine, admins={ALICE}):
+        reply = await send_file(fake, ALICE, packed, "week.csv.gz")
+        assert reply["text"].splitlines()[-1] == (
+            f"Not imported: week.csv.gz: unpacked, it holds over {limit} MB, more than a file "
+            "sent to the bot may; send a shorter span of bars, or import it on the server "
+            "with barb data import."
+        )
+        assert not keyboard_data(reply)
+        before = len(fake.calls("sendMessage", chat_id=ALICE))
+        fake.inject(
+            fake.document_update(
+                chat_id=ALICE,
+                user_id=ALICE,
+                content=packed,
+                file_name="week.csv.gz",
+                language_code="ru",
+            )
+        )
+        russian = (await fake.wait_for("sendMessage", before + 1, chat_id=ALICE))[-1].result
+        assert "в распакованном виде в нём больше" in russian["text"]
+    assert staged(engine) == []
     assert not data_path("NQ", engine).exists()
 
 
@@ -818,3 +888,28 @@ async def test_a_reply_telegram_refuses_for_good_leaves_no_staged_copy(
     else:
         assert json.loads(offers[0].read_text())["said"]
         assert read_meta(data_path("ES", engine)).rows == len(bars)
+
+
+async def test_import_pressed_once_the_queries_run_on_workers_elsewhere_is_refused(
+    fake_telegram: FakeBotAPI,
+    db_url: str,
+    redis_url: str,
+    engine: EngineSettings,
+    chicago_csv: tuple[bytes, pd.DataFrame],
+) -> None:
+    """A file offered by the bot alone, its Import pressed after the bot was switched to
+    workers on other machines (``BARB_QUEUE_URL``): it would land on the replica's disk,
+    which they never read. One sentence with the command instead; nothing written."""
+    fake = fake_telegram
+    content, _ = chicago_csv
+    async with barb_bot(fake, db_url, engine_settings=engine, admins={ALICE}):
+        offer = await send_file(fake, ALICE, content, "nq chicago.csv", caption="ES")
+    runner = CeleryRunner(redis_url, timeout_s=20)
+    async with barb_bot(fake, db_url, runner=runner, engine_settings=engine, admins={ALICE}):
+        await press(fake, ALICE, ALICE, offer, keyboard_data(offer)[0])
+        [*_, refused] = await fake.wait_for("sendMessage", 2, chat_id=ALICE)
+    command = "barb data import 'nq chicago.csv' -i ES"
+    said = t("upload_on_workers", "en", symbol="ES", command=command)
+    assert refused.result["text"] == said.replace("`", "")
+    assert not data_path("ES", engine).exists()
+    assert staged(engine) == []

@@ -8,8 +8,20 @@ import asyncio
 from typing import Any
 
 import pytest
-from bot_harness import ALICE, BOB, GROUP, ask_and_get_plan, barb_bot, keyboard_data, press
+from bot_harness import (
+    ALICE,
+    BOB,
+    GROUP,
+    WEEKDAY_RANGE,
+    ask_and_get_plan,
+    barb_bot,
+    keyboard_data,
+    press,
+)
 from fake_bot_api import FakeBotAPI
+
+from bot.llm.messages import ModelRequest
+from bot.llm.scripted import text, tool_call, turn
 
 
 def mention(fake: FakeBotAPI, text: str) -> str:
@@ -160,7 +172,7 @@ async def test_query_pressed_by_another_member_is_in_the_answer_s_language_and_t
         [*_, shown] = await fake.wait_said(said + 1, chat_id=GROUP)
         assert shown["text"].startswith("Barb Script, которым посчитан ответ (повторить: /query):")
         # The plan, in Russian.
-        assert "Посчитаю: средний диапазон (range), по «weekday»" in shown["text"]
+        assert "Посчитаю: средний диапазон (range), по дню недели (weekday)" in shown["text"]
         assert shown["reply_to_message"]["message_id"] == asked
 
 
@@ -245,3 +257,81 @@ async def test_an_anonymous_admins_plan_is_pressed_by_the_groups_admins_only(
             (BOB, bobs["message_id"]),
             (ALICE, alices["message_id"]),
         ]
+
+
+def best_by_what(request: ModelRequest) -> Any:
+    """Asks back on "best", plans on the reply, answers from the result."""
+    last = request.messages[-1]
+    if last.role == "user" and "best" in (last.text or ""):
+        return tool_call(
+            "ask_user_clarification",
+            question_text="Best by what?",
+            suggested_replies=["Widest range", "Biggest gain"],
+            expected_response_format_hint="",
+        )
+    if last.role == "user" or "Widest" in last.tool_results[-1].content:
+        return turn("Weekday ranges.", tool_call("execute_query", query=WEEKDAY_RANGE))
+    return text("Answer: " + last.tool_results[-1].content.splitlines()[0])
+
+
+async def test_a_suggested_reply_to_an_anonymous_admin_counts_as_the_groups_question(
+    fake_telegram: FakeBotAPI, db_url: str
+) -> None:
+    """An anonymous admin asked "best day?", Barb asked back, and Alice, an admin who had
+    asked twice in her private chat, pressed "Widest range": the group read "You are asking
+    faster than I can answer; please wait 53 s.", replying to nobody, and the group's
+    question stayed unanswered. The reply is the group's question, limited as the group's:
+    it is planned, under the question; the group's next question is the one past the limit,
+    told so under it."""
+    fake = fake_telegram
+    fake.chat_admins[GROUP] = {ALICE: "administrator"}
+    async with barb_bot(fake, db_url, model=best_by_what, questions_per_minute=2):
+        asked = await asked_anonymously(fake, mention(fake, "which weekday is best?"))
+        assert asked["text"] == "Best by what?"
+        question = asked["reply_to_message"]["message_id"]
+        for n in (1, 2):
+            await ask_and_get_plan(fake, ALICE, ALICE, f"weekday ranges {n}")
+        said = len(fake.said(GROUP))
+        await press(fake, GROUP, ALICE, asked, keyboard_data(asked)[0])
+        [*_, plan] = await fake.wait_said(said + 1, chat_id=GROUP)
+        assert plan["text"].startswith("Weekday ranges.") and len(keyboard_data(plan)) == 2
+        assert plan["reply_to_message"]["message_id"] == question
+
+        # The group's two questions are its limit: its third waits, told so under it.
+        third = await asked_anonymously(fake, mention(fake, "weekday ranges"))
+        assert third["text"].startswith("You are asking faster than I can answer")
+        assert third["reply_to_message"]["text"].endswith("weekday ranges")
+
+
+async def test_a_question_in_another_topic_neither_answers_nor_replaces_a_plan(
+    fake_telegram: FakeBotAPI, db_url: str
+) -> None:
+    """Alice asked "which weekday is best?" in topic 77 and was asked back; her question in
+    topic 88 was taken as her reply to it (the model read "The person answered: weekday
+    ranges in 2024"), and a plan waiting in topic 77 was said replaced by it. Each topic is
+    a conversation of its own, as its history is."""
+    fake = fake_telegram
+    async with barb_bot(fake, db_url, model=best_by_what) as svc:
+        requests = svc.assistant.provider.requests  # type: ignore[attr-defined]
+
+        async def in_topic(thread_id: int, said: str) -> dict[str, Any]:
+            return await ask_and_get_plan(
+                fake, GROUP, ALICE, mention(fake, said), chat_type="supergroup", thread_id=thread_id
+            )
+
+        asked = await in_topic(77, "which weekday is best?")
+        assert asked["text"] == "Best by what?"
+        plan = await in_topic(88, "weekday ranges in 2024")
+        assert plan["text"].startswith("Weekday ranges.") and plan["message_thread_id"] == 88
+        assert requests[-1].messages[-1].text.endswith("weekday ranges in 2024")
+        assert keyboard_data(fake.message(GROUP, asked["message_id"])) == keyboard_data(asked)
+
+        # Her reply in topic 77 answers its question there; topic 88's plan stays as it was.
+        answered = await in_topic(77, "Widest range")
+        assert answered["message_thread_id"] == 77 and len(keyboard_data(answered)) == 2
+        assert "Widest range" in requests[-1].messages[-1].tool_results[-1].content
+        assert fake.message(GROUP, plan["message_id"])["text"] == plan["text"]
+        await press(fake, GROUP, ALICE, plan, keyboard_data(plan)[0])
+        [photo] = await fake.wait_for("sendPhoto", chat_id=GROUP)
+        assert photo.params["message_thread_id"] == 88
+        assert "Answer:" in photo.result["caption"]

@@ -1,7 +1,8 @@
 """What the person sees when the model misbehaves, over both real wires: the real PTB
 Application against the fake Bot API, and the real OpenAI / Anthropic SDK against the fake
-model API. A malformed answer is asked for once more; a second one gets the same plain
-sentence as an unreachable model: never "Something broke", never a traceback."""
+model API. A malformed answer is asked for once more; a second one gets one plain sentence
+saying the model's answer could not be read (not "not reachable": it was reached): never
+"Something broke", never a traceback."""
 
 from __future__ import annotations
 
@@ -44,6 +45,7 @@ from bot.llm.sdk_provider import SDKProvider
 from bot.texts import t
 
 UNREACHABLE = t("llm_unavailable", "en")
+UNREADABLE = t("llm_bad_response", "en")
 FAULTS: dict[str, dict[str, Callable[[], Canned]]] = {
     "openai": {
         "null message": openai_null_message,
@@ -112,7 +114,7 @@ async def test_a_malformed_answer_is_retried_once_then_one_plain_sentence(
         assert await say(fake, "hello", 0) == "Hi! Ask me about the bars."
         assert len(model_api.requests_to(path)) == 2
 
-        assert await say(fake, "average range?", 1) == UNREACHABLE
+        assert await say(fake, "average range?", 1) == UNREADABLE != UNREACHABLE
         assert len(model_api.requests_to(path)) == 4  # once more, and no further
 
         # Nothing is stuck: the next question is answered as usual.
@@ -184,3 +186,52 @@ async def test_a_long_rate_limit_is_said_at_once_with_its_wait(
 
         assert await say(fake, "are you there?", 1) == "Still here."
         assert len(model_api.requests_to(path)) == 3
+
+
+def refused(api: str, status: int) -> Canned:
+    if api == "openai":
+        return openai_error(status, "no")
+    return anthropic_error(status, "no")
+
+
+REFUSALS = [
+    (api, status, key)
+    for api in ("openai", "anthropic")
+    for status, key in ((400, "llm_rejected"), (413, "llm_rejected"), (401, "llm_not_set_up"))
+]
+
+
+@pytest.mark.parametrize(
+    ("api", "status", "key"), REFUSALS, ids=[f"{a}: HTTP {s}" for a, s, _ in REFUSALS]
+)
+async def test_a_model_that_refuses_the_request_is_not_said_to_be_unreachable(
+    fake_telegram: FakeBotAPI,
+    db_url: str,
+    model_api: FakeAPIServer,
+    api: str,
+    status: int,
+    key: str,
+) -> None:
+    """The server answered and refused: a request it will not take (400, 413: a history
+    too long), or the key (401). The person read "not reachable right now; please try again
+    in a minute", and trying again changed nothing. Now: rephrase or /reset; tell the
+    operator. In the person's language."""
+    fake = fake_telegram
+    path = OPENAI_PATH if api == "openai" else ANTHROPIC_PATH
+    model_api.queue(path, refused(api, status), refused(api, status), answer(api, "Here."))
+    async with (
+        provider_for(api, model_api.url) as provider,
+        barb_bot(fake, db_url, provider=provider),
+    ):
+        said = await say(fake, "average range?", 0)
+        assert said == t(key, "en") != UNREACHABLE
+        assert len(model_api.requests_to(path)) == 1  # not retried: it would be refused again
+
+        fake.inject(
+            fake.message_update(
+                chat_id=ALICE, user_id=ALICE, text="средний диапазон?", language_code="ru"
+            )
+        )
+        sent = await fake.wait_for("sendMessage", 2, chat_id=ALICE)
+        assert sent[-1].result["text"] == t(key, "ru") != t("llm_unavailable", "ru")
+        assert await say(fake, "are you there?", 2) == "Here."

@@ -4,6 +4,9 @@ a real Redis, and the person receives the same chart and CSV as from the in-proc
 
 from __future__ import annotations
 
+import asyncio
+import datetime as dt
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -12,13 +15,19 @@ from bot_harness import ALICE, WEEKDAY_RANGE, ask_and_get_plan, barb_bot, keyboa
 from bot_process import BotProcess
 from fake_bot_api import FakeBotAPI
 from servers.celery_workers import WorkerProcess, barb_worker, worker_env
+from small_bars import small_bars
 
 from barb import execute
+from barb.data.store import DataMeta, data_path, read_meta, write_bars
 from barb.settings import EngineSettings
 from bot.pool.celery_runner import CeleryRunner
 from bot.pool.choice import make_runner
 from bot.pool.runner import ProcessRunner
 from bot.settings import BotSettings
+from bot.texts import t
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "data"))
+import bar_files as bf
 
 
 @pytest.fixture
@@ -92,3 +101,55 @@ async def test_barb_bot_with_the_queue_url_sends_its_queries_to_the_workers(
     assert answer["text"].splitlines()[0] == f"number of days = {count:,}"
     # The worker computed it (the bot runs in an empty directory, without the data).
     assert "Task barb.query[" in nq_worker.log.read_text()
+
+
+async def test_a_file_sent_to_a_bot_whose_workers_hold_the_data_is_refused_with_the_command(
+    fake_telegram: FakeBotAPI, db_url: str, redis_url: str, tmp_path: Path
+) -> None:
+    """An admin's file of bars, with the queries on workers of other machines: it was
+    imported on the replica's own disk, which no worker reads; the admin read "imported"
+    and every answer after came from the workers' old bars. Now one sentence says so,
+    with the command to run on the workers' machines, and nothing is fetched or written;
+    the workers still serve what they served."""
+    fake = fake_telegram
+    worker_data = EngineSettings(data_dir=tmp_path / "worker")
+    minutes = small_bars()
+    served = DataMeta(
+        instrument="NQ",
+        timezone="America/New_York",
+        source="imported",
+        description="the workers' bars",
+        first_date=dt.date(2024, 3, 4),
+        last_date=dt.date(2024, 3, 15),
+        rows=len(minutes),
+    )
+    write_bars(minutes, served, data_path("NQ", worker_data))
+    env = worker_env(redis_url, worker_data.data_dir, timeout_s=20)
+    worker = barb_worker(env, tmp_path / "worker.log", "NQ")
+    bot_data = EngineSettings(data_dir=tmp_path / "bot")  # the replica's own, empty
+    runner = CeleryRunner(redis_url, timeout_s=20)
+    try:
+        async with barb_bot(fake, db_url, runner=runner, engine_settings=bot_data, admins={ALICE}):
+            while runner.data_meta("NQ") is None:
+                await asyncio.sleep(0.05)
+            fake.inject(
+                fake.document_update(
+                    chat_id=ALICE,
+                    user_id=ALICE,
+                    # A week after the workers' two: a file the importer takes.
+                    content=bf.plain_csv(tmp_path / "x.csv", bf.week_of_bars()).read_bytes(),
+                    file_name="nq `march`.csv",
+                    caption="NQ --timezone America/New_York",
+                )
+            )
+            [reply] = await fake.wait_for("sendMessage", chat_id=ALICE)
+            command = "barb data import 'nq march.csv' -i NQ --timezone America/New_York"
+            said = t("upload_on_workers", "en", symbol="NQ", command=command)
+            assert reply.result["text"] == said.replace("`", "")
+            assert "<code>barb data import " in reply.params["text"]  # shown as code
+            assert not fake.calls("getFile")
+            assert not bot_data.data_dir.exists()  # nothing staged, nothing imported
+            assert runner.data_meta("NQ") == read_meta(data_path("NQ", worker_data))
+            assert read_meta(data_path("NQ", worker_data)).description == "the workers' bars"
+    finally:
+        worker.stop()

@@ -11,6 +11,7 @@ import contextlib
 from collections.abc import AsyncIterator
 from pathlib import Path
 
+import pandas as pd
 import pytest
 from fake_bot_api import FakeBotAPI
 from scale_cluster import (
@@ -27,6 +28,8 @@ from scale_cluster import (
 )
 from servers.postgres import PostgresServer, running_postgres
 
+from barb.data.store import read_meta
+from barb.i18n import day
 from barb.settings import EngineSettings
 from bot.texts import t
 
@@ -187,6 +190,37 @@ async def test_a_replica_killed_mid_send_its_chats_are_finished_by_the_other(
         c for c in victim_chats if survivor in cluster.owners[c] | cluster.senders.get(c, set())
     }
     assert victim_chats - on_the_wire <= taken_over
+
+
+async def test_a_recent_period_counts_from_the_workers_data_not_from_today(
+    cluster: Cluster,
+) -> None:
+    """The replicas hold no data (only the workers' machines do, as deployed): /start names
+    the workers' data, and "the last 3 days" is shown and run as the sample's last three
+    trading days, which the workers say they serve. Before, /start said "data ? — ?" and
+    the plan counted the days from today while the workers ran another span."""
+    fake = cluster.fake
+    [chat] = CHATS[:1]
+    ask(fake, chat, "/start")  # it says the workers' data too (before: "data ? — ?")
+    meta = read_meta(cluster.data_dir / "NQ.parquet")
+    await cluster.wait_until(lambda: texts(fake, chat), "the welcome")
+    assert (
+        f"data {day(meta.first_date, 'en')} — {day(meta.last_date, 'en')}" in texts(fake, chat)[0]
+    )
+    ask(fake, chat, f"{tag(chat)} recent average range?")
+    await cluster.wait_until(lambda: plans(fake, chat), "the plan")
+    [plan] = plans(fake, chat)
+    bars = pd.read_parquet(cluster.data_dir / "NQ.parquet", columns=["trading_date"])
+    first, *_, last = sorted(bars["trading_date"].unique())[-3:]
+    span = f"{pd.Timestamp(first):%Y-%m-%d} — {pd.Timestamp(last):%Y-%m-%d}"
+    assert f"Period: {span}" in plan["text"], plan["text"]
+    press_run(fake, chat, plan)
+    await cluster.wait_until(lambda: charts(fake, chat), "the answer")
+    # The plan ran the dates it showed (its stored query).
+    [done] = await cluster.rows(
+        "SELECT payload::text AS payload FROM pending_actions WHERE chat_id = $1", chat
+    )
+    assert f'"period": "{span.replace(" — ", ":")}"' in done["payload"], done["payload"]
 
 
 async def answered(cluster: Cluster, chat: int, number: int) -> None:
