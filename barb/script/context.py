@@ -271,6 +271,8 @@ class RowGroups:
     def reduce(self, values: pd.Series, how: str, **kwargs: Any) -> Any:
         """``values.<how>(**kwargs)`` over all rows, or per group."""
         if self.codes is None:
+            if how == "median" and not values.notna().any():
+                return np.nan  # numpy's nanmedian warns "Mean of empty slice" for the same
             return getattr(values, how)(**kwargs)
         keep, codes = self._kept
         if how in ("sum", "mean", "count") and values.dtype.kind in "iufb":

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from script_frames import make_context, make_daily
 
@@ -118,6 +118,9 @@ trees = st.recursive(leaves, branches, max_leaves=12)
 
 @SETTINGS
 @given(trees)
+# The median of a column with no known value (ADX over bars too few to start it) is NaN, not
+# numpy's "Mean of empty slice" warning, which the suite's warnings-as-errors made a failure.
+@example(ast.Call("median", (ast.Call("adx", ()),)))
 def test_random_trees(tree: ast.Expr) -> None:
     text = tree.to_text()
     try:
