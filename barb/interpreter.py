@@ -305,7 +305,12 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
     shift = None
     if plan.then is None and output.kept is not None:
         shift = partial(
-            holiday_shift, plan.first, ctx, output.kept, even=frozenset(output.even_columns)
+            holiday_shift,
+            plan.first,
+            ctx,
+            output.kept,
+            even=frozenset(output.even_columns),
+            shown=output.aggregates,
         )
     warnings += holiday_caveat(plan, output.kept_dates, shift)
     if plan.then is None:  # else said of the rows the then stage lists

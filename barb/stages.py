@@ -626,6 +626,7 @@ def _answer(
             limit_tie=limit_tie,
             few_groups=even.few,
             begun_groups=_begun_keys(begun, answers),
+            aggregates=columns,
         )
     if shape in SINGLE_ROW:
         ctx.step = prefix + "select"
@@ -649,7 +650,12 @@ def _answer(
             summary = Summary(type="dict", values=values, samples=samples)
         # Built when read (for the CSV and the chart), not for the number.
         rows = partial(shown_rows, frame, ctx.timeframe, hide)
-        return StageOutput(summary, source_rows=rows, warnings=warnings)
+        return StageOutput(
+            summary,
+            source_rows=rows,
+            warnings=warnings,
+            aggregates={name: answer.value for name, answer in answers.items()},
+        )
 
     history, unsorted, limit_tie = None, None, None
     # The columns a table lists, told of the rows the data's start leaves empty (a first

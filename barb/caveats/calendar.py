@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -80,6 +81,7 @@ def holiday_shift(
     closed: np.ndarray,
     *,
     even: frozenset[str] = frozenset(),
+    shown: Mapping[str, Any] | None = None,
 ) -> HolidayShift | None:
     """How the shown values move when the rows of the holiday sessions ``closed`` are left
     out: each selected aggregate (not count(), which falls by the rows left out) over the
@@ -95,7 +97,12 @@ def holiday_shift(
     holiday half days; without them Friday is (1.809), Monday 1.836 (+2.5 %, p47c D). A
     column whose groups are within noise of each other (``even``, said so already) has no
     highest or lowest worth naming: ES's 2025 range by weekday, Wed 74.23 or Thu 75.32. None
-    when no value can be compared (a listing)."""
+    when no value can be compared (a listing).
+
+    ``shown``: the stage's own values over ``kept``, by name (``StageOutput.aggregates``),
+    taken as the values with the holidays rather than evaluated again; an item it lacks is
+    evaluated. Without a holiday row among ``kept`` nothing moves, and nothing is evaluated
+    without them either."""
     if stage.shape != "grouped" and stage.shape not in SINGLE_ROW:
         return None
     if "trading_date" not in kept.columns:
@@ -111,23 +118,43 @@ def holiday_shift(
         return None  # an expression of aggregates: not weighed here
     by = [name for name, _ in stage.group_keys] or None
     quiet = {"warnings": [], "row_warnings": [], "period": None}
-    before = dataclasses.replace(ctx, frame=kept.reset_index(drop=True), **quiet)
-    after = dataclasses.replace(ctx, frame=take_rows(kept, ~drop).reset_index(drop=True), **quiet)
+    # Read in place: the stage's rows carry a fresh RangeIndex (``take_rows``) already.
+    plain = isinstance(kept.index, pd.RangeIndex) and kept.index.equals(pd.RangeIndex(len(kept)))
+    before = dataclasses.replace(ctx, frame=kept if plain else kept.reset_index(drop=True), **quiet)
+    after = dataclasses.replace(ctx, frame=take_rows(kept, ~drop), **quiet) if drop.any() else None
+    shown = shown or {}
     most, ends = 0.0, []
     try:
         for name, expr in ((item.name, item.expr) for item in picked):
-            was = pd.Series(evaluate_aggregate(expr, before, by))
-            now = pd.Series(evaluate_aggregate(expr, after, by)).reindex(was.index)
-            was, now = pd.to_numeric(was, errors="coerce"), pd.to_numeric(now, errors="coerce")
-            size = np.maximum(was.abs(), _size(expr, before, by, was.index))
-            shown = was.notna() & (size != 0)
-            moved = ((now[shown] - was[shown]) / size[shown]).abs().fillna(1.0)
+            value = shown[name] if name in shown else evaluate_aggregate(expr, before, by)
+            was_values = pd.Series(value)
+            index = was_values.index
+            was = _numbers(was_values)
+            now = (
+                was
+                if after is None
+                else _numbers(pd.Series(evaluate_aggregate(expr, after, by)).reindex(index))
+            )
+            size = np.maximum(np.abs(was), _size(expr, before, by, index).to_numpy())
+            held = ~np.isnan(was) & (size != 0)
+            with np.errstate(invalid="ignore"):  # inf - inf: NaN, as a group they made
+                moved = np.abs((now[held] - was[held]) / size[held])
+            moved[np.isnan(moved)] = 1.0  # a group only the holidays made
             most = max(most, float(moved.max()) if len(moved) else 0.0)
             if by is not None and name not in even:
-                ends += _moved_ends(name, was, now, size)
+                ends += _moved_ends(name, index, was, now, size)
     except BarbError:
         return None
     return HolidayShift(most, ends)
+
+
+def _numbers(values: pd.Series) -> np.ndarray:
+    """A statistic's values as numbers, NaN where none: a yes/no statistic's as 0 and 1
+    (max(close > open) by weekday had failed the query: booleans cannot be subtracted)."""
+    numbers = pd.to_numeric(values, errors="coerce")
+    if numbers.dtype.kind == "b" or isinstance(numbers.dtype, pd.api.extensions.ExtensionDtype):
+        return numbers.to_numpy(dtype=float, na_value=np.nan)
+    return numbers.to_numpy()
 
 
 def _size(expr: ast.Expr, ctx: EvalContext, by: list[str] | None, index: pd.Index) -> pd.Series:
@@ -145,31 +172,33 @@ def _size(expr: ast.Expr, ctx: EvalContext, by: list[str] | None, index: pd.Inde
     return pd.to_numeric(value, errors="coerce").fillna(0.0)
 
 
-def _moved_ends(name: str, was: pd.Series, now: pd.Series, size: pd.Series) -> list[str]:
+def _moved_ends(
+    name: str, index: pd.Index, was: np.ndarray, now: np.ndarray, size: np.ndarray
+) -> list[str]:
     """ "range_pct's lowest is 'Fri' 1.809 without them, not 'Mon' 1.79" for each end of
-    ``name``'s groups (``was``) that another group takes without the holiday rows (``now``),
-    among the groups with a value both ways, when the holidays moved the displaced group by
-    ``RANK_SHIFT`` or more of its size (``size``): ranks swapped by a hair between
-    near-equal groups are noise (NQ's ETH range 2020-2025, Wed 396.2 then Fri 397.4), ES's
-    Monday volume moved +3.5 % (lowest 8.949e+05, then Friday's 9.263e+05) by its holiday
-    sessions."""
-    both = was.notna() & now.notna()
+    ``name``'s groups (``index``, values ``was``) that another group takes without the
+    holiday rows (``now``), among the groups with a value both ways, when the holidays moved
+    the displaced group by ``RANK_SHIFT`` or more of its size (``size``): ranks swapped by a
+    hair between near-equal groups are noise (NQ's ETH range 2020-2025, Wed 396.2 then Fri
+    397.4), ES's Monday volume moved +3.5 % (lowest 8.949e+05, then Friday's 9.263e+05) by
+    its holiday sessions."""
+    both = ~np.isnan(was) & ~np.isnan(now)
     if int(both.sum()) < 2:
         return []
-    index = was.index[both]
+    index, was, now, size = index[both], was[both], now[both], size[both]
     said = []
     for side, pick in (("highest", np.argmax), ("lowest", np.argmin)):
-        before, after = int(pick(was[both].to_numpy())), int(pick(now[both].to_numpy()))
-        if before == after or was[both].iloc[after] == was[both].iloc[before]:
+        before, after = int(pick(was)), int(pick(now))
+        if before == after or was[after] == was[before]:
             continue  # the same group, or a tie it only broke
-        old, new = float(was[both].iloc[before]), float(now[both].iloc[before])
-        scale = float(size[both].iloc[before])  # its size, as ``holiday_shift`` weighs it
+        old, new = float(was[before]), float(now[before])
+        scale = float(size[before])  # its size, as ``holiday_shift`` weighs it
         if scale == 0 or abs(new - old) / scale < RANK_SHIFT:
             continue
         said.append(
             f"{name}'s {side} is {group_name(index, after, text_alone=True)} "
-            f"{float(now[both].iloc[after]):.4g} without them, not "
-            f"{group_name(index, before, text_alone=True)} {float(was[both].iloc[before]):.4g}"
+            f"{float(now[after]):.4g} without them, not "
+            f"{group_name(index, before, text_alone=True)} {float(was[before]):.4g}"
         )
     return said
 

@@ -1041,6 +1041,36 @@ def test_holiday_sessions_that_change_which_weekday_is_lowest_are_said(sample_se
     assert not [w for w in ranges.metadata.warnings if "range_pct's lowest is" in w]
 
 
+def test_a_yes_no_statistic_by_weekday_is_answered(sample_settings) -> None:
+    """max(close > open) by weekday over NQ's daily RTH bars failed the query ("Internal
+    error"): weighing the holiday sessions subtracted its booleans. It answers now, each
+    weekday's any-day-up and every-day-up as the sample's own RTH days (pandas) give them,
+    with or without a where on one weekday."""
+    from rth_bars import sample_rth_days
+
+    days = sample_rth_days(sample_settings, "NQ")
+    days = days[(days.index >= "2015-01-01") & (days.index <= "2025-12-31")]
+    up = days["close"] > days["open"]
+    names = dict(enumerate(["Mon", "Tue", "Wed", "Thu", "Fri"]))
+    weekday = pd.Series(pd.DatetimeIndex(days.index).dayofweek, index=days.index).map(names)
+    base = {"session": "RTH", "from": "daily", "period": "2015:2025"}
+    select = ["max(close > open) as any_up", "min(close > open) as all_up"]
+    grouped = rows(
+        {**base, "map": {"weekday": "dayname()"}, "group_by": "weekday", "select": select},
+        sample_settings,
+        "NQ",
+    )
+    table = grouped.table.set_index("weekday")
+    for name in names.values():
+        assert bool(table.loc[name, "any_up"]) == bool(up[weekday == name].any())
+        assert bool(table.loc[name, "all_up"]) == bool(up[weekday == name].all())
+    mondays = rows({**base, "where": "dayname() == 'Mon'", "select": select}, sample_settings, "NQ")
+    assert mondays.summary.values == {
+        "any_up": bool(up[weekday == "Mon"].any()),
+        "all_up": bool(up[weekday == "Mon"].all()),
+    }
+
+
 def test_a_crude_holiday_note_says_the_ranking_it_is_there_for(sample_settings) -> None:
     """r47c bug 4: CL's RTH volume by weekday in 2020 reads Monday lowest, Thursday without
     its US holiday sessions, every value moving under 5 %: the note is there for that
