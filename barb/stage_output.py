@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 import pandas as pd
@@ -20,6 +20,9 @@ import pandas as pd
 from barb.planning import StagePlan
 from barb.result import Baseline, LimitTie, RowsBuilder, Summary
 from barb.script.ast import Call
+
+if TYPE_CHECKING:
+    from barb.script.evaluator import SelectValue
 
 # The shapes of a single-row answer.
 SINGLE_ROW = ("scalar", "dict")
@@ -99,10 +102,10 @@ class StageOutput:
     # A single row's means under a where, each over all the period's rows too
     # (``barb.caveats.setup_noise``), by name: a chart draws them beside the answer.
     baselines: dict[str, Baseline] = field(default_factory=dict)
-    # Each select item's value over the rows kept, by name, as ``evaluate_aggregate`` gives
-    # it (a Series per group, or a scalar): what a caveat weighs a change against without
+    # Each select item's value over the rows kept, by name, with the arguments its
+    # statistics read (``evaluate_select``): what a caveat weighs a change against without
     # evaluating it again (``barb.caveats.calendar.holiday_shift``). Empty for a listing.
-    aggregates: dict[str, Any] = field(default_factory=dict)
+    aggregates: dict[str, SelectValue] = field(default_factory=dict)
 
     def kept_dates(self) -> np.ndarray | None:
         """The trading dates of the rows kept (bars with a trading_date column), else None;

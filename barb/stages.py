@@ -626,7 +626,7 @@ def _answer(
             limit_tie=limit_tie,
             few_groups=even.few,
             begun_groups=_begun_keys(begun, answers),
-            aggregates=columns,
+            aggregates=answers,
         )
     if shape in SINGLE_ROW:
         ctx.step = prefix + "select"
@@ -654,7 +654,7 @@ def _answer(
             summary,
             source_rows=rows,
             warnings=warnings,
-            aggregates={name: answer.value for name, answer in answers.items()},
+            aggregates=answers,
         )
 
     history, unsorted, limit_tie = None, None, None

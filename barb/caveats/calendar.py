@@ -11,7 +11,6 @@ import dataclasses
 import functools
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -31,7 +30,7 @@ from barb.planning import Plan, StagePlan
 from barb.script import ast
 from barb.script.calendar_functions import UNITS
 from barb.script.context import EvalContext
-from barb.script.evaluator import evaluate, evaluate_aggregate
+from barb.script.evaluator import SelectValue, evaluate, evaluate_aggregate, evaluate_select
 from barb.script.library import is_aggregate_call
 from barb.short_days import close_clock, day_edges, short_days, window_edges
 from barb.stage_output import SINGLE_ROW, counted_columns
@@ -81,7 +80,7 @@ def holiday_shift(
     closed: np.ndarray,
     *,
     even: frozenset[str] = frozenset(),
-    shown: Mapping[str, Any] | None = None,
+    shown: Mapping[str, SelectValue] | None = None,
 ) -> HolidayShift | None:
     """How the shown values move when the rows of the holiday sessions ``closed`` are left
     out: each selected aggregate (not count(), which falls by the rows left out) over the
@@ -126,8 +125,8 @@ def holiday_shift(
     most, ends = 0.0, []
     try:
         for name, expr in ((item.name, item.expr) for item in picked):
-            value = shown[name] if name in shown else evaluate_aggregate(expr, before, by)
-            was_values = pd.Series(value)
+            answer = shown.get(name) or evaluate_select(expr, before, by)
+            was_values = pd.Series(answer.value)
             index = was_values.index
             was = _numbers(was_values)
             now = (
@@ -135,7 +134,10 @@ def holiday_shift(
                 if after is None
                 else _numbers(pd.Series(evaluate_aggregate(expr, after, by)).reindex(index))
             )
-            size = np.maximum(np.abs(was), _size(expr, before, by, index).to_numpy())
+            if _unsigned(expr, answer):  # its values are their own sizes
+                size = np.abs(was)
+            else:
+                size = np.maximum(np.abs(was), _size(expr, before, by, index).to_numpy())
             held = ~np.isnan(was) & (size != 0)
             with np.errstate(invalid="ignore"):  # inf - inf: NaN, as a group they made
                 moved = np.abs((now[held] - was[held]) / size[held])
@@ -155,6 +157,20 @@ def _numbers(values: pd.Series) -> np.ndarray:
     if numbers.dtype.kind == "b" or isinstance(numbers.dtype, pd.api.extensions.ExtensionDtype):
         return numbers.to_numpy(dtype=float, na_value=np.nan)
     return numbers.to_numpy()
+
+
+def _unsigned(expr: ast.Expr, answer: SelectValue) -> bool:
+    """Whether a mean, median or sum read no negative value (a range, a volume): the same
+    statistic of its values' sizes is itself then, and ``_size`` need not evaluate it."""
+    if not (isinstance(expr, ast.Call) and expr.name.lower() in _SIZED and len(expr.args) == 1):
+        return False
+    sampled = answer.samples.get(expr)
+    if sampled is None or len(sampled) != 1:
+        return False
+    values = sampled[0]
+    if not isinstance(values, pd.Series | np.ndarray) or not isinstance(values.dtype, np.dtype):
+        return False
+    return values.dtype.kind in "iuf" and not bool((np.asarray(values) < 0).any())
 
 
 def _size(expr: ast.Expr, ctx: EvalContext, by: list[str] | None, index: pd.Index) -> pd.Series:
