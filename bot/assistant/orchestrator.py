@@ -576,7 +576,10 @@ class Assistant:
         question back (a clarification's reply, to be pressed again). ``blank``: what an
         answer with no words says (``_blank_reply``)."""
         proofs = proofs if proofs is not None else []
-        instrument = load_instrument(chat.instrument, self.engine_settings)
+        # The question's instrument, not the chat's now: after /instrument ES between an NQ
+        # plan and its Run, the model read NQ's result told "Current instrument: ES" (ES's
+        # sessions and point value, for dollars per contract of NQ's points).
+        instrument = load_instrument(state.instrument or chat.instrument, self.engine_settings)
         meta = self.data_meta(instrument)
         # Read once per turn: earlier questions, preferences and the last data shown do not
         # change while this question runs (a preference saved now counts from the next one).
