@@ -544,6 +544,15 @@ class Assistant:
         state = paused.state
         note = self.prompts.loop_text("declined")
         results = self._close_remaining(state, paused.call_index, paused.results, note)
+        # Each query the plan showed goes with its note, as it would have run (instrument
+        # included): the next question ("and for ES?", typed instead of Run) reads it.
+        closed = len(paused.results)
+        results[closed:] = [
+            result.model_copy(update={"content": f"{note} {_planned_text(state.planned[id_])}"})
+            if (id_ := result.call_id) in state.planned
+            else result
+            for result in results[closed:]
+        ]
         state.messages.append(Message.tool(*results))
         await self._save(state)
 
@@ -1135,8 +1144,9 @@ class Assistant:
                 ),
                 None,
             )
-            if asked is not None and answered is not None:
-                history += [asked, Message.assistant(answered.text)]
+            said = answered.text if answered is not None else _unanswered(messages)
+            if asked is not None and said:
+                history += [asked, Message.assistant(said)]
         return history
 
     async def _save(self, state: LoopState) -> None:
@@ -1269,6 +1279,30 @@ def shown_queries(data: dict[str, Any]) -> list[dict[str, Any]]:
 PREVIOUS_DATA_CHARS = 2400
 #: Marks another member's question in a group's history.
 OTHER_MEMBER = "[asked by another member of the group]"
+
+
+def _planned_text(query: dict[str, Any]) -> str:
+    return f"The plan's query: {json.dumps(query, ensure_ascii=False)}"
+
+
+def _unanswered(messages: list[Message]) -> str | None:
+    """What the history says for a question that ended without an answer in words: its
+    plan or clarifying question, with what became of it. "average RTH range by weekday?",
+    its plan shown, then "and for ES?" typed instead of Run: the model was sent "and for
+    ES?" alone, the earlier question dropped for having no answer. None if it called no
+    tool (nothing to say)."""
+    calling = next((m for m in reversed(messages) if m.role == "assistant" and m.tool_calls), None)
+    if calling is None:
+        return None
+    results = {r.call_id: r.content for m in messages for r in m.tool_results}
+    parts = [calling.text.strip()] if calling.text and calling.text.strip() else []
+    for call in calling.tool_calls:
+        outcome = results.get(call.id, "No answer came.")
+        if call.name == "ask_user_clarification":
+            parts.append(f"[Asked the person: {call.arguments.get('question_text', '')}] {outcome}")
+        else:
+            parts.append(f"[{call.name}: {outcome}]")
+    return "\n".join(parts)
 
 
 def previous_data(data: dict[str, Any]) -> str:

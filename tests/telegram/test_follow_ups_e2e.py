@@ -228,3 +228,35 @@ async def test_in_a_group_each_members_follow_up_follows_their_own_question(
             True,
             False,
         ]
+
+
+async def test_a_follow_up_typed_instead_of_run_reads_the_plan_it_replaces(
+    fake_telegram: FakeBotAPI, db_url: str, sample_settings
+) -> None:
+    """The weekday plan shown, then "а для ES?" typed instead of Run: the model was sent
+    "а для ES?" alone (the earlier question had no answer in words, so the history dropped
+    it). Now it reads the question, the plan's words and its query, and that it never ran."""
+    fake = fake_telegram
+    provider = ScriptedProvider(
+        [
+            turn("Weekday ranges.", tool_call("execute_query", query=WEEKDAY_RANGE)),
+            turn(
+                "Now on ES.",
+                tool_call("execute_query", query={**WEEKDAY_RANGE, "instrument": "ES"}),
+            ),
+        ]
+    )
+    async with barb_bot(fake, db_url, provider=provider):
+        first = await ask_and_get_plan(fake, ALICE, ALICE, "средний RTH диапазон по дням недели?")
+        assert len(keyboard_data(first)) == 2
+        second = await ask_and_get_plan(fake, ALICE, ALICE, "а для ES?")
+        assert len(keyboard_data(second)) == 2
+        request = provider.requests[-1]
+        [asked, planned, now] = request.messages
+        assert asked.text == "средний RTH диапазон по дням недели?"
+        assert planned.role == "assistant" and planned.text.startswith("Weekday ranges.\n")
+        assert "the query was not run" in planned.text
+        query = json.loads(planned.text.split("The plan's query: ", 1)[1].removesuffix("]"))
+        assert query == {"instrument": "NQ", **WEEKDAY_RANGE}
+        assert now.text == "а для ES?"
+        assert "Previous data shown" not in request.system  # nothing ran
