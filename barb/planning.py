@@ -1008,7 +1008,8 @@ def _session_hours_differ(
     warnings = []
     for joined in instruments:
         theirs = joined.dataset.instrument.session(joined.session)
-        if joined.join.session is not None:  # the session asked for: said, not warned of
+        # Another session asked for: said, not warned of (the same name is read as usual).
+        if joined.join.session is not None and joined.session != session:
             warnings.append(
                 f"{joined.dataset.instrument.symbol}'s bars are its {joined.session} "
                 f"({theirs.hours}), matched to {dataset.instrument.symbol}'s {session} "

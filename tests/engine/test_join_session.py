@@ -113,3 +113,15 @@ def test_a_join_session_the_instrument_lacks_is_the_join_s_error(markets) -> Non
     query = {"session": "RTH", "from": "daily", "join": {"instrument": "CL", "session": "CASH"}}
     error = execute({**query, "select": "count()"}, "NQ", settings=settings).to_dict()
     assert error["error_type"] == "UnknownSession" and error["step"] == "join"
+
+
+def test_a_join_naming_the_query_s_own_session_reads_as_a_plain_join(markets) -> None:
+    """{"instrument": "CL", "session": "RTH"} under RTH is the plain join: not said to be
+    "a different session", and warned of CL's other RTH hours as a plain join is."""
+    settings, _ = markets
+    query = {"session": "RTH", "from": "daily", "select": "mean(cl_close)"}
+    plain = ask({**query, "join": {"instrument": "CL"}}, settings, "NQ")
+    named = ask({**query, "join": {"instrument": "CL", "session": "rth"}}, settings, "NQ")
+    assert named.summary.value == plain.summary.value
+    assert named.metadata.warnings == plain.metadata.warnings
+    assert "RTH is 09:30-17:00 for NQ but 09:00-14:30 for CL" in " ".join(named.metadata.warnings)
