@@ -994,8 +994,9 @@ def _own_joined_session(other: Dataset, session: str, tf: str) -> str:
     try:
         return session_name(other, session)
     except (UnknownSession, InvalidSession) as exc:
-        exc.step = "join"  # the join's session, not the query's
-        raise
+        # A new error naming the join's step: the instrument caches its resolution, errors
+        # too, so the one raised is shared with the next query's session (step "session").
+        raise type(exc)(exc.message, step="join", hint=exc.hint, details=exc.details) from exc
 
 
 def _session_hours_differ(
