@@ -937,7 +937,10 @@ def _bind_instruments(
             continue
         try:
             other = get_dataset(join.instrument, settings)
-            theirs = _joined_session(dataset, other, window or session)
+            if join.session is None:
+                theirs = _joined_session(dataset, other, window or session)
+            else:
+                theirs = _own_joined_session(other, join.session, query.timeframe or "daily")
             check_interval(other, timeframe(query.timeframe or "daily"))
             check_session_edges(other, theirs)
         except QueryError as exc:
@@ -975,6 +978,27 @@ def _joined_session(dataset: Dataset, other: Dataset, session: str) -> str:
         ) from exc
 
 
+def _own_joined_session(other: Dataset, session: str, tf: str) -> str:
+    """A session the join names for its instrument: daily and longer bars are matched on the
+    date (or week …), so another session's bars line up; intraday bars are matched on their
+    time, which another session's do not share."""
+    if timeframe(tf).intraday:
+        raise ArgumentError(
+            f"A join's own session needs daily or longer bars; {tf} bars are matched on their "
+            "time.",
+            step="join",
+            hint='Use "from": "daily" (e.g. CL\'s OVERNIGHT beside NQ\'s RTH day: "session": '
+            '"RTH", "join": {"instrument": "CL", "session": "OVERNIGHT"}), or drop the '
+            "join's session.",
+        )
+    try:
+        return session_name(other, session)
+    except (UnknownSession, InvalidSession) as exc:
+        # A new error naming the join's step: the instrument caches its resolution, errors
+        # too, so the one raised is shared with the next query's session (step "session").
+        raise type(exc)(exc.message, step="join", hint=exc.hint, details=exc.details) from exc
+
+
 def _session_hours_differ(
     dataset: Dataset, session: str, instruments: tuple[JoinedInstrument, ...]
 ) -> list[str]:
@@ -985,7 +1009,14 @@ def _session_hours_differ(
     warnings = []
     for joined in instruments:
         theirs = joined.dataset.instrument.session(joined.session)
-        if theirs.hours != ours.hours:
+        # Another session asked for: said, not warned of (the same name is read as usual).
+        if joined.join.session is not None and joined.session != session:
+            warnings.append(
+                f"{joined.dataset.instrument.symbol}'s bars are its {joined.session} "
+                f"({theirs.hours}), matched to {dataset.instrument.symbol}'s {session} "
+                f"({ours.hours}) bars by date: a different session, as the join asked."
+            )
+        elif theirs.hours != ours.hours:
             warnings.append(
                 f"{session} is {ours.hours} for {dataset.instrument.symbol} but "
                 f"{theirs.hours} for {joined.dataset.instrument.symbol}: the joined bars "

@@ -150,8 +150,8 @@ def query_reference(
         "column named after the event (null where the calendar is unknown) and, on intraday "
         "bars, <event>_minutes from the release to the bar open. See get_events. "
         f"{_joined_bars_text(instrument, settings)} (matched on the bar's time, weekly+ on its "
-        f"week/month…; unmatched bars are dropped). {_joined_session_text(instrument)} A list "
-        "joins several.",
+        f"week/month…; unmatched bars are dropped). "
+        f"{_joined_session_text(instrument, settings)} A list joins several.",
         '- map: {"name": "expression"} — new columns; later ones may use earlier ones.',
         "- where: a condition keeping rows; a group with no matching row does not appear (a "
         "year with none is missing, not 0): count(cond) without where keeps every group.",
@@ -309,20 +309,55 @@ def _main_hours(instrument: Instrument) -> str:
     return instrument.sessions[instrument.default_session].hours
 
 
-def _joined_session_text(instrument: Instrument | None) -> str:
-    """How a join reads the query's session on the other instrument, in this one's hours."""
+def _joined_session_text(instrument: Instrument | None, settings: EngineSettings | None) -> str:
+    """How a join reads the query's session on the other instrument, with the others' hours
+    where they differ from this one's: an NQ chat planned "NQ's RTH beside CL's RTH" without
+    knowing CL's RTH is 09:00-14:30 until the run warned of it."""
     if instrument is None:
         return (
             "A session NAME is read with each instrument's own hours; a window session "
             "('HH:MM-HH:MM') gives both the same clock hours."
         )
+    settings = settings or default_settings()
     name = instrument.default_session
     hours = instrument.sessions[name].hours
+    others = [
+        _other_hours(instrument, load_instrument(symbol, settings))
+        for symbol in available_instruments(settings)
+        if symbol != instrument.symbol
+    ]
+    # The own-session example on an instrument of other hours, where one is configured.
+    example = next((o.split(":")[0] for o in others if "same hours" not in o), "CL")
+    night = "OVERNIGHT" if "OVERNIGHT" in instrument.sessions else name
     return (
         f"A session NAME is read with each instrument's own hours ({name} is {hours} for "
-        f"{instrument.symbol}, maybe not for another); a window session ('{hours}') gives "
-        "both the same clock hours."
+        f"{instrument.symbol}{''.join('; ' + o for o in others)}); a window session "
+        f'(\'{hours}\') gives both the same clock hours. Daily+: {{"instrument": "{example}", '
+        f'"session": "{night}"}} reads {example} in that session, by date ({example}\'s night '
+        f"beside {instrument.symbol}'s {name} day)."
     )
+
+
+def _other_hours(asking: Instrument, other: Instrument) -> str:
+    """Another instrument's main sessions (the day's parts: those under its full day) as a
+    join reads them, where they are not the asking one's, and the names it lacks: 'CL:
+    OVERNIGHT 18:00-09:00, RTH 09:00-14:30…; no CASH, CASH_CLOSE'. The parts of those
+    (RTH_OPEN, MORNING) follow them, and are left to the instrument's own block."""
+    full_days = {key for key, spec in other.sessions.items() if spec.parent is None}
+    differ = [
+        f"{key} {spec.hours}"
+        for key, spec in other.sessions.items()
+        if spec.parent in full_days
+        and key in asking.sessions
+        and asking.sessions[key].hours != spec.hours
+    ]
+    missing = [key for key in asking.sessions if key not in other.sessions]
+    if not differ and not missing:
+        return f"{other.symbol}: the same hours"
+    parts = [", ".join(differ) + "…"] if differ else []
+    if missing:
+        parts.append("no " + ", ".join(missing))
+    return f"{other.symbol}: {'; '.join(parts)}"
 
 
 def indicators_reference(instrument: Instrument | None = None) -> str:

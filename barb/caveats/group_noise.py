@@ -294,6 +294,8 @@ class _Test:
     single_p: float | None = None
     # Groups of too few stretches left out of the test, said ("; left out, too few: …").
     left: str = ""
+    # Groups of one row, which Welch's test leaves out (no spread to weigh them by), named.
+    alone: str = ""
 
 
 def even_groups(
@@ -519,6 +521,13 @@ class _Groups:
             test = _share_test(self._scaled(sample.sums(), sample, counts), counts)
         else:
             test = _welch_anova(self.values, counts, sample.variances)
+            # A group of one row has no spread to weigh it by: Welch leaves it out, and the
+            # sentence says so ("across the 3 d groups (2 days each)" beside 4 listed).
+            single = np.flatnonzero((counts == 1) & np.isfinite(self.values))
+            if test is not None and len(single):
+                assert self.rows.index is not None
+                alone = listed_text([self.name(int(at)) for at in single])
+                test = replace(test, alone=alone)
         units = self.units
         if units is not None and self.blocks is not None:
             # A stretch's rows share its level: its mean (or median) is one value, and the
@@ -1594,6 +1603,9 @@ def _sizes_text(tested: Sequence[_Test], rows: str) -> str:
         left = "".join(t.left for t in blocked[:1])
         return f"{BLOCKS[blocked[0].blocks]} as one value: {count} each, of {days}{left}"
     text = f"{_rows(low, rows)} each" if low == high else f"{low:,}-{_rows(high, rows)} each"
+    alone = next((t.alone for t in tested if t.alone), "")
+    if alone:
+        text += f"; left out, one {rows[:-1] if rows.endswith('s') else rows} only: {alone}"
     overlapping = [t for t in tested if t.window]
     if not overlapping:
         return text

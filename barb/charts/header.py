@@ -152,9 +152,12 @@ def _sort_text(sort: str, words: Words) -> str:
 
 
 def _join_name(join: Any) -> str:
-    """An event join names its days (``fomc``), an instrument join its symbol (``ES``)."""
+    """An event join names its days (``fomc``), an instrument join its symbol (``ES``), with
+    the session it names of its own (``CL OVERNIGHT``: read beside NQ's RTH day, which the
+    header line names)."""
     if isinstance(join, dict):
-        return str(join.get("source") or join.get("instrument") or "")
+        name = str(join.get("source") or join.get("instrument") or "")
+        return f"{name} {join['session']}" if join.get("session") else name
     return str(join)
 
 

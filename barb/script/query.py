@@ -73,13 +73,18 @@ class JoinSpec(BaseModel):
     event days. ``{"instrument": "ES"}`` adds ES's bars of the same timeframe as ``es_open`` …
     ``es_volume``, matched on the bar's time (daily: its date; weekly and longer: its week,
     month, quarter or year): a session name read with ES's own hours, a time window with the
-    same clock hours.
+    same clock hours. On daily and longer bars ``session`` reads the joined instrument in a
+    session of its own: ``{"instrument": "CL", "session": "OVERNIGHT"}`` on NQ's RTH days
+    puts CL's night before each date beside NQ's day ("CL's overnight move vs NQ's RTH
+    move" had no query: the join read CL's RTH).
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     source: str | None = Field(default=None, min_length=1)
     instrument: str | None = Field(default=None, min_length=1)
+    # The joined instrument's own session (daily and longer bars only); None: the query's.
+    session: str | None = Field(default=None, min_length=1)
     # "only" keeps event days, "exclude" drops them; None only adds the columns.
     filter: Literal["only", "exclude"] | None = None
 
@@ -103,6 +108,8 @@ class JoinSpec(BaseModel):
             )
         if self.instrument is not None and self.filter is not None:
             raise ValueError("filter applies to event joins only")
+        if self.source is not None and self.session is not None:
+            raise ValueError("session applies to instrument joins only")
         return self
 
     @property
@@ -367,10 +374,10 @@ def _unknown_field(loc: tuple[int | str, ...]) -> tuple[str, str]:
     ) + f"{inside} takes: {', '.join(known)}."
     if inside == "then" and name == "then":
         hint = _THIRD_STAGE + THIRD_STAGE_EXAMPLE + f". {hint}"
-    if inside == "join" and name in ("session", "from", "period", "timeframe"):
+    if inside == "join" and name in ("from", "period", "timeframe"):
         hint = (
-            "A joined instrument's bars come in the query's own session and timeframe (a "
-            "session name read with its own hours, a window with the same clock hours); " + hint
+            "A joined instrument's bars come in the query's own timeframe and period (and its "
+            "session, unless the join names one for daily+ bars); " + hint
         )
     return f"Unknown field '{name}' in {inside}.", hint
 

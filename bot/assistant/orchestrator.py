@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import datetime as dt
 import functools
+import json
 import logging
 import math
 import uuid
@@ -69,7 +70,7 @@ from bot.llm.response_checks import check_response
 from bot.pool.jobs import CHECK_FAILED, QueryJob, QueryOutcome
 from bot.pool.runner import QueryRunner
 from bot.store.housekeeping import PLAN_LIFETIME
-from bot.store.records import Chat, NewMessage, PendingAction, new_question_id
+from bot.store.records import Chat, NewMessage, PendingAction, StoredMessage, new_question_id
 from bot.store.repository import Store
 from bot.texts import Language, language_for, t
 
@@ -543,6 +544,15 @@ class Assistant:
         state = paused.state
         note = self.prompts.loop_text("declined")
         results = self._close_remaining(state, paused.call_index, paused.results, note)
+        # Each query the plan showed goes with its note, as it would have run (instrument
+        # included): the next question ("and for ES?", typed instead of Run) reads it.
+        closed = len(paused.results)
+        results[closed:] = [
+            result.model_copy(update={"content": f"{note} {_planned_text(state.planned[id_])}"})
+            if (id_ := result.call_id) in state.planned
+            else result
+            for result in results[closed:]
+        ]
         state.messages.append(Message.tool(*results))
         await self._save(state)
 
@@ -576,12 +586,15 @@ class Assistant:
         question back (a clarification's reply, to be pressed again). ``blank``: what an
         answer with no words says (``_blank_reply``)."""
         proofs = proofs if proofs is not None else []
-        instrument = load_instrument(chat.instrument, self.engine_settings)
+        # The question's instrument, not the chat's now: after /instrument ES between an NQ
+        # plan and its Run, the model read NQ's result told "Current instrument: ES" (ES's
+        # sessions and point value, for dollars per contract of NQ's points).
+        instrument = load_instrument(state.instrument or chat.instrument, self.engine_settings)
         meta = self.data_meta(instrument)
         # Read once per turn: earlier questions, preferences and the last data shown do not
         # change while this question runs (a preference saved now counts from the next one).
         context = await self._context(chat, state)
-        history = await self._history(chat.id, state.asker.thread_id, state.question_id)
+        history = await self._history(state.asker, state.question_id)
         try:
             while True:
                 if state.model_calls >= self.settings.max_model_calls:
@@ -809,6 +822,8 @@ class Assistant:
             "query": query,
             "plan": plan,
             "summary_line": first_line,
+            # What the model read: the next question reads it again (``previous_data``).
+            "summary": outcome.summary_text,
             "rows": outcome.rows,
             "metadata": outcome.result.get("metadata", {}),
             "preview": outcome.preview,
@@ -1076,29 +1091,51 @@ class Assistant:
         preferences = await self.store.preferences.for_user(state.asker.user_id)
         if preferences:
             lines.append(self.prompts.preferences_block((p.kind, p.text) for p in preferences))
-        # This conversation's: in a forum group, the topic's (another topic's data is
-        # another conversation's "those").
-        last = await self.store.transcript.last_data(chat.id, thread_id=state.asker.thread_id)
+        last = await self._last_data(chat, state)
         if last is not None and last.data:
-            summary = f"{last.data.get('summary_line', '')}; query {last.data.get('query')}"
-            lines.append(self.prompts.loop_text("previous_data", summary=summary[:400]))
+            lines.append(self.prompts.loop_text("previous_data", summary=previous_data(last.data)))
         return lines
 
-    async def _history(self, chat_id: int, thread_id: int | None, current: str) -> list[Message]:
-        """Earlier questions of the conversation (the chat's, in forum topic ``thread_id``)
+    async def _last_data(self, chat: Chat, state: LoopState) -> StoredMessage | None:
+        """The data of the conversation's last question that ran a query: in a forum group,
+        the topic's (another topic's data is another conversation's "those"); in a group,
+        the asker's own last, else the conversation's. Alice's "and for ES?" was read with
+        the query of Bob's CL question asked in between, and ran Bob's on ES."""
+        asker = state.asker
+        if asker.chat_type in ("group", "supergroup"):
+            own = await self.store.transcript.last_data(
+                chat.id, thread_id=asker.thread_id, user_id=asker.user_id
+            )
+            if own is not None:
+                return own
+        return await self.store.transcript.last_data(chat.id, thread_id=asker.thread_id)
+
+    async def _history(self, asker: Asker, current: str) -> list[Message]:
+        """Earlier questions of the conversation (the chat's, in the asker's forum topic)
         as (question, final answer) pairs: no tool traffic, no rows."""
         rows = await self.store.transcript.recent(
-            chat_id, self.settings.history_turns + 1, thread_id=thread_id
+            asker.chat_id, self.settings.history_turns + 1, thread_id=asker.thread_id
         )
         by_question: dict[str, list[Message]] = {}
+        askers: dict[str, int | None] = {}
         for row in rows:
             if row.question_id != current:
                 by_question.setdefault(row.question_id, []).append(
                     Message.model_validate(row.payload)
                 )
+                if row.role == "user":
+                    askers.setdefault(row.question_id, row.user_id)
         history: list[Message] = []
-        for messages in list(by_question.values())[-self.settings.history_turns :]:
+        for question_id, messages in list(by_question.items())[-self.settings.history_turns :]:
             asked = next((m for m in messages if m.role == "user"), None)
+            # In a group, another member's question is marked as theirs: Alice's "and for
+            # ES?" read Bob's question, asked in between, as her last.
+            if (
+                asked is not None
+                and asker.chat_type in ("group", "supergroup")
+                and askers.get(question_id) != asker.user_id
+            ):
+                asked = Message.user(f"{OTHER_MEMBER} {asked.text or ''}")
             answered = next(
                 (
                     m
@@ -1107,8 +1144,9 @@ class Assistant:
                 ),
                 None,
             )
-            if asked is not None and answered is not None:
-                history += [asked, Message.assistant(answered.text)]
+            said = answered.text if answered is not None else _unanswered(messages)
+            if asked is not None and said:
+                history += [asked, Message.assistant(said)]
         return history
 
     async def _save(self, state: LoopState) -> None:
@@ -1124,7 +1162,10 @@ class Assistant:
                 # One row per tool message, which answers every call of the model's message:
                 # the last query's data (what the next question's context reads), with every
                 # query it ran, in order (what the Query button shows: NQ's and ES's).
-                queries = [{"query": d["query"], "plan": d["plan"]} for d in shown]
+                queries = [
+                    {"query": d["query"], "plan": d["plan"], "summary": d.get("summary")}
+                    for d in shown
+                ]
                 data = {**shown[-1], "queries": queries} if shown else None
             rows.append(
                 NewMessage(
@@ -1231,6 +1272,73 @@ def shown_queries(data: dict[str, Any]) -> list[dict[str, Any]]:
     if isinstance(listed, list):
         return [q for q in listed if isinstance(q, dict) and q.get("query")]
     return [{"query": data["query"], "plan": data.get("plan")}] if data.get("query") else []
+
+
+#: Characters of the summaries of the previous data the next question reads: a listing's
+#: first and last rows with its notes fit (about 1,200); a longer one is cut at a line.
+PREVIOUS_DATA_CHARS = 2400
+#: Marks another member's question in a group's history.
+OTHER_MEMBER = "[asked by another member of the group]"
+
+
+def _planned_text(query: dict[str, Any]) -> str:
+    return f"The plan's query: {json.dumps(query, ensure_ascii=False)}"
+
+
+def _unanswered(messages: list[Message]) -> str | None:
+    """What the history says for a question that ended without an answer in words: its
+    plan or clarifying question, with what became of it. "average RTH range by weekday?",
+    its plan shown, then "and for ES?" typed instead of Run: the model was sent "and for
+    ES?" alone, the earlier question dropped for having no answer. None if it called no
+    tool (nothing to say)."""
+    calling = next((m for m in reversed(messages) if m.role == "assistant" and m.tool_calls), None)
+    if calling is None:
+        return None
+    results = {r.call_id: r.content for m in messages for r in m.tool_results}
+    parts = [calling.text.strip()] if calling.text and calling.text.strip() else []
+    for call in calling.tool_calls:
+        outcome = results.get(call.id, "No answer came.")
+        if call.name == "ask_user_clarification":
+            parts.append(f"[Asked the person: {call.arguments.get('question_text', '')}] {outcome}")
+        else:
+            parts.append(f"[{call.name}: {outcome}]")
+    return "\n".join(parts)
+
+
+def previous_data(data: dict[str, Any]) -> str:
+    """The data a question showed, as the next question's model reads it: each query it
+    ran, whole and as JSON (as the model writes it), with the summary the model read of its
+    result, numbers and warnings included. It read the first line alone ("Result: 5 groups
+    by weekday…", no number) and a query cut at 400 characters, so "why is Monday lower?"
+    was answered without the numbers or the note that the groups differ by noise. A row
+    stored before summaries were kept gives the summary's first line.
+
+    >>> print(previous_data({"query": {"select": "count()"}, "summary_line": "Result: 5"}))
+    query {"select": "count()"}
+    Result: 5
+    """
+    queries = shown_queries(data)
+    budget = max(600, PREVIOUS_DATA_CHARS // max(1, len(queries)))
+    blocks = []
+    for n, shown in enumerate(queries, 1):
+        summary = shown.get("summary")
+        if not isinstance(summary, str):
+            summary = data.get("summary_line", "") if n == len(queries) else ""
+        query = json.dumps(shown["query"], ensure_ascii=False)
+        blocks.append(f"query {query}\n{_cut_lines(summary, budget)}".rstrip())
+    return "\n\n".join(blocks)
+
+
+def _cut_lines(text: str, limit: int) -> str:
+    """``text`` whole if it fits ``limit`` characters, else its first lines that do."""
+    if len(text) <= limit:
+        return text
+    kept: list[str] = []
+    for line in text.splitlines():
+        if sum(len(k) + 1 for k in kept) + len(line) > limit:
+            break
+        kept.append(line)
+    return "\n".join([*kept, "… (the rest of the summary is cut)"])
 
 
 def llm_failure_text(error: LLMError, lang: str) -> str:

@@ -14,14 +14,14 @@ import numpy as np
 
 from barb.column_units import COUNTED_ROWS, then_rows_unit
 from barb.column_words import condition_text, described, key_after_by, plain_words, quoted
-from barb.errors import QueryError
+from barb.errors import DataError, QueryError
 from barb.i18n import N_, decimal
-from barb.instruments import Instrument
+from barb.instruments import Instrument, load_instrument
 from barb.period_rows import still_open, whole_bars
 from barb.script.ast import Call, Column, default_name, referenced_columns
 from barb.script.parser import parse_expression, parse_select_item
 from barb.script.periods import last_whole_span, parse_period
-from barb.script.query import Query, Stage, parse_query
+from barb.script.query import JoinSpec, Query, Stage, parse_query
 from barb.time_keys import key_call
 from barb.timeframes import TIMEFRAMES, timeframe_words
 from bot.texts import Language, t
@@ -199,8 +199,7 @@ def render_plan(
     lines.append(t("plan.period", lang, period=period))
     for join in query.join:
         if join.instrument is not None:
-            bars = t("plan.bars_of", lang, symbol=join.instrument, prefix=join.prefix)
-            lines.append(t("plan.with", lang, bars=bars))
+            lines.append(t("plan.with", lang, bars=_joined_bars(join, session, lang)))
             continue
         how = t(_EVENT_DAYS[join.filter], lang)
         lines.append(t("plan.events", lang, source=(join.source or "").upper(), how=how))
@@ -229,6 +228,22 @@ def render_plan(
         if then:
             lines.append(t("plan.then", lang, steps="; ".join(then)))
     return "\n".join(lines)
+
+
+def _joined_bars(join: JoinSpec, session: str, lang: Language) -> str:
+    """A joined instrument's bars with their session and its hours on that instrument: the
+    plan said "With CL bars" over NQ's "RTH (09:30–17:00 ET)", while CL's RTH is 09:00–14:30
+    (or the join names a session of its own: CL's OVERNIGHT beside NQ's RTH day)."""
+    symbol = join.instrument or ""
+    name = (join.session or session).upper()
+    try:
+        spec = load_instrument(symbol).sessions.get(name)
+    except (DataError, QueryError, OSError):  # an unknown symbol: the run says so
+        spec = None
+    if spec is None and not re.fullmatch(r"\d\d:\d\d-\d\d:\d\d", name):
+        return t("plan.bars_of", lang, symbol=symbol, prefix=join.prefix)
+    hours = f" ({spec.start}–{spec.end} ET)" if spec is not None else ""
+    return t("plan.bars_of_session", lang, symbol=symbol, session=name + hours, prefix=join.prefix)
 
 
 def _output_words(stage: Stage, lang: Language, rows: str) -> dict[str, str]:

@@ -62,6 +62,15 @@ FEATURES: dict[str, Feature] = {
             {**_DAY, "join": {"instrument": "ES"}, "select": "mean(es_close)"},
         ),
         Feature(
+            "join_session",
+            'a joined instrument in its own session: {"instrument": "CL", "session": …}',
+            {
+                **_DAY,
+                "join": {"instrument": "CL", "session": "OVERNIGHT"},
+                "select": "mean(cl_close)",
+            },
+        ),
+        Feature(
             "time_window_session",
             'custom time-window sessions such as "09:30-09:45"',
             {"session": "09:30-09:45", "from": "daily", "period": "2024-01", "select": "count()"},

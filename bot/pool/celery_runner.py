@@ -18,8 +18,9 @@ The same ``QueryRunner`` contract as the in-process pool: every job ends in one
 Celery's calls block, so they run on one thread of their own: it sends the jobs, and one
 poller reads the state of every job in flight with a single ``MGET`` per tick (Celery's own
 result keys, decoded by its backend), however many chats are waiting. The data the workers
-serve (``data_meta``) is read by a task of its own with Redis's asyncio client: never in the
-event loop, where a Redis slow or away stalled every chat.
+serve (``data_meta``), and where each live worker reads it (``data_on_workers``), are read
+by a task of its own with Redis's asyncio client: never in the event loop, where a Redis
+slow or away stalled every chat.
 """
 
 from __future__ import annotations
@@ -30,7 +31,8 @@ import time
 import uuid
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from pathlib import Path
+from typing import Any
 
 import redis
 import redis.asyncio
@@ -42,6 +44,7 @@ from pydantic import ValidationError
 
 from barb.data.store import DataMeta
 from barb.instruments import available_instruments
+from bot.pool.data_place import DataPlace, WorkerBeat, imports_reach_workers, read_beat
 from bot.pool.jobs import (
     QueryJob,
     QueryOutcome,
@@ -51,7 +54,14 @@ from bot.pool.jobs import (
     run_query_job,
     timeout_outcome,
 )
-from bot.pool.queue_app import TASK_NAME, data_meta_key, hard_limit, make_queue_app, queue_name
+from bot.pool.queue_app import (
+    HEARTBEAT_PREFIX,
+    TASK_NAME,
+    data_meta_key,
+    hard_limit,
+    make_queue_app,
+    queue_name,
+)
 
 log = logging.getLogger(__name__)
 
@@ -81,10 +91,6 @@ class _InFlight:
 class CeleryRunner:
     """Sends query jobs to ``barb worker`` processes through Redis and waits for outcomes."""
 
-    #: The queries run on the data of the workers' machines, which nothing the bot writes
-    #: on its own reaches: a file of bars sent to the bot is refused (``data_upload``).
-    data_on_workers: ClassVar[bool] = True
-
     def __init__(
         self,
         url: str,
@@ -110,6 +116,9 @@ class CeleryRunner:
             url, socket_timeout=_META_TIMEOUT_S, socket_connect_timeout=_META_TIMEOUT_S
         )
         self._metas: dict[str, DataMeta | None] = {}
+        #: The heartbeat of every live worker as last read; None: not read yet, or Redis
+        #: unreachable at the last read.
+        self._beats: list[WorkerBeat | None] | None = None
         self._meta_reader: asyncio.Task[None] | None = None
         # Made by the bot in its event loop (``make_runner``): read from now, so that the
         # first question already has the workers' dates.
@@ -128,6 +137,18 @@ class CeleryRunner:
         every other task, while Redis was slow or away."""
         self._keep_reading_metas()
         return self._metas.get(symbol.upper())
+
+    def data_on_workers(self, symbol: str, data_dir: str | Path) -> bool:
+        """Whether some query of ``symbol`` may run on other data than ``data_dir``'s, the
+        bot's own: a file of bars imported there would not reach it, and is refused
+        (``data_upload``). False only when every live worker of ``symbol`` said at the last
+        read that it reads that very directory (bot and workers on one machine sharing one
+        ``BARB_DATA_DIR``); a worker elsewhere, none up, or Redis unreachable: True.
+
+        Only what ``_read_metas`` last read (the event loop never waits on Redis); a worker
+        started since is seen within ``_META_FRESH_S``."""
+        self._keep_reading_metas()
+        return not imports_reach_workers(self._beats, symbol, DataPlace.of(data_dir))
 
     def _keep_reading_metas(self) -> None:
         """Start ``_read_metas`` if it does not run (outside an event loop: at the first
@@ -151,6 +172,10 @@ class CeleryRunner:
                 raws = await self._meta_client.mget(keys)
             except redis.RedisError:
                 raws = []
+            try:
+                self._beats = await self._read_beats()
+            except redis.RedisError:  # unknown: no worker is taken to share the bot's data
+                self._beats = None
             for symbol, raw in zip(symbols, raws, strict=False):
                 try:
                     self._metas[symbol] = (
@@ -159,6 +184,16 @@ class CeleryRunner:
                 except ValueError:  # another release's shape
                     continue
             await asyncio.sleep(_META_FRESH_S)
+
+    async def _read_beats(self) -> list[WorkerBeat | None]:
+        """The heartbeat of every live worker: its instruments and where it reads them."""
+        keys = [
+            key async for key in self._meta_client.scan_iter(f"{HEARTBEAT_PREFIX}*", count=1000)
+        ]
+        if not keys:
+            return []
+        # A key that expired between the SCAN and the MGET is a worker gone: left out.
+        return [read_beat(raw) for raw in await self._meta_client.mget(keys) if raw is not None]
 
     async def check(self, job: QueryJob) -> QueryOutcome:
         return await self._submit(job)

@@ -23,6 +23,7 @@ from barb.data.store import DataMeta, data_path, read_meta
 from barb.errors import BarbError
 from barb.process_memory import set_memory_ceiling
 from barb.settings import default_settings
+from bot.pool.data_place import DataPlace, WorkerBeat
 from bot.pool.jobs import QueryJob, QueryOutcome, run_query_job
 from bot.pool.queue_app import (
     DATA_META_TTL_S,
@@ -121,19 +122,24 @@ def _leave_sigterm_to_parent(**_: Any) -> None:
 def _start_heartbeat(url: str, instruments: tuple[str, ...], sender: Any = None, **_: Any) -> None:
     """Once the worker is ready (its processes forked): a thread of the main process that
     says every ``HEARTBEAT_S`` that this worker is alive (``queue_app.heartbeat_key`` of
-    its node name, ``sender.hostname``) and what data it serves (``data_meta_key``). Not
+    its node name, ``sender.hostname``, set to its instruments and where their directory
+    is, ``data_place.WorkerBeat``: the bot imports a file sent to it only into a directory
+    every worker of that instrument reads) and what data it serves (``data_meta_key``). Not
     the children's: a child busy with a query, or replaced, says nothing of the worker; a
     worker killed whole stops saying it."""
     key = heartbeat_key(sender.hostname)
     # Short timeouts: a Redis that does not answer delays one beat, not the next ones.
     client = redis.Redis.from_url(url, socket_timeout=1.0, socket_connect_timeout=1.0)
     settings = default_settings()
+    served = tuple(symbol.upper() for symbol in instruments)
 
     def beat() -> None:
         while True:
             with contextlib.suppress(redis.RedisError):  # away: the bot reads nothing either
                 pipe = client.pipeline(transaction=False)
-                pipe.set(key, "alive", px=int(HEARTBEAT_TTL_S * 1000))
+                # Stat each beat: a directory replaced (moved, mounted anew) is another one.
+                said = WorkerBeat(instruments=served, data=DataPlace.of(settings.data_dir))
+                pipe.set(key, said.model_dump_json(), px=int(HEARTBEAT_TTL_S * 1000))
                 for symbol in instruments:
                     meta = _served_meta(data_path(symbol, settings))
                     if meta is not None:

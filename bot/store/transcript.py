@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from sqlalchemy import ColumnElement, delete, func, select
+from sqlalchemy import ColumnElement, Select, delete, func, select
 
 from bot.store.records import QUESTION_ID_LENGTH, NewMessage, StoredMessage
 from bot.store.schema import MessageRow
@@ -27,6 +27,14 @@ def _conversation(chat_id: int, thread_id: int | None) -> ColumnElement[bool]:
         MessageRow.thread_id.is_(None) if thread_id is None else MessageRow.thread_id == thread_id
     )
     return (MessageRow.chat_id == chat_id) & in_thread
+
+
+def _asked_by(chat_id: int, user_id: int) -> Select[tuple[str]]:
+    """The ids of the questions ``user_id`` asked in the chat. Only a question's first
+    (user) row carries who asked; the rest share its id."""
+    return select(MessageRow.question_id).where(
+        MessageRow.chat_id == chat_id, MessageRow.user_id == user_id
+    )
 
 
 class TranscriptRepository(Repository):
@@ -99,16 +107,17 @@ class TranscriptRepository(Repository):
             return [StoredMessage.model_validate(row) for row in rows]
 
     async def last_data(
-        self, chat_id: int, *, thread_id: int | None = None
+        self, chat_id: int, *, thread_id: int | None = None, user_id: int | None = None
     ) -> StoredMessage | None:
         """The latest row of the conversation (the chat's, in forum topic ``thread_id``)
-        that showed the person data (for "of those…" follow-ups)."""
+        that showed the person data (for "of those…" follow-ups); with ``user_id``, of a
+        question that person asked (a group member's "and for ES?" follows their own)."""
+        condition = _conversation(chat_id, thread_id) & MessageRow.data.is_not(None)
+        if user_id is not None:
+            condition = condition & MessageRow.question_id.in_(_asked_by(chat_id, user_id))
         async with self._read() as session:
             row = await session.scalar(
-                select(MessageRow)
-                .where(_conversation(chat_id, thread_id), MessageRow.data.is_not(None))
-                .order_by(MessageRow.id.desc())
-                .limit(1)
+                select(MessageRow).where(condition).order_by(MessageRow.id.desc()).limit(1)
             )
             return None if row is None else StoredMessage.model_validate(row)
 
@@ -130,11 +139,7 @@ class TranscriptRepository(Repository):
         member's /reset leaves the others' questions alone)."""
         condition = MessageRow.chat_id == chat_id
         if user_id is not None:
-            # Only a question's first (user) row carries who asked; the rest share its id.
-            asked = select(MessageRow.question_id).where(
-                MessageRow.chat_id == chat_id, MessageRow.user_id == user_id
-            )
-            condition = condition & MessageRow.question_id.in_(asked)
+            condition = condition & MessageRow.question_id.in_(_asked_by(chat_id, user_id))
         async with self._write() as session:
             result = await session.execute(
                 delete(MessageRow).where(condition),

@@ -33,7 +33,7 @@ from bot.telegram.answering import (
     run_work,
 )
 from bot.telegram.asking import ask, too_fast
-from bot.telegram.commands import offered_examples
+from bot.telegram.commands import may_change_settings, offered_examples
 from bot.telegram.render import query_html
 from bot.telegram.settings_view import settings_view
 from bot.telegram.update_context import UpdateContext, load_context
@@ -343,13 +343,6 @@ async def on_instrument(ctx: UpdateContext, query: CallbackQuery, parts: list[st
 
 #: The switches under /settings that change the chat for everyone in it.
 CHAT_SWITCHES = frozenset({"confirm", "charts", "language"})
-
-
-async def may_change_settings(ctx: UpdateContext) -> bool:
-    """Anyone in their private chat; in a group, its Telegram admins and Barb's own."""
-    if not ctx.in_group or ctx.user_id in ctx.svc.settings.admins:
-        return True
-    return await ctx.svc.chat_admins.is_admin(ctx.bot, ctx.chat_id, ctx.user_id)
 
 
 async def on_setting(ctx: UpdateContext, query: CallbackQuery, parts: list[str]) -> None:

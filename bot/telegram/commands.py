@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from telegram import BotCommand, Update
+from telegram.error import TelegramError
 from telegram.ext import ContextTypes
 
 from barb.i18n import LANGUAGES, N_, day
@@ -117,11 +118,37 @@ def offered_examples(ctx: UpdateContext) -> list[str]:
 
 
 async def instrument(ctx: UpdateContext, rest: str) -> None:
-    """Buttons for NQ / ES / CL; the choice is remembered per chat."""
+    """Buttons for NQ / ES / CL; the choice is remembered per chat. ``/instrument ES`` sets
+    it at once, for whoever may press those buttons (``may_change_settings``): the symbol
+    was ignored, the buttons shown, and the next question ran on NQ still. A symbol Barb
+    does not know, or a member who may not, gets the buttons."""
+    symbol = rest.strip().upper()
+    if symbol in available_instruments() and await _may_switch(ctx):
+        await ctx.svc.store.chats.set_instrument(ctx.chat_id, symbol)
+        name = load_instrument(symbol).name
+        await ctx.say_text(t("instrument_set", ctx.lang, instrument=symbol, name=name))
+        return
     await ctx.say_text(
         t("instrument_prompt", ctx.lang, instrument=ctx.chat.instrument),
         markup=keyboards.instruments(available_instruments(), ctx.chat.instrument),
     )
+
+
+async def may_change_settings(ctx: UpdateContext) -> bool:
+    """Anyone in their private chat; in a group, its Telegram admins and Barb's own."""
+    if not ctx.in_group or ctx.user_id in ctx.svc.settings.admins:
+        return True
+    return await ctx.svc.chat_admins.is_admin(ctx.bot, ctx.chat_id, ctx.user_id)
+
+
+async def _may_switch(ctx: UpdateContext) -> bool:
+    """``may_change_settings``, False when Telegram cannot say: the buttons are shown, and
+    their press says why."""
+    try:
+        return await may_change_settings(ctx)
+    except TelegramError as exc:
+        log.warning("admins of %s not known for %s: %s", ctx.chat_id, ctx.user_id, exc)
+        return False
 
 
 async def settings(ctx: UpdateContext, rest: str) -> None:

@@ -6,7 +6,9 @@ carries the import options, as on the command line (``--timezone Asia/Dubai --in
 ``bot.upload_caption``), which the check and the Import use. Only admins may
 import; only the admin who sent the file may press its buttons. In a group, only a file an
 admin sends with the bot's @name in the caption is taken. A bot whose queries run on
-workers elsewhere (``BARB_QUEUE_URL``) refuses the file, with the command to run there.
+workers (``BARB_QUEUE_URL``) imports the file only when every live worker of the instrument
+reads the bot's own data directory (one machine); otherwise it refuses the file, with the
+command to run where the workers are.
 """
 
 from __future__ import annotations
@@ -69,13 +71,18 @@ def expire_offers(svc: BotServices) -> None:
     _desk(svc).expire()
 
 
-def _data_on_workers(svc: BotServices) -> bool:
-    """Whether the queries run on workers' data elsewhere (``CeleryRunner``), which an
-    import on this replica's disk never reaches: the admin was told "imported" and every
-    answer after came from the workers' old bars. Refused, not sent to the workers: one
-    file applied on some workers of an instrument and not on others (one away, one whose
-    stored data differs) would answer one question from two sets of bars."""
-    return getattr(svc.assistant.runner, "data_on_workers", False)
+def _data_on_workers(svc: BotServices, symbol: str) -> bool:
+    """Whether the queries of ``symbol`` may run on workers' data other than the bot's own
+    directory (``CeleryRunner.data_on_workers``), which an import there never reaches: the
+    admin was told "imported" and every answer after came from the workers' old bars.
+    Refused, not sent to the workers: one file applied on some workers of an instrument and
+    not on others (one away, one whose stored data differs) would answer one question from
+    two sets of bars. Workers on the bot's machine reading its directory see the import as
+    the in-process pool does."""
+    elsewhere = getattr(svc.assistant.runner, "data_on_workers", None)
+    if elsewhere is None:  # the in-process pool reads the bot's own directory
+        return False
+    return elsewhere(symbol, svc.assistant.engine_settings.data_dir)
 
 
 def _import_command(file_name: str | None, symbol: str, options: str) -> str:
@@ -145,8 +152,8 @@ async def on_document(update: Update, context: ContextTypes.DEFAULT_TYPE) -> Non
         except CaptionError as exc:  # nothing fetched, nothing staged
             await sender.text(chat_id, _html(t("upload_refused", lang, reason=str(exc))))
             return
-        if _data_on_workers(svc):  # nothing fetched, nothing staged
-            symbol = caption.symbol or chat.instrument
+        symbol = caption.symbol or chat.instrument
+        if _data_on_workers(svc, symbol):  # nothing fetched, nothing staged
             command = _import_command(document.file_name, symbol, caption.options.command())
             await sender.text(
                 chat_id, _html(t("upload_on_workers", lang, symbol=symbol, command=command))
@@ -159,7 +166,7 @@ async def on_document(update: Update, context: ContextTypes.DEFAULT_TYPE) -> Non
         desk = _desk(svc)
         offer = desk.new_offer(
             document.file_name or "upload.csv",
-            caption.symbol or chat.instrument,
+            symbol,
             user_id,
             chat_id,
             caption.options,
@@ -239,7 +246,9 @@ async def on_upload_button(update: Update, context: ContextTypes.DEFAULT_TYPE) -
                 desk.discard(offer)
                 await sender.text(chat_id, escape(t("upload_expired", lang)))
                 return
-            if _data_on_workers(svc):  # offered before the bot sent its queries to workers
+            # Asked again: offered before the bot sent its queries to workers, or before a
+            # worker of another machine joined.
+            if _data_on_workers(svc, offer.symbol):
                 desk.discard(offer)
                 command = _import_command(offer.file_name, offer.symbol, offer.options.command())
                 text = t("upload_on_workers", lang, symbol=offer.symbol, command=command)

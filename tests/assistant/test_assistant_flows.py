@@ -706,7 +706,9 @@ async def test_follow_up_sees_the_previous_data(make_assistant) -> None:
     second = await assistant.ask(ALICE, "какие из них самые волатильные?")
     assert second.pending is not None
     request = assistant.provider.requests[-1]
-    assert "Previous data shown: Result:" in request.system
+    assert "Previous data shown" in request.system
+    assert "\nResult: 51 rows of daily bars" in request.system
+    assert "2024-12-27," in request.system  # the last Friday, as the model read it
     assert "'Fri'" in request.system
     assert [m.text for m in request.messages[:2]] == [
         "покажи все пятницы 2024",

@@ -5,7 +5,10 @@ from __future__ import annotations
 
 import datetime as dt
 
+import yaml
+
 from barb.instruments import load_instrument
+from barb.settings import PROJECT_ROOT
 from bot.assistant.plan import render_plan
 
 QUERY = {
@@ -28,10 +31,37 @@ def test_plan_names_the_query_instrument_joins_and_second_stage() -> None:
         "Compute: maximum range (top), by weekday",
         "Bars: ES, daily bars, session RTH (09:30–17:00 ET)",
         "Period: the last 30 bars",
-        "With NQ bars (nq_open … nq_volume)",
+        "With NQ RTH (09:30–17:00 ET) bars (nq_open … nq_volume)",
         "Order: top (highest first); first 3 rows",
         "Then: average top",
     ]
+
+
+def _yaml_hours(symbol: str, session: str) -> str:
+    with (PROJECT_ROOT / "instruments" / f"{symbol}.yaml").open() as file:
+        spec = yaml.safe_load(file)["sessions"][session]
+    return f"{spec['start']}–{spec['end']} ET"
+
+
+def test_plan_gives_the_joined_instrument_s_own_hours() -> None:
+    """The plan said "With CL bars" under NQ's "RTH (09:30–17:00 ET)": the person pressed
+    Run on NQ's hours for both, while CL's RTH (its file) is another window; and a join's
+    own session (CL's night beside NQ's day) is named with its hours."""
+    nq = load_instrument("NQ")
+    for join, session in (
+        ({"instrument": "CL"}, "RTH"),
+        (
+            {"instrument": "CL", "session": "OVERNIGHT"},
+            "OVERNIGHT",
+        ),
+    ):
+        query = {"session": "RTH", "from": "daily", "join": join, "select": "count()"}
+        hours = _yaml_hours("CL", session)
+        assert hours != _yaml_hours("NQ", session)
+        en = render_plan(query, nq, dt.date(2026, 1, 7), "en").splitlines()
+        assert f"With CL {session} ({hours}) bars (cl_open … cl_volume)" in en
+        ru = render_plan(query, nq, dt.date(2026, 1, 7), "ru").splitlines()
+        assert f"Вместе с барами CL {session} ({hours}) (cl_open … cl_volume)" in ru
 
 
 def test_plan_in_russian() -> None:

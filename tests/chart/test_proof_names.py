@@ -74,6 +74,9 @@ def test_scope_and_subtitle() -> None:
     assert subtitle_text(result.query, ru) == "mean(range) · по дню недели"
     joined = {"join": [{"instrument": "ES"}, {"source": "fomc"}], "select": "count()"}
     assert subtitle_text(joined, en) == "count() · with ES, fomc"
+    # A join's own session is named: CL's night beside NQ's RTH day, not CL's RTH.
+    night = {"join": [{"instrument": "CL", "session": "OVERNIGHT"}], "select": "count()"}
+    assert subtitle_text(night, ru) == "count() · с CL OVERNIGHT"
     then = {"group_by": "year()", "select": "max(close) as top", "then": {"select": "mean(top)"}}
     assert subtitle_text(then, en) == "max(close) as top · by year · then: mean(top)"
     # A calendar key in words, in the case "по" takes: «по month()» was code (p47d D5).

@@ -561,3 +561,27 @@ def test_a_share_of_every_stretch_has_wilsons_interval(sample_settings, monthly_
         in said
     )
     assert "± 0," not in said
+
+
+def test_a_group_of_one_day_is_said_left_out_of_the_test(sample_settings, rth_days) -> None:
+    """The last 7 trading days by weekday: one Friday among pairs of the other days. Welch
+    weighs each group by its spread, which one day has none of: the test ran over the others
+    and read "across the 3 d groups (2 days each)" under 4 groups listed (f49c)."""
+    days = rth_days.iloc[-7:]
+    weekday = pd.Series([DAYS[d] for d in days.index.dayofweek], index=days.index, name="d")
+    sizes = weekday.value_counts()
+    alone = sorted(sizes[sizes == 1].index)
+    kept = weekday[weekday.map(sizes) >= 2]
+    assert alone and kept.nunique() >= 2  # the case
+    p = _welch_p(days["range"][kept.index], kept)
+    period = f"{days.index[0]:%Y-%m-%d}:{days.index[-1]:%Y-%m-%d}"
+    result = ask(
+        {"period": period, "map": {"d": "dayname()"}, "group_by": "d", "select": "mean(range)"},
+        sample_settings,
+        **RTH_DAILY,
+    )
+    said = [w for w in result.metadata.warnings if "their noise" in w or "Welch" in w]
+    names = ", ".join(alone)  # DAYS are quoted as the warning names them
+    assert said and f"across the {kept.nunique()} d groups" in said[0]
+    assert f"left out, one day only: {names}" in said[0]
+    assert f"p = {p:.2f}" in said[0]

@@ -41,14 +41,14 @@ def test_unknown_field_suggests_the_right_one() -> None:
     ("raw", "message", "hint"),
     [
         (
-            {"join": {"instrument": "ES", "session": "RTH"}},
-            "Unknown field 'session' in join.",
-            "the query's own session and timeframe",
+            {"join": {"instrument": "ES", "from": "1h"}},
+            "Unknown field 'from' in join.",
+            "the query's own timeframe and period",
         ),
         (
             {"join": ["fomc", {"source": "cpi", "filtr": "only"}]},
             "Unknown field 'filtr' in join.",
-            "Did you mean 'filter'? join takes: source, instrument, filter.",
+            "Did you mean 'filter'? join takes: source, instrument, session, filter.",
         ),
         (
             {"then": {"selct": "mean(x)"}},

@@ -34,8 +34,9 @@ def test_query_reference_is_model_sized() -> None:
     # coalesce (a compounded equity and an empty value needed 2.718 ** and 0 / 0 tricks);
     # 4,400 since floor and ceil (histogram buckets: round(x - 0.5) is off for negatives);
     # 4,500 since wtd and the rule for the data's unfinished last week or month (last_1_bars
-    # read "last week" as this week's three days).
-    assert len(text) / 4 < 4500
+    # read "last week" as this week's three days); 4,600 since the joined instruments' hours
+    # and the join's own session (CL's overnight beside NQ's RTH day had no query).
+    assert len(text) / 4 < 4600
 
 
 def test_the_mean_line_gives_the_empty_else_of_a_mean_over_some_rows() -> None:
@@ -227,9 +228,33 @@ def test_the_join_line_says_how_a_session_reads_on_the_joined_instrument() -> No
         text = query_reference(load_instrument(symbol))
         assert (
             f"A session NAME is read with each instrument's own hours (RTH is {hours} for "
-            f"{symbol}, maybe not for another); a window session ('{hours}') gives both the "
-            "same clock hours." in text
+            f"{symbol}; " in text
         )
+        assert f"a window session ('{hours}') gives both the same clock hours." in text
+
+
+def _yaml_sessions(symbol: str) -> dict[str, tuple[str, str | None]]:
+    """Each session's hours and parent, as the instrument's file writes them."""
+    with (PROJECT_ROOT / "instruments" / f"{symbol}.yaml").open() as file:
+        sessions = yaml.safe_load(file)["sessions"]
+    return {n: (f"{s['start']}-{s['end']}", s.get("parent")) for n, s in sessions.items()}
+
+
+def test_the_join_line_gives_the_other_instruments_hours() -> None:
+    """An NQ chat planned NQ's RTH beside CL's "RTH" reading "RTH is 09:30-17:00 for NQ, maybe
+    not for another": CL's hours (09:00-14:30), read from its own file, were nowhere in what
+    the model reads until the run warned of them."""
+    nq, cl = _yaml_sessions("NQ"), _yaml_sessions("CL")
+    [line] = [s for s in query_reference(load_instrument("NQ")).splitlines() if "- join:" in s]
+    said = line.split("CL: ")[1].split(";")[0]
+    for name, (hours, parent) in cl.items():
+        # The day's main parts (under the full day ETH), where NQ's differ.
+        expected = parent == "ETH" and name in nq and nq[name][0] != hours
+        assert (f"{name} {hours}" in said) == expected, name
+    assert "RTH 09:00-14:30" in said and "OVERNIGHT 18:00-09:00" in said
+    assert "no " + ", ".join(n for n in nq if n not in cl) in line
+    assert "ES: the same hours" in line
+    assert '{"instrument": "CL", "session": "OVERNIGHT"} reads CL in that session' in line
 
 
 def test_atr_says_how_to_compare_it_across_price_levels() -> None:

@@ -576,6 +576,26 @@ def _() -> Answer:
     return [(both["close"] / both["es_close"]).mean()]
 
 
+@answer("cl_overnight_vs_nq_rth_2024")
+def _() -> Answer:
+    # CL's night (18:00 the evening before to 09:00) beside NQ's RTH day, on the dates both
+    # traded.
+    nq = in_year(daily("NQ", "RTH"), 2024)
+    cl = window_daily("CL", "18:00", "09:00")
+    both = nq.join(cl, rsuffix="_cl", how="inner")
+    nq_move = both["close"] / both["open"] - 1
+    cl_move = both["close_cl"] / both["open_cl"] - 1
+    return [float(np.corrcoef(cl_move, nq_move)[0, 1])]
+
+
+@answer("es_rth_after_cl_night_drop")
+def _() -> Answer:
+    cl = window_daily("CL", "18:00", "09:00")
+    both = cl.join(daily("ES", "RTH"), rsuffix="_es", how="inner")
+    drop = both[both["close"] / both["open"] - 1 < -0.02]
+    return [float(len(drop)), ((drop["close_es"] / drop["open_es"] - 1) * 100).mean()]
+
+
 @answer("nq_first_15_minutes_range_2024")
 def _() -> Answer:
     return [in_year(window_daily("NQ", "09:30", "09:45"), 2024)["range"].mean()]

@@ -44,6 +44,7 @@ def test_every_feature_of_the_issue_has_a_probe() -> None:
         "last_n_bars",
         "instrument_field",
         "join_instrument",
+        "join_session",
         "time_window_session",
         "second_stage",
         "history_aware_period",

@@ -6,10 +6,12 @@ from __future__ import annotations
 
 import asyncio
 import datetime as dt
+import json
 import sys
 from collections.abc import Iterator
 from pathlib import Path
 
+import pandas as pd
 import pytest
 from bot_harness import ALICE, WEEKDAY_RANGE, ask_and_get_plan, barb_bot, keyboard_data, press
 from bot_process import BotProcess
@@ -153,3 +155,73 @@ async def test_a_file_sent_to_a_bot_whose_workers_hold_the_data_is_refused_with_
             assert read_meta(data_path("NQ", worker_data)).description == "the workers' bars"
     finally:
         worker.stop()
+
+
+async def test_a_file_sent_to_a_bot_whose_workers_read_its_own_data_dir_is_imported(
+    fake_telegram: FakeBotAPI, db_url: str, redis_url: str, tmp_path: Path
+) -> None:
+    """One machine, bot and workers sharing one BARB_DATA_DIR (several query processes
+    without other machines): the file was refused as if the workers were elsewhere. Each
+    worker now says where its data directory is; the bot, whose path to it differs only in
+    spelling (a symlink), imports the file, and the next query, answered by the worker that
+    had already mapped the old bars, counts the imported ones."""
+    fake = fake_telegram
+    shared = tmp_path / "shared"
+    minutes = small_bars()
+    served = DataMeta(
+        instrument="NQ",
+        timezone="America/New_York",
+        source="imported",
+        description="the bars before the upload",
+        first_date=dt.date(2024, 3, 4),
+        last_date=dt.date(2024, 3, 15),
+        rows=len(minutes),
+    )
+    write_bars(minutes, served, data_path("NQ", EngineSettings(data_dir=shared)))
+    worker = barb_worker(worker_env(redis_url, shared, timeout_s=20), tmp_path / "w.log", "NQ")
+    (tmp_path / "link").symlink_to(shared)
+    bot_data = EngineSettings(data_dir=tmp_path / "link")
+    runner = CeleryRunner(redis_url, timeout_s=20)
+    csv = bf.plain_csv(tmp_path / "x.csv", bf.week_of_bars())
+    days = {"session": "ETH", "from": "daily", "select": "count()"}
+    week = {
+        "session": "ETH",
+        "from": "daily",
+        "period": "2024-03-18:2024-03-22",
+        "select": "sum(volume)",
+    }
+
+    async def query(script: dict, said: int) -> str:
+        fake.inject(
+            fake.message_update(chat_id=ALICE, user_id=ALICE, text=f"/query {json.dumps(script)}")
+        )
+        return (await fake.wait_said(said, chat_id=ALICE, timeout=60))[-1]["text"]
+
+    try:
+        async with barb_bot(fake, db_url, runner=runner, engine_settings=bot_data, admins={ALICE}):
+            while runner.data_on_workers("NQ", bot_data.data_dir):  # the first beats read
+                await asyncio.sleep(0.05)
+            # The worker answers from the old bars (and has them mapped) before the upload.
+            assert (await query(days, 1)).splitlines()[0] == "number of days = 10"
+            fake.inject(
+                fake.document_update(
+                    chat_id=ALICE,
+                    user_id=ALICE,
+                    content=csv.read_bytes(),
+                    file_name="nq week.csv",
+                    caption="NQ --timezone America/New_York",
+                )
+            )
+            [offer] = await fake.wait_for("sendMessage", chat_id=ALICE)
+            assert fake.calls("getFile")
+            await press(fake, ALICE, ALICE, offer.result, keyboard_data(offer.result)[0])
+            [_, done] = await fake.wait_for("sendMessage", 2, chat_id=ALICE)
+            assert done.result["text"].startswith("NQ: imported 6,900 bars;")
+            after = await query(days, 4)
+            total = await query(week, 5)
+    finally:
+        worker.stop()
+    file = pd.read_csv(csv)
+    assert after.splitlines()[0] == "number of days = 15"
+    assert total.splitlines()[0] == f"total volume = {file['volume'].sum():,} contracts"
+    assert read_meta(data_path("NQ", bot_data)).source_file == "nq week.csv"

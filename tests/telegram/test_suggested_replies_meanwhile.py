@@ -138,10 +138,11 @@ async def test_a_press_stopped_by_reset_is_forgotten_with_its_clarification(
         "A question of its own: how many inside days?",
     ]
     assert rows(db_url, "SELECT status FROM pending_actions") == [("declined",)]
-    # Alice's last question is read with Bob's only: her first one was forgotten.
+    # Alice's last question is read with Bob's only, marked as his: her first one was
+    # forgotten.
     last = provider.requests[-1].messages
     assert [m.text for m in last if m.role == "user"] == [
-        "average range by weekday?",
+        "[asked by another member of the group] average range by weekday?",
         "how many inside days?",
     ]
     assert not any(m.tool_results for m in last)

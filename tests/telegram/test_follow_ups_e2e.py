@@ -1,0 +1,262 @@
+"""Follow-up questions in a conversation, through the real PTB Application against the fake
+Bot API, reading what the scripted model was sent for each: the chat's instrument as the
+person set it, the instrument a confirmed plan was shown with, the numbers of the data
+shown before, and in a group, each member's own question and data."""
+
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+import pytest
+from bot_harness import (
+    ALICE,
+    BOB,
+    GROUP,
+    WEEKDAY_RANGE,
+    ask_and_get_plan,
+    barb_bot,
+    keyboard_data,
+    press,
+)
+from fake_bot_api import FakeBotAPI
+
+from barb.data.store import data_path
+from barb.settings import EngineSettings
+from bot.llm.messages import ModelRequest
+from bot.llm.scripted import ScriptedProvider, text, tool_call, turn
+
+COUNT_DAYS = {"session": "RTH", "from": "daily", "select": "count()"}
+
+
+async def run_and_wait(fake: FakeBotAPI, chat_id: int, user_id: int, plan: dict, n: int):
+    """Press Run under ``plan``; what the chat has read once ``n`` messages are there."""
+    run, _ = keyboard_data(plan)
+    await press(fake, chat_id, user_id, plan, run)
+    return await fake.wait_said(n, chat_id=chat_id)
+
+
+def current_instrument(request: ModelRequest) -> str:
+    [line] = [x for x in request.system.splitlines() if x.startswith("Current instrument:")]
+    return line
+
+
+async def test_instrument_typed_with_the_command_is_the_next_question_s(
+    fake_telegram: FakeBotAPI, db_url: str, sample_settings
+) -> None:
+    """ "/instrument ES" then a question: the symbol was ignored, the buttons shown, and the
+    question was asked and planned on NQ."""
+    fake = fake_telegram
+    provider = ScriptedProvider(
+        [turn("Counting days.", tool_call("execute_query", query=COUNT_DAYS)), text("Done.")]
+    )
+    async with barb_bot(fake, db_url, provider=provider) as svc:
+        said = await ask_and_get_plan(fake, ALICE, ALICE, "/instrument es")
+        assert said["text"] == "Instrument set to ES (S&P 500 E-mini)."
+        assert keyboard_data(said) == []
+        assert (await svc.store.chats.get(ALICE)).instrument == "ES"
+        plan = await ask_and_get_plan(fake, ALICE, ALICE, "how many days?")
+        assert current_instrument(provider.requests[-1]).startswith("Current instrument: ES")
+        assert "ES" in plan["text"] and "NQ" not in plan["text"]
+        # A symbol Barb does not know gets the buttons, and changes nothing.
+        said = await ask_and_get_plan(fake, ALICE, ALICE, "/instrument XYZ")
+        assert keyboard_data(said) == ["i:CL", "i:ES", "i:NQ"]
+        assert (await svc.store.chats.get(ALICE)).instrument == "ES"
+
+
+async def test_an_instrument_typed_in_a_group_is_its_admins_to_set(
+    fake_telegram: FakeBotAPI, db_url: str, sample_settings
+) -> None:
+    """A member who may not press the /instrument buttons may not type past them."""
+    fake = fake_telegram
+    async with barb_bot(fake, db_url) as svc:
+        said = await ask_and_get_plan(
+            fake, GROUP, BOB, f"/instrument@{fake.bot['username']} ES", chat_type="supergroup"
+        )
+        assert keyboard_data(said) == ["i:CL", "i:ES", "i:NQ"]
+        assert (await svc.store.chats.get(GROUP)).instrument == "NQ"
+
+
+async def test_the_answer_to_a_plan_run_after_instrument_changed_is_written_for_its_own(
+    fake_telegram: FakeBotAPI, db_url: str, sample_settings
+) -> None:
+    """An NQ plan, then "/instrument ES", then Run: NQ ran as confirmed, but the model read
+    NQ's result under "Current instrument: ES" (ES's sessions and $50 a point)."""
+    fake = fake_telegram
+    provider = ScriptedProvider(
+        [turn("Counting days.", tool_call("execute_query", query=COUNT_DAYS)), text("Done.")]
+    )
+    async with barb_bot(fake, db_url, provider=provider):
+        plan = await ask_and_get_plan(fake, ALICE, ALICE, "how many days?")
+        assert "NQ" in plan["text"]
+        said = await ask_and_get_plan(fake, ALICE, ALICE, "/instrument ES")
+        assert said["text"].startswith("Instrument set to ES")
+        await run_and_wait(fake, ALICE, ALICE, plan, 3)
+        [result] = [r for m in provider.requests[1].messages for r in m.tool_results]
+        assert "bars of NQ" in result.content
+        assert current_instrument(provider.requests[1]).startswith("Current instrument: NQ")
+        assert "worth 20 USD" in provider.requests[1].system
+
+
+# Long enough that the context's old 400-character cut fell inside it.
+ES_2023_WEEKDAYS = {
+    **WEEKDAY_RANGE,
+    "instrument": "ES",
+    "period": "2023",
+    "map": {
+        "weekday": "dayname()",
+        "body": "abs(close - open)",
+        "range_pct": "range / open * 100",
+        "gap_from_close": "open - prev(close)",
+        "close_in_range": "(close - low) / range",
+        "move_pct_of_open": "(close - open) / open * 100",
+    },
+    "select": "mean(range)",
+}
+
+
+def es_2023_weekday_ranges() -> dict[str, float]:
+    """ES's mean RTH (09:30-17:00 ET) range by weekday in 2023, from the raw minute bars."""
+    bars = pd.read_parquet(data_path("ES", EngineSettings()))
+    stamps = pd.DatetimeIndex(bars["timestamp"])
+    clock = stamps.hour * 60 + stamps.minute
+    rth = bars[(clock >= 9 * 60 + 30) & (clock < 17 * 60) & (stamps.year == 2023)]
+    days = rth.groupby(pd.DatetimeIndex(rth["timestamp"]).normalize()).agg(
+        high=("high", "max"), low=("low", "min")
+    )
+    ranges = days["high"] - days["low"]
+    means = ranges.groupby(ranges.index.dayofweek).mean()
+    return {["Mon", "Tue", "Wed", "Thu", "Fri"][d]: float(v) for d, v in means.items()}
+
+
+def previous_data_lines(request: ModelRequest) -> list[str]:
+    system = request.system
+    assert "Previous data shown" in system, system
+    return system.split("Previous data shown", 1)[1].splitlines()[1:]
+
+
+async def test_a_follow_up_reads_the_numbers_and_the_whole_query_of_the_data_shown(
+    fake_telegram: FakeBotAPI, db_url: str, sample_settings
+) -> None:
+    """ "why is Monday lower?" after the weekday ranges: the model read the first line of the
+    last summary ("Result: 5 groups by weekday…", not one number), and the query cut at 400
+    characters; now the summary it read, every mean and the noise warning, and the query
+    whole, as JSON it can change for "same but only Fridays"."""
+    fake = fake_telegram
+    provider = ScriptedProvider(
+        [
+            turn("ES weekday ranges of 2023.", tool_call("execute_query", query=ES_2023_WEEKDAYS)),
+            text("Tuesday is the quietest day."),
+            text("It is not much lower."),
+        ]
+    )
+    async with barb_bot(fake, db_url, provider=provider):
+        plan = await ask_and_get_plan(fake, ALICE, ALICE, "средний RTH диапазон ES по дням 2023?")
+        await run_and_wait(fake, ALICE, ALICE, plan, 2)
+        await ask_and_get_plan(fake, ALICE, ALICE, "а почему понедельник ниже?")
+        lines = previous_data_lines(provider.requests[-1])
+        [query_line] = [line for line in lines if line.startswith("query ")]
+        assert json.loads(query_line.removeprefix("query ")) == ES_2023_WEEKDAYS
+        means = es_2023_weekday_ranges()
+        for day, mean in means.items():
+            [row] = [line for line in lines if line.startswith(f"{day},")]
+            assert float(row.split(",")[1]) == pytest.approx(mean, abs=0.006), row
+        assert any("differ by less than their noise" in line for line in lines)
+        # The earlier question and the answer the person read come with it.
+        said = [m.text for m in provider.requests[-1].messages]
+        assert said == [
+            "средний RTH диапазон ES по дням 2023?",
+            "Tuesday is the quietest day.",
+            "а почему понедельник ниже?",
+        ]
+
+
+def group_model(request: ModelRequest):
+    """Plans on a member's first question; answers a follow-up or a result in words."""
+    last = request.messages[-1]
+    if last.role == "user":
+        question = last.text or ""
+        if "weekday" in question:
+            return turn("Weekday ranges.", tool_call("execute_query", query=WEEKDAY_RANGE))
+        if "how many" in question:
+            return turn("Counting ES days.", tool_call("execute_query", query=ES_DAYS))
+        return text("Noted.")
+    return text("Answer: " + last.tool_results[-1].content.splitlines()[0])
+
+
+ES_DAYS = {**COUNT_DAYS, "instrument": "ES"}
+
+
+async def test_in_a_group_each_members_follow_up_follows_their_own_question(
+    fake_telegram: FakeBotAPI, db_url: str, sample_settings
+) -> None:
+    """Alice's weekday ranges, Bob's ES day count, then Alice's "and for ES?": she was read
+    with Bob's count as the previous data and his question as her last, so the model ran
+    his count on ES. Now her follow-up reads her own data, his question marked as his, and
+    his "and in 2023?" reads his own."""
+    fake = fake_telegram
+    provider = ScriptedProvider([group_model] * 20)
+    at = f"@{fake.bot['username']} "
+    in_group = {"chat_type": "supergroup"}
+    async with barb_bot(fake, db_url, provider=provider):
+        alices = await ask_and_get_plan(fake, GROUP, ALICE, at + "weekday ranges?", **in_group)
+        await run_and_wait(fake, GROUP, ALICE, alices, 2)
+        bobs = await ask_and_get_plan(fake, GROUP, BOB, at + "how many ES days?", **in_group)
+        await run_and_wait(fake, GROUP, BOB, bobs, 4)
+
+        await ask_and_get_plan(fake, GROUP, ALICE, at + "and for ES?", **in_group)
+        request = provider.requests[-1]
+        [query_line] = [x for x in previous_data_lines(request) if x.startswith("query ")]
+        assert json.loads(query_line.removeprefix("query ")) == {
+            "instrument": "NQ",
+            **WEEKDAY_RANGE,
+        }
+        asked = [m.text or "" for m in request.messages if m.role == "user"]
+        assert asked[0].endswith("weekday ranges?") and "another member" not in asked[0]
+        assert asked[1].startswith("[asked by another member of the group]")
+        assert asked[1].endswith("how many ES days?")
+        assert asked[2].endswith("and for ES?") and "another member" not in asked[2]
+
+        await ask_and_get_plan(fake, GROUP, BOB, at + "and in 2023?", **in_group)
+        request = provider.requests[-1]
+        [query_line] = [x for x in previous_data_lines(request) if x.startswith("query ")]
+        assert json.loads(query_line.removeprefix("query ")) == ES_DAYS
+        asked = [m.text or "" for m in request.messages if m.role == "user"]
+        assert [a.startswith("[asked by another member") for a in asked] == [
+            True,
+            False,
+            True,
+            False,
+        ]
+
+
+async def test_a_follow_up_typed_instead_of_run_reads_the_plan_it_replaces(
+    fake_telegram: FakeBotAPI, db_url: str, sample_settings
+) -> None:
+    """The weekday plan shown, then "а для ES?" typed instead of Run: the model was sent
+    "а для ES?" alone (the earlier question had no answer in words, so the history dropped
+    it). Now it reads the question, the plan's words and its query, and that it never ran."""
+    fake = fake_telegram
+    provider = ScriptedProvider(
+        [
+            turn("Weekday ranges.", tool_call("execute_query", query=WEEKDAY_RANGE)),
+            turn(
+                "Now on ES.",
+                tool_call("execute_query", query={**WEEKDAY_RANGE, "instrument": "ES"}),
+            ),
+        ]
+    )
+    async with barb_bot(fake, db_url, provider=provider):
+        first = await ask_and_get_plan(fake, ALICE, ALICE, "средний RTH диапазон по дням недели?")
+        assert len(keyboard_data(first)) == 2
+        second = await ask_and_get_plan(fake, ALICE, ALICE, "а для ES?")
+        assert len(keyboard_data(second)) == 2
+        request = provider.requests[-1]
+        [asked, planned, now] = request.messages
+        assert asked.text == "средний RTH диапазон по дням недели?"
+        assert planned.role == "assistant" and planned.text.startswith("Weekday ranges.\n")
+        assert "the query was not run" in planned.text
+        query = json.loads(planned.text.split("The plan's query: ", 1)[1].removesuffix("]"))
+        assert query == {"instrument": "NQ", **WEEKDAY_RANGE}
+        assert now.text == "а для ES?"
+        assert "Previous data shown" not in request.system  # nothing ran
