@@ -119,7 +119,6 @@ def _drawn(
     """``result`` (as its chart reads it) drawn and framed with its headline's ``forms``,
     worked out here when not given once something is drawn; None when nothing is."""
     fig = new_figure(width_px)
-    FigureCanvasAgg(fig)
     draw, window = choose(result)
     if not draw(fig, result, words):
         return None

@@ -8,6 +8,7 @@ The figure is 6 × 7.5 inches (4:5, portrait) and sizes are in points at 100 dpi
 
 from __future__ import annotations
 
+from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 FIG_W_IN, FIG_H_IN = 6.0, 7.5
@@ -59,8 +60,11 @@ LEGEND_ROW_PX = 30
 
 def new_figure(width_px: int) -> Figure:
     """A blank portrait figure ``width_px`` wide; sizes are in points at 100 dpi, so the dpi
-    follows the width and the picture scales as a whole."""
-    return Figure(figsize=(FIG_W_IN, FIG_H_IN), dpi=width_px / FIG_W_IN, facecolor="white")
+    follows the width and the picture scales as a whole. It comes with its Agg canvas: the
+    drawing measures text as it goes (a legend fitted to the width), which needs a renderer."""
+    fig = Figure(figsize=(FIG_W_IN, FIG_H_IN), dpi=width_px / FIG_W_IN, facecolor="white")
+    FigureCanvasAgg(fig)
+    return fig
 
 
 def chars_per_line(points: float, width: float = 1 - 2 * MARGIN_X) -> int:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import datetime as dt
-import time
 
 import numpy as np
 import pandas as pd
@@ -185,18 +184,13 @@ def test_empty_frame(es: Instrument) -> None:
     assert "cpi" in out.columns and out.empty
 
 
-def test_join_is_fast(es: Instrument) -> None:
+def test_join_over_many_bars_marks_every_event(es: Instrument) -> None:
+    # Its speed is bench's to measure (no wall-clock bound here: the machines are shared).
     daily = daily_bars(es, "2008-01-01", "2025-12-31")
     assert len(daily) >= 4500
-    join_events(daily, "fomc", es)
-    start = time.perf_counter()
-    for _ in range(50):
-        join_events(daily, "fomc", es)
-    assert (time.perf_counter() - start) / 50 < 0.01  # ~1 ms in practice; generous for CI
+    assert join_events(daily, "fomc", es)["fomc"].sum() > 100
     stamps = pd.date_range("2020-01-01", periods=1_500_000, freq="min")
     trading = stamps.normalize() + pd.to_timedelta((stamps.hour >= 18).astype(int), unit="D")
     minute = bars(stamps, trading)
-    start = time.perf_counter()
     out = join_events(minute, "fomc", es, intraday=True)
-    assert time.perf_counter() - start < 1.0
     assert out["fomc_minutes"].notna().sum() == out["fomc"].sum()
