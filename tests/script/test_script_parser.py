@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import pytest
@@ -187,11 +186,8 @@ def test_size_limits() -> None:
     )
 
 
-def test_parse_is_cached_and_fast() -> None:
+def test_parse_is_cached() -> None:
+    # Parsed once per text: the same tree comes back (its speed is bench's to measure).
     text = "range > rolling_mean(range, 20) * 1.5 and dayname() in ('Mon', 'Fri')"
     first = parse_expression(text)
     assert parse_expression(text) is first
-    start = time.perf_counter()
-    for _ in range(1000):
-        parse_expression(text)
-    assert (time.perf_counter() - start) / 1000 < 50e-6
