@@ -62,6 +62,9 @@ from barb.summary_text import either_text, listed_text
 SAID_BEFORE = ("early_close()", CUT_PICK)
 # The session that stands for the stock market's hours, whose half days close apart.
 STOCK_HOURS = "CASH"
+# The share of the full days whose groups hold one clock window to the close, for the short
+# days' windows, moved earlier by their close, to be told apart from it.
+USUAL_SHARE = 0.9
 
 
 @dataclass(frozen=True)
@@ -102,12 +105,22 @@ class DayGroups:
         12:45-13:15 on a half day, around the stock market's 13:00 close, where a full
         day's are 16:30-17:00, the thin post-cash half hour. ES's mean volume of the last
         30 RTH minutes over 2008-2026 read 10,425 with its 151 short days, 8,829 without
-        (pandas), with nothing said: no part day, yet another time of day."""
+        (pandas), with nothing said: no part day, yet another time of day.
+
+        Only a window fixed to each day's close: the full days' groups (nearly all) hold
+        the same clock window to their close, and the short days' run to theirs. The bar of
+        each day's highest volume (place(volume, 'day') == 1) has no usual time to name."""
+        none = np.zeros(len(self.short), dtype=bool)
         early = self._ended_early()
         if early is None:
-            return np.zeros(len(self.short), dtype=bool)
-        ended, _, whole = early
-        return ended & whole
+            return none
+        ended, reach, whole = early
+        full = ~self.short
+        starts, counts = np.unique(self.first[full], return_counts=True)
+        usual = (self.first[full] == starts[np.argmax(counts)]) & (self.end[full] == reach)
+        if usual.mean() < USUAL_SHARE:
+            return none
+        return ended & whole & (self.end >= self.closed)
 
     def _ended_early(self) -> tuple[np.ndarray, int, np.ndarray] | None:
         """The short days whose groups end before most full days' do, that reach, and

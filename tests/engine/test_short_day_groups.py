@@ -539,3 +539,22 @@ def test_the_last_30_minutes_of_es_rth_say_the_short_days_hold_another_half_hour
     assert "so their v reads 12:30-13:00 or 12:45-13:15, not the other days' 16:30-17:00" in said[0]
     assert f"without them mean_v is {value_text(volume[~short].mean())}." in said[0]
     assert said[0].endswith('"where": "… and not early_close()" leaves them out.')
+
+
+def test_a_pick_with_no_usual_time_of_day_is_not_said_to_move(settings, bars) -> None:
+    """Each day's busiest minute (place(volume, 'day') == 1) has no clock window the full
+    days share, so the short days' picks are at no other time than theirs: nothing said."""
+    cash = bars[(bars["minute"] >= CASH_OPEN) & (bars["minute"] < CASH_CLOSE)]
+    top = cash.loc[cash.groupby("trading_date")["volume"].idxmax()]
+    assert top["minute"].nunique() > 5  # the busiest minutes are spread over the day
+    result = ask(
+        {
+            "where": "place(volume, 'day') == 1",
+            "group_by": "date()",
+            "select": "sum(volume) as vol",
+        },
+        settings,
+        **ONE_MINUTE,
+    )
+    assert result.table["vol"].tolist() == top["volume"].tolist()
+    assert warnings_with(result, SAID) == []
