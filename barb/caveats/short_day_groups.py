@@ -90,7 +90,8 @@ class DayGroups:
         last 30 minutes) keeps 12:45-13:15 of a 13:15 close as it keeps 16:30-17:00 of a
         full day: those days' groups end early but hold all the window asked for, and were
         called a part day's (ES 2020-2025: each of the 52 short days' 30 bars). A window
-        fixed on the clock (13:00-17:00) holds 15 minutes of them against 240: cut."""
+        fixed on the clock (13:00-17:00) holds 15 minutes of them against 240: cut. The
+        last N bars are another time of day on a short day, though: ``shifted``."""
         full = ~self.short
         if not full.any():
             return self.short & (self.end >= self.closed), None
@@ -304,7 +305,7 @@ def _shifted_text(
 ) -> str:
     """'151 of the then stage's 4,647 days are short sessions: the futures closed at 13:00
     on 74 holidays (e.g. 2014-05-26), …, so their v reads 12:30-13:00, 12:45-13:15 or
-    11:00-11:30, not the other days' 16:30-17:00 (the 13:15 half days' holds the stock
+    11:00-11:30, not the other days' 16:30-17:00 (on the half days it holds the stock
     market's 13:00 close).'"""
     dataset = plan.dataset
     if plan.then is not None:
@@ -331,7 +332,7 @@ def _shifted_text(
 
 
 def _stock_close_held(plan: Plan, groups: DayGroups, used: np.ndarray) -> str:
-    """' (the half days' holds the stock market's 13:00 close)' when the windows of the
+    """' (on the half days it holds the stock market's 13:00 close)' when the windows of the
     half days among ``used`` hold the minute the stock market closed early."""
     closes = stock_market_early_closes()
     start = plan.dataset.instrument.trading_day_start_minute
