@@ -122,15 +122,16 @@ INDICATOR_FORMS: Mapping[str, IndicatorForm] = MappingProxyType(
     {name: form for names, form in _FORMS.items() for name in names}
 )
 
-# Indicators no expression of Barb's functions gives: each value depends on the one before
-# through a switch (a stop that flips sides), which no window or smoother writes.
+# Charts no expression of Barb's functions gives, as they are not drawn from bars one by one:
+# a guessed name would answer something else.
 ABSENT: Mapping[str, str] = MappingProxyType(
     {
         **dict.fromkeys(
-            ("sar", "psar", "parabolic_sar", "supertrend", "super_trend"),
-            "Barb Script has no parabolic SAR or Supertrend (each stop flips on the one "
-            "before): say so; the nearest trailing levels it has are keltner_lower() / "
-            "keltner_upper() (EMA ± ATR) and donchian_lower(n) / donchian_upper(n)",
+            ("zigzag", "zig_zag", "renko"),
+            "Barb Script has no ZigZag or Renko (a ZigZag's last swing is redrawn by later bars, "
+            "Renko bricks are not time bars): say so; the nearest it has are "
+            "donchian_upper(n) / donchian_lower(n) for swing highs and lows, and sar() or "
+            "supertrend() for a trend that flips",
         ),
     }
 )
@@ -147,6 +148,9 @@ FAMILY_NAMES: Mapping[str, str] = MappingProxyType(
         "donchian_channel": "donchian",
         "donchian_channels": "donchian",
         "stoch": "stochastic",
+        "heikin_ashi": "ha",
+        "heikinashi": "ha",
+        "heiken_ashi": "ha",
     }
 )
 

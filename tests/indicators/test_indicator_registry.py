@@ -38,6 +38,15 @@ SIGNATURES = {
     "donchian_upper": "donchian_upper(n=20)",
     "donchian_middle": "donchian_middle(n=20)",
     "donchian_lower": "donchian_lower(n=20)",
+    "wma": "wma(col=close, n=20)",
+    "hma": "hma(col=close, n=9)",
+    "kama": "kama(col=close, n=10)",
+    "sar": "sar(acceleration=0.02, maximum=0.2)",
+    "supertrend": "supertrend(n=10, mult=3)",
+    "ha_open": "ha_open()",
+    "ha_close": "ha_close()",
+    "ha_high": "ha_high()",
+    "ha_low": "ha_low()",
 }
 
 
@@ -69,7 +78,7 @@ def test_every_indicator_line_is_registered_with_its_defaults() -> None:
 
 
 def test_series_parameters_default_to_close() -> None:
-    for name in ("rsi", "macd", "bollinger_upper"):
+    for name in ("rsi", "macd", "bollinger_upper", "wma", "hma", "kama"):
         col = library()[name].params[0]
         assert (col.name, col.kind, col.default_column) == ("col", "series", "close")
 
@@ -113,6 +122,14 @@ def test_vwap_on_daily_bars_warns(ctx: EvalContext) -> None:
     ctx.timeframe = "daily"
     call("vwap", ctx)
     assert any("vwap() on daily bars" in w for w in ctx.warnings)
+
+
+def test_sar_with_acceleration_over_its_maximum_is_an_argument_error(ctx: EvalContext) -> None:
+    with pytest.raises(ArgumentError) as caught:
+        call("sar", ctx, 0.3, 0.2)
+    error = caught.value.to_dict()
+    assert "acceleration <= maximum" in error["message"]
+    assert "sar(0.02, 0.2)" in error["hint"]
 
 
 def test_macd_with_fast_not_below_slow_is_an_argument_error(ctx: EvalContext) -> None:
