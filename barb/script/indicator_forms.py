@@ -122,8 +122,10 @@ INDICATOR_FORMS: Mapping[str, IndicatorForm] = MappingProxyType(
     {name: form for names, form in _FORMS.items() for name in names}
 )
 
-# Charts no expression of Barb's functions gives, as they are not drawn from bars one by one:
-# a guessed name would answer something else.
+# What no expression of Barb's functions gives, where a did-you-mean would run a near name that
+# answers something else: alma() got "did you mean kama()?", bfill() "ffill()?" (the other
+# direction in time).
+_AVERAGES = "rolling_mean(col, n) (SMA), ema, wma, hma and kama"
 ABSENT: Mapping[str, str] = MappingProxyType(
     {
         **dict.fromkeys(
@@ -132,6 +134,15 @@ ABSENT: Mapping[str, str] = MappingProxyType(
             "Renko bricks are not time bars): say so; the nearest it has are "
             "donchian_upper(n) / donchian_lower(n) for swing highs and lows, and sar() or "
             "supertrend() for a trend that flips",
+        ),
+        **dict.fromkeys(
+            ("alma", "mama", "fama", "vama", "swma", "vidya", "frama", "t3"),
+            f"Barb Script has no such moving average: say so; its averages are {_AVERAGES}",
+        ),
+        **dict.fromkeys(
+            ("bfill", "backfill", "back_fill", "backward_fill"),
+            "Barb Script has no backward fill (it would give a row a later row's value): say "
+            "so; ffill(col) carries the last value before a row forward",
         ),
     }
 )

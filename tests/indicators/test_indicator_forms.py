@@ -139,8 +139,10 @@ def test_a_charting_name_points_to_barbs_line_not_a_neighbour(
     assert meant in hint and not_meant not in hint
 
 
-@pytest.mark.parametrize("name", ["zigzag", "renko"])
-def test_a_chart_no_expression_gives_is_said_to_be_missing(name: str) -> None:
+@pytest.mark.parametrize("name", ["zigzag", "renko", "alma", "mama", "swma", "bfill"])
+def test_what_no_expression_gives_is_said_to_be_missing(name: str) -> None:
+    """Not a did-you-mean to a near name that answers something else: alma() and mama() were
+    "did you mean kama()?", swma() "wma()?", bfill() "ffill()?" (the other way in time)."""
     error = unknown_function(name, [], "map")
     assert error.hint == ABSENT[name] and "Similar" not in error.message
 
