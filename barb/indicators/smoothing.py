@@ -17,7 +17,6 @@ import math
 
 import numpy as np
 import pandas as pd
-from scipy import signal
 
 from barb.indicators.arrays import as_float_array, check_period, first_valid
 
@@ -114,6 +113,10 @@ def wma(x: pd.Series, n: int) -> pd.Series:
     values = as_float_array(x)
     out = np.full(len(values), np.nan)
     if len(values) >= n:
+        # Here, not at start-up: scipy.signal costs a process a few tenths of a second, and
+        # every process builds the function table.
+        from scipy import signal
+
         weights = np.arange(n, 0, -1, dtype=np.float64) / (n * (n + 1) / 2)
         missing = np.isnan(values)
         # Each output is its own weighted sum (no running total to drift over millions of
