@@ -160,7 +160,9 @@ def kama(x: pd.Series, n: int = 10) -> pd.Series:
     after the first (seeded with the one before it), as TA-Lib does.
 
     Warm-up: the first n rows (after any leading NaNs) are NaN. Matches TA-Lib KAMA over the
-    whole history to ~1e-12; a missing value inside the data is skipped (its row is NaN).
+    whole history to floating-point precision (its start weighs on every later value, less
+    than 1e-12 after a few thousand bars); a missing value inside the data is skipped (its
+    row is NaN).
     """
     check_period("n", n, 2)
     values = as_float_array(x)

@@ -180,3 +180,31 @@ def test_ffill_carries_a_value_from_before_the_period(sample_settings, daily) ->
     np.testing.assert_array_equal(result.table["wide_close"].to_numpy(), expected.to_numpy())
     # The first day of the period was not wide: its value is a 2023 close.
     assert not wide.loc["2024-01-02"] and not np.isnan(expected.iloc[0])
+
+
+def test_sar_on_5_minute_bars_of_one_day_reads_every_day_before(sample_settings, con) -> None:
+    """ "How many 5-minute bars of 2024-03-15's session closed above the SAR?" The stop runs
+    over the session's 5m bars chained across all the days before, as on a chart of RTH."""
+    result = ask(
+        {
+            "session": "RTH",
+            "from": "5m",
+            "period": "2024-03-15",
+            "map": {"psar": "sar()"},
+            "where": "close > psar",
+            "select": "count()",
+        },
+        sample_settings,
+    )
+    bars = con.execute(
+        f"""
+        SELECT trading_date AS d, (minute - 570) // 5 AS slot, max(high) AS high,
+               min(low) AS low, arg_max(close, timestamp) AS close
+        FROM nq WHERE {RTH} GROUP BY 1, 2 ORDER BY 1, 2
+        """
+    ).df()
+    psar = talib.SAR(bars["high"].to_numpy(), bars["low"].to_numpy(), 0.02, 0.2)
+    day = (bars["d"] == pd.Timestamp("2024-03-15")).to_numpy()
+    expected = int(((bars["close"].to_numpy() > psar) & day).sum())
+    assert result.summary.value == expected
+    assert 0 < expected < day.sum() == 90
