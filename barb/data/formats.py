@@ -30,6 +30,7 @@ from barb.data.layouts import (
     LAYOUTS,
     PRICES,
     TITLE_WORDS,
+    UP_DOWN,
     DateOrder,
     Layout,
     LayoutError,
@@ -45,7 +46,7 @@ from barb.i18n import N_
 DATABENTO_OPTIONAL = ("rtype", "instrument_id", "symbol")
 OHLCV_1M_RTYPE = 33  # Databento's record type of one-minute bars
 FIXED_PRICE_SCALE = 1e9  # Databento's fixed-point prices are integers in units of 1e-9
-NUMERIC = (*PRICES, "volume")
+NUMERIC = (*PRICES, "volume", *UP_DOWN)
 PROGRESS_BYTES = 32 << 20  # files larger than this show a progress bar while read
 
 _ZONE = re.compile(r"\d\d:\d\d(?::\d\d(?:\.\d+)?)?\s*(?:Z|[+-]\d\d(?::?\d\d)?)$")
@@ -526,6 +527,10 @@ def from_table(table: pa.Table, layout: Layout, date_order: DateOrder | None = N
     prices = {name: _floats(table.column(name)) for name in PRICES}
     if "volume" in table.column_names:
         prices["volume"] = _floats(table.column("volume"))
+    elif set(UP_DOWN) <= set(table.column_names):
+        up, down = (_floats(table.column(name)) for name in UP_DOWN)
+        prices["volume"] = up + down
+        notes.append((N_("import.note.up_down_volume"), {}))
     else:
         prices["volume"] = np.zeros(table.num_rows)
         notes.append((N_("import.note.no_volume"), {}))

@@ -74,6 +74,14 @@ def _same(*names: str) -> dict[str, tuple[str, ...]]:
 #: users' "Vol", investing.com's "Vol.". A "Vol" column beside a timestamp was not taken,
 #: and every volume was stored as 0 under "the file has no volume column".
 VOLUME = {"volume": ("volume", "vol", "vol.")}
+#: TradeStation writes a bar's volume as two columns, the volume traded on upticks and on
+#: downticks ("Up","Down", or "UpVol","DownVol"), with no "Volume": the volume is their sum.
+#: Read only when the file has no volume column and both are there (``match_header``); they
+#: were ignored, and every bar stored with volume 0 under "the file has no volume column".
+UP_DOWN = {
+    "up_volume": ("up", "upvol", "upvolume"),
+    "down_volume": ("down", "downvol", "downvolume"),
+}
 
 
 LAYOUTS: dict[str, Layout] = {
@@ -98,11 +106,11 @@ LAYOUTS: dict[str, Layout] = {
             "split",
             "Date and Time columns",
             # MetaTrader 5 writes <VOL> (exchange volume) beside <TICKVOL>.
-            {**_same("date", "time", *PRICES), **VOLUME},
+            {**_same("date", "time", *PRICES), **VOLUME, **UP_DOWN},
             "split",
             # Before TradingView's, so that a Date,Time file without volume (TradeStation's
             # Up/Down columns) is not read as TradingView's single time column.
-            optional=("volume",),
+            optional=("volume", *UP_DOWN),
             example="Date,Time,Open,High,Low,Close,Volume",
         ),
         Layout(
@@ -245,6 +253,9 @@ def match_header(layout: Layout, names: list[str]) -> dict[str, int] | None:
                 continue
             return None
         found[canonical] = index
+    if "volume" in found or not set(UP_DOWN) <= set(found):
+        for name in UP_DOWN:  # the volume's two halves are read only in its place
+            found.pop(name, None)
     return found
 
 

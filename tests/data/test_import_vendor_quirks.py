@@ -192,24 +192,54 @@ def _split_without_volume(path: Path, bars: pd.DataFrame, header: str, extra: bo
     return path
 
 
-@pytest.mark.parametrize(
-    ("header", "extra"),
-    [
-        ("Date,Time,Open,High,Low,Close", False),
-        ('"Date","Time","Open","High","Low","Close","Up","Down"', True),  # TradeStation
-    ],
-)
 def test_date_and_time_columns_without_volume_are_not_tradingview(
-    header: str, extra: bool, tmp_path: Path, settings: EngineSettings
+    tmp_path: Path, settings: EngineSettings
 ) -> None:
     bars = bf.week_of_bars()
-    path = _split_without_volume(tmp_path / "novol.csv", bars, header, extra)
+    header = "Date,Time,Open,High,Low,Close"
+    path = _split_without_volume(tmp_path / "novol.csv", bars, header, False)
     result = import_file(path, "NQ", settings)
     assert result.report.layout_name == "split"
     assert_stored(settings, bars, volume=False)
     frame, _ = read_bars(data_path("NQ", settings))
     assert (frame["volume"] == 0).all()
     assert any("no volume column" in note for note in result.report.notes)
+
+
+@pytest.mark.parametrize(("up", "down"), [("Up", "Down"), ("UpVol", "DownVol")])
+def test_tradestation_up_and_down_volumes_are_summed(
+    up: str, down: str, tmp_path: Path, settings: EngineSettings
+) -> None:
+    """TradeStation writes a bar's volume as its Up and Down volumes, with no Volume column:
+    every bar was stored with volume 0 under "the file has no volume column". The stored
+    volume is Up + Down, as pandas reads the file."""
+    bars = bf.week_of_bars()
+    header = f'"Date","Time","Open","High","Low","Close","{up}","{down}"'
+    path = _split_without_volume(tmp_path / "ts.txt", bars, header, True)
+    result = import_file(path, "NQ", settings)
+    assert result.report.layout_name == "split"
+    written = pd.read_csv(path)
+    frame, _ = read_bars(data_path("NQ", settings))
+    wall = pd.to_datetime(written["Date"] + " " + written["Time"], format="%m/%d/%Y %H:%M")
+    assert frame["timestamp"].tolist() == wall.tolist()
+    assert frame["volume"].tolist() == (written[up] + written[down]).tolist()
+    assert frame["volume"].tolist() == bars["volume"].tolist()
+    assert frame["close"].tolist() == written["Close"].tolist()
+    assert not any("no volume column" in note for note in result.report.notes)
+    assert any("sum of its Up and Down" in note for note in result.report.notes)
+
+
+def test_a_volume_column_beside_up_and_down_is_the_volume(
+    tmp_path: Path, settings: EngineSettings
+) -> None:
+    bars = bf.week_of_bars()
+    header = "Date,Time,Open,High,Low,Close,Up,Down,Volume"
+    path = _split_without_volume(tmp_path / "ts.txt", bars, header, True)
+    lines = path.read_text().splitlines()
+    path.write_text("\n".join([lines[0], *(f"{line},7" for line in lines[1:])]) + "\n")
+    import_file(path, "NQ", settings)
+    frame, _ = read_bars(data_path("NQ", settings))
+    assert (frame["volume"] == 7).all()
 
 
 def test_one_timestamp_column_without_volume_stores_zero_and_says_so(
