@@ -1167,6 +1167,22 @@ def _one_bar_off(checked: CheckedFile, overlap: pd.DataFrame, old: pd.DataFrame)
     return None
 
 
+def _check_volumes_meet(checked: CheckedFile, old: pd.DataFrame, meta: DataMeta) -> None:
+    """``Refused`` when the file has volumes and the stored bars none (a file without a
+    volume column is stored with volume 0), or the other way round. Appended, the zeros
+    joined the real volumes: the engine, which refuses questions of volume only on data
+    with no volume at all, averaged them in ("mean(volume)" over both halves read half the
+    true mean) without a word."""
+    assert checked.frame is not None
+    stored = bool(old["volume"].to_numpy().any())
+    file = bool(checked.frame["volume"].to_numpy().any())
+    if stored == file:
+        return
+    values = {"symbol": checked.instrument.symbol, "file": meta.source_file or "?"}
+    key = N_("import.refuse.append_volume_new") if file else N_("import.refuse.append_no_volume")
+    raise Refused(checked.report.words, (key, values), path=checked.name)
+
+
 def _appended(
     checked: CheckedFile, target: Path, description: str
 ) -> tuple[pd.DataFrame, int, str]:
@@ -1184,6 +1200,7 @@ def _appended(
     if meta.interval_minutes != checked.report.interval_minutes:
         lengths = {"stored": meta.interval_minutes, "file": checked.report.interval_minutes}
         raise Refused(words, (N_("import.refuse.append_interval"), lengths), path=checked.name)
+    _check_volumes_meet(checked, old, meta)
     first, last = old["timestamp"].iloc[0], old["timestamp"].iloc[-1]
     starts, ends = new["timestamp"].iloc[0], new["timestamp"].iloc[-1]
     if starts < first:

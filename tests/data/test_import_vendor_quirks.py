@@ -324,6 +324,44 @@ def test_volume_questions_on_data_imported_without_volumes_are_refused(
     assert volume.summary.value == pytest.approx(rth.groupby(day.to_numpy())["volume"].sum().mean())
 
 
+@pytest.mark.parametrize("stored_volumes", [False, True])
+def test_an_append_that_mixes_volumes_with_none_is_refused(
+    stored_volumes: bool, tmp_path: Path, settings: EngineSettings
+) -> None:
+    """A week imported without a volume column (volume 0 on every bar), then the next week
+    appended with volumes: "mean(volume)" over both averaged the zeros in (the engine
+    refuses volume questions only on data with no volume at all) and read about half the
+    true mean. Refused either way round, the stored bars left as they were."""
+    first = bf.week_of_bars(dt.date(2024, 3, 17))
+    second = bf.week_of_bars(dt.date(2024, 3, 24), seed=8)
+    second[["open", "high", "low", "close"]] += first["close"].iloc[-1] - second["open"].iloc[0]
+    old, new = (
+        (first, second.drop(columns="volume"))
+        if stored_volumes
+        else (
+            first.drop(columns="volume"),
+            second,
+        )
+    )
+    stored_path = bf.plain_csv(tmp_path / "stored.csv", old)
+    import_file(stored_path, "NQ", settings)
+    before = data_path("NQ", settings).read_bytes()
+    with pytest.raises(DataError) as refused:
+        import_file(bf.plain_csv(tmp_path / "next.csv", new), "NQ", settings, mode="append")
+    said = str(refused.value)
+    if stored_volumes:
+        assert "the file has no volumes" in said and "append a file with a volume column" in said
+    else:
+        assert "the file has volumes, and the stored NQ bars (imported from stored.csv)" in said
+        assert "with --replace" in said
+    assert data_path("NQ", settings).read_bytes() == before
+    frame, _ = read_bars(data_path("NQ", settings))
+    written = pd.read_csv(stored_path, parse_dates=["timestamp"])
+    assert frame["timestamp"].tolist() == written["timestamp"].tolist()
+    expected = written["volume"] if stored_volumes else 0
+    assert (frame["volume"] == expected).all()
+
+
 def test_header_names_match_without_regard_to_spaces(
     tmp_path: Path, settings: EngineSettings
 ) -> None:
