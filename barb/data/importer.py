@@ -443,6 +443,7 @@ def _check_raw(
     _check_series(raw)
     _check_half_days(raw)
     rows = len(raw)  # the file's: the report names its last line by it
+    raw, declared_stamp = _last_second_stamps(raw, declared_stamp)
     raw, sorted_note = _in_time_order(raw)
     report = ImportReport(
         file=name,
@@ -534,6 +535,30 @@ def _check_raw(
         copy=False,  # no second copy of millions of rows
     )
     return CheckedFile(report, frame, instrument, name)
+
+
+SECOND_NS = 1_000_000_000
+
+
+def _last_second_stamps(raw: RawBars, declared: Stamp | None) -> tuple[RawBars, Stamp | None]:
+    """The bars and the stamp to read them with, for a file whose every time is at 59
+    seconds (18:00:59, 09:30:59.999): each is its bar's last second, so they are read as
+    bar-close stamps one second early (18:00:59 -> the close at 18:01, the bar opening at
+    18:00), with a note saying so; with ``--stamp open``, as the minute they fall in. Such
+    a file was refused with each of its bars "not on a whole minute". Other files are
+    returned as they are."""
+    into = raw.instants % MINUTE_NS
+    if len(into) == 0 or not bool((into >= 59 * SECOND_NS).all()):
+        return raw, declared
+    first = show(raw.instants[0], raw.utc)
+    if declared == "open":
+        instants, stamp = raw.instants - into, declared
+        note = (N_("import.note.last_second_open"), {"time": first})
+    else:
+        instants, stamp = raw.instants + (MINUTE_NS - into), "close"
+        shown = show(instants[0], raw.utc)
+        note = (N_("import.note.last_second"), {"time": first, "close": shown})
+    return dataclasses.replace(raw, instants=instants, notes=[*raw.notes, note]), stamp
 
 
 def _read_clock(

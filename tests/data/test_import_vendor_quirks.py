@@ -397,6 +397,71 @@ def test_columns_option_without_volume_stores_zero_and_says_so(
     assert any("no volume column" in note for note in result.report.notes)
 
 
+# --- times at 59 seconds ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("fraction", ["", ".999"])
+def test_times_at_59_seconds_are_read_as_the_bars_last_second(
+    fraction: str, tmp_path: Path, settings: EngineSettings
+) -> None:
+    """A file stamping each bar at its last second (18:00:59 for the bar 18:00-18:01) was
+    refused with ten lines of "… is not on a whole minute" and 6,899 more. Read as bar-close
+    stamps one second early: the 18:00:59 bar is stored as the bar opening at 18:00, said once
+    in the report."""
+    bars = bf.week_of_bars()
+    wall = bf.in_zone(bars, bf.NY)
+    path = tmp_path / "last_second.csv"
+    bars.assign(timestamp=wall.dt.strftime(f"%Y-%m-%d %H:%M:59{fraction}")).to_csv(
+        path, index=False
+    )
+    result = import_file(path, "NQ", settings)
+    written = pd.read_csv(path)
+    opens = pd.to_datetime(written["timestamp"]).dt.floor("min")
+    frame, _ = read_bars(data_path("NQ", settings))
+    assert frame["timestamp"].tolist() == opens.tolist()
+    for column in PRICES:
+        assert frame[column].tolist() == written[column].tolist(), column
+    said = [note for note in result.report.notes if "59 seconds" in note]
+    assert len(said) == 1
+    assert said[0].startswith("Every time is at 59 seconds (2024-03-17 18:00:59")
+    assert said[0].endswith("is the bar closing at 2024-03-17 18:01:00).")
+    assert result.report.stamp == "close"
+
+
+def test_hourly_times_at_59_minutes_59_seconds_are_the_hours_they_end(
+    tmp_path: Path, settings: EngineSettings
+) -> None:
+    """10:59:59 ends the bar 10:00-11:00: stored as the 10:00 bar, not at 10:59."""
+    minutes = bf.week_of_bars()
+    prices = {"open": "first", "high": "max", "low": "min", "close": "last", "volume": "sum"}
+    hourly = minutes.set_index("timestamp").resample("60min").agg(prices).dropna().reset_index()
+    last_second = hourly["timestamp"] + pd.Timedelta(minutes=59, seconds=59)
+    path = tmp_path / "hourly.csv"
+    stamps = bf.in_zone(hourly.assign(timestamp=last_second), bf.NY)
+    hourly.assign(timestamp=stamps.dt.strftime("%Y-%m-%d %H:%M:%S")).to_csv(path, index=False)
+    import_file(path, "NQ", settings, interval="1h")
+    frame, _ = read_bars(data_path("NQ", settings))
+    written = pd.read_csv(path)
+    ends = pd.to_datetime(written["timestamp"]) + pd.Timedelta(seconds=1)
+    assert frame["timestamp"].tolist() == (ends - pd.Timedelta(hours=1)).tolist()
+    assert frame["high"].tolist() == written["high"].tolist()
+
+
+def test_times_off_the_minute_are_named_once(tmp_path: Path, settings: EngineSettings) -> None:
+    """Times at 30 seconds are refused naming the first one, the rest counted: the report
+    listed ten lines of the same sentence."""
+    bars = bf.week_of_bars()
+    wall = bf.in_zone(bars, bf.NY)
+    path = tmp_path / "half_minute.csv"
+    bars.assign(timestamp=wall.dt.strftime("%Y-%m-%d %H:%M:30")).to_csv(path, index=False)
+    with pytest.raises(ImportRefused) as refused:
+        import_file(path, "NQ", settings)
+    text = refused.value.report.text()
+    assert text.count("is not on a whole minute") == 1
+    assert "2024-03-17 18:00:30 is not on a whole minute" in text
+    assert not data_path("NQ", settings).exists()
+
+
 # --- archives -------------------------------------------------------------------------------
 
 
