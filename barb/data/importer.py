@@ -1075,7 +1075,7 @@ def _known_level_note(checked: CheckedFile) -> str:
     words = checked.report.words
     return words(
         "import.level_known",
-        close=quote(close),
+        close=quote(round(close, 9)),  # a median of two prices: 180.765, not 180.76500000000001
         ratio=f"{ratio:.2g}",
         symbol=checked.instrument.symbol,
         date=middle,
