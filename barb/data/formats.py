@@ -39,6 +39,7 @@ from barb.data.layouts import (
     detect_header_layout,
     detect_headerless,
     match_header,
+    named_zone,
 )
 from barb.data.words import Message, Note, Refusal
 from barb.i18n import N_
@@ -100,6 +101,9 @@ class RawBars:
     # when the bars fit the exchange's hours so read (a frame may lose its zone after a
     # conversion to New York time).
     claimed_zone: str | None = None
+    # The zone the header names beside the times ("Time (UTC)", "Gmt time"): read as the
+    # zone --timezone declares.
+    header_zone: str | None = None
     # The file's data row of each bar once the bars are no longer in the file's order
     # (sorted by time, repeats dropped); None while they are.
     rows: np.ndarray | None = None
@@ -131,6 +135,7 @@ class CsvShape:
     decimal_comma: bool
     line: int  # physical line of the header (1-based); 0 without a header
     names: list[str]  # the header's names (generated for headerless files)
+    zone: str | None = None  # the zone the header names beside the times ("Time (UTC)")
 
 
 def _first_lines(path: Path, count: int = 2) -> list[tuple[int, str]]:
@@ -204,6 +209,10 @@ def read_csv_shape(
         daily = _daily_column(names, lines[1:], delimiter)
         raise BadFile(daily or exc.said, line=number) from None
     sample = [text for _, text in lines[1:]]
+    try:
+        zone = named_zone(names, indexes)
+    except LayoutError as exc:
+        raise BadFile(exc.said, line=number) from None
     return CsvShape(
         layout,
         indexes,
@@ -212,6 +221,7 @@ def read_csv_shape(
         _decimal_comma(sample, delimiter, indexes),
         number,
         names,
+        zone,
     )
 
 
@@ -332,6 +342,7 @@ def read_csv(
                     raise BadFile(*(found[::-1] if found else (f"{name}: {exc}",))) from exc
                 table = table.set_column(index, name, numbers)
     raw = from_table(table, shape.layout, date_order)
+    raw.header_zone = shape.zone
     if empty:
         raw.notes.append((N_("import.note.empty_rows"), {"count": empty}))
     return raw
@@ -478,6 +489,7 @@ def read_parquet(
             assert found is not None
         else:
             layout, found = detect_header_layout(names, forced)
+        zone = named_zone(names, found)
         wanted = {c: names[i] for c, i in found.items()}
         if layout.name == "databento":
             lower = {n.lower(): n for n in names}
@@ -497,7 +509,9 @@ def read_parquet(
                 )
             index = table.column_names.index(name)
             table = table.set_column(index, name, pc.cast(column, pa.float64()))
-    return from_table(table, layout, date_order)
+    raw = from_table(table, layout, date_order)
+    raw.header_zone = zone
+    return raw
 
 
 # --- from an Arrow table to RawBars -----------------------------------------------------

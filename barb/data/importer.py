@@ -442,6 +442,7 @@ def _check_raw(
 ) -> CheckedFile:
     _check_series(raw)
     _check_half_days(raw)
+    timezone = _header_timezone(raw, timezone)
     rows = len(raw)  # the file's: the report names its last line by it
     raw, declared_stamp = _last_second_stamps(raw, declared_stamp)
     raw, sorted_note = _in_time_order(raw)
@@ -535,6 +536,22 @@ def _check_raw(
         copy=False,  # no second copy of millions of rows
     )
     return CheckedFile(report, frame, instrument, name)
+
+
+def _header_timezone(raw: RawBars, timezone: str | None) -> str | None:
+    """The zone to read the file's times in: the one its header names ("Time (UTC)",
+    "Gmt time"), said in the report, as if declared with ``--timezone``; ``--timezone``'s
+    when it names another (a header may be wrong: the refusal of times that do not fit it
+    advises --timezone), said too. Times that carry their own offsets keep them."""
+    named = raw.header_zone
+    if named is None or raw.utc:
+        return timezone
+    if timezone is not None and timezone != named:
+        values = {"named": named, "declared": timezone}
+        raw.notes.append((N_("import.note.header_zone_declared"), values))
+        return timezone
+    raw.notes.append((N_("import.note.header_zone"), {"zone": named}))
+    return named
 
 
 SECOND_NS = 1_000_000_000

@@ -236,8 +236,68 @@ def custom_layout(mapping: dict[str, str], found: list[str], stamp: Stamp) -> La
 
 def column_key(name: str) -> str:
     """A header name as matched: without regard to case, spaces or MetaTrader's angle
-    brackets ("Date Time" = datetime, "<DATE>" = date)."""
-    return re.sub(r"[\s<>]+", "", name).lower()
+    brackets ("Date Time" = datetime, "<DATE>" = date), nor the zone it names ("Time (UTC)"
+    = time: ``header_zone``)."""
+    return re.sub(r"[\s<>]+", "", header_zone(name)[0]).lower()
+
+
+#: Zones a header may name beside a time column, by how it names them (lower case); an
+#: IANA name ("Time (America/Chicago)") is taken as well.
+HEADER_ZONES = {
+    "utc": "UTC",
+    "gmt": "UTC",
+    "et": "America/New_York",
+    "ct": "America/Chicago",
+}
+# "Time (UTC)", "Time [America/Chicago]", "timestamp UTC", "datetime_utc"; "Gmt time"
+# (Dukascopy's). Only a time column's name: "High_ct" is no high in Chicago.
+_TIME_NAME = r"(?P<name>time|date|date\s*time|datetime|timestamp|ts_event)"
+_NAMED_ZONE = re.compile(
+    rf"^\s*{_TIME_NAME}(?:\s*\((?P<a>[^()]+)\)|\s*\[(?P<b>[^\[\]]+)\]|[\s_]+(?P<c>[\w/+-]+))\s*$",
+    re.I,
+)
+_ZONE_FIRST = re.compile(rf"^\s*(?P<zone>gmt|utc)[\s_-]+{_TIME_NAME}\s*$", re.I)
+
+
+def header_zone(name: str) -> tuple[str, str | None]:
+    """A header name without the zone it names, and that zone (an IANA name), or the name
+    as it is and None: "Time (UTC)" -> ("Time", "UTC"), "Gmt time" -> ("time", "UTC"),
+    "Time (CT)" -> ("Time", "America/Chicago"). Such headers were "unrecognised columns"."""
+    first = _ZONE_FIRST.match(name)
+    if first:
+        return first["name"], "UTC"
+    found = _NAMED_ZONE.match(name)
+    if not found:
+        return name, None
+    word = (found["a"] or found["b"] or found["c"]).strip()
+    zone = HEADER_ZONES.get(word.lower())
+    if zone is None and "/" in word:
+        zone = _iana(word)
+    return (found["name"], zone) if zone else (name, None)
+
+
+def named_zone(names: list[str], indexes: dict[str, int]) -> str | None:
+    """The zone the header names beside the file's time columns ("Time (UTC)"), or None;
+    ``LayoutError`` when its date and time columns name two."""
+    zones = {
+        zone
+        for column, i in indexes.items()
+        if column in ("timestamp", "date", "time", "ts_event")
+        and (zone := header_zone(names[i])[1]) is not None
+    }
+    if len(zones) > 1:
+        raise LayoutError((N_("import.refuse.header_zones"), {"zones": ", ".join(sorted(zones))}))
+    return zones.pop() if zones else None
+
+
+def _iana(word: str) -> str | None:
+    import zoneinfo
+
+    try:
+        zoneinfo.ZoneInfo(word)
+    except (zoneinfo.ZoneInfoNotFoundError, ValueError, OSError):
+        return None
+    return word
 
 
 def match_header(layout: Layout, names: list[str]) -> dict[str, int] | None:
