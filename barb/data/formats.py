@@ -547,7 +547,9 @@ def from_table(table: pa.Table, layout: Layout, date_order: DateOrder | None = N
         notes.append((N_("import.note.up_down_volume"), {}))
     else:
         prices["volume"] = np.zeros(table.num_rows)
-        notes.append((N_("import.note.no_volume"), {}))
+        ticks = layout.name == "metatrader"
+        key = N_("import.note.tick_volume") if ticks else N_("import.note.no_volume")
+        notes.append((key, {}))
     series, names = None, ()
     if layout.name == "databento":
         check_rtype(table)

@@ -60,6 +60,7 @@ TITLE_WORDS = {
     "plain": N_("import.layout.plain"),
     "ninjatrader": N_("import.layout.ninjatrader"),
     "kibot": N_("import.layout.kibot"),
+    "metatrader": N_("import.layout.metatrader"),
     "ib": N_("import.layout.ib"),
     "ib_insync": N_("import.layout.ib_insync"),
     "custom": N_("import.layout.custom"),
@@ -162,6 +163,18 @@ LAYOUTS: dict[str, Layout] = {
             first_line=re.compile(r"^\d{8} \d{6};"),
             delimiter=";",
             example="20240105 093100;16850.25;16852;16849.5;16851.75;412",
+        ),
+        Layout(
+            # MetaTrader 4's History Center export: its last column counts ticks, not
+            # contracts, so it is not read as the volume (``formats.from_table`` says so).
+            "metatrader",
+            "MetaTrader 4 history export, no header",
+            _same("date", "time", *PRICES),
+            "split",
+            header=False,
+            first_line=re.compile(r"^\d{4}\.\d\d\.\d\d,\d\d:\d\d(:\d\d)?,"),
+            delimiter=",",
+            example="2024.01.05,09:30,16850.25,16852,16849.5,16851.75,412",
         ),
         Layout(
             "kibot",

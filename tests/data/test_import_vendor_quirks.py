@@ -397,6 +397,41 @@ def test_columns_option_without_volume_stores_zero_and_says_so(
     assert any("no volume column" in note for note in result.report.notes)
 
 
+def test_a_metatrader_4_history_export_is_read_without_its_tick_counts(
+    tmp_path: Path, settings: EngineSettings
+) -> None:
+    """MetaTrader 4's History Center writes "2024.03.17,18:00,o,h,l,c,ticks" with no header:
+    refused as "not a layout Barb knows", with --columns advice that needs a header. Its bars
+    are read; the last column counts ticks, not contracts, so volume is stored as 0 (and
+    volume questions are refused) rather than answered in ticks."""
+    from barb.interpreter import execute
+
+    bars = bf.week_of_bars()
+    wall = bf.in_zone(bars, bf.NY)
+    path = tmp_path / "NQ1.csv"
+    path.write_text(
+        "\n".join(
+            f"{t:%Y.%m.%d},{t:%H:%M},{r.open},{r.high},{r.low},{r.close},{r.volume * 3}"
+            for t, r in zip(wall, bars.itertuples(), strict=True)
+        )
+        + "\n"
+    )
+    result = import_file(path, "NQ", settings)
+    assert result.report.layout_name == "metatrader"
+    written = pd.read_csv(path, header=None, names=["d", "t", *PRICES[:4], "ticks"])
+    frame, _ = read_bars(data_path("NQ", settings))
+    stamps = pd.to_datetime(written["d"] + " " + written["t"], format="%Y.%m.%d %H:%M")
+    assert frame["timestamp"].tolist() == stamps.tolist()
+    for column in PRICES[:4]:
+        assert frame[column].tolist() == written[column].tolist(), column
+    assert (frame["volume"] == 0).all()
+    assert any("counts ticks, not contracts" in note for note in result.report.notes)
+    volume = execute(
+        {"session": "RTH", "from": "daily", "select": "mean(volume)"}, "NQ", settings=settings
+    )
+    assert volume.error is not None and volume.error.error_type == "NoData"
+
+
 # --- times at 59 seconds ------------------------------------------------------------------------
 
 
