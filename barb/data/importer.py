@@ -13,6 +13,7 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 import gzip
+import shutil
 import tempfile
 import zipfile
 import zoneinfo
@@ -295,6 +296,33 @@ def unpacked(
         yield target
 
 
+UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
+
+
+@contextmanager
+def utf8_text(path: Path, words: ImportWords, where: str) -> Iterator[tuple[Path, bool]]:
+    """The file as UTF-8, and whether it was UTF-16 text: Excel's "Unicode Text" (and
+    some platforms' exports) write UTF-16 with a byte-order mark, which was refused as "not
+    UTF-8 text: is it a CSV or Parquet file?". Lines stay where they were, so refusals
+    name the file's own lines."""
+    with path.open("rb") as fh:
+        head = fh.read(2)
+    if head not in UTF16_BOMS:
+        yield path, False
+        return
+    with tempfile.TemporaryDirectory(prefix="barb-import-") as tmp:
+        target = Path(tmp) / path.name
+        try:
+            with (
+                path.open(encoding="utf-16", newline="") as src,
+                target.open("w", encoding="utf-8", newline="") as dst,
+            ):
+                shutil.copyfileobj(src, dst, 1 << 20)
+        except UnicodeError:
+            raise Refused(words, (N_("import.refuse.not_utf8"), {}), path=where) from None
+        yield target, True
+
+
 def check_options(
     *,
     timezone: str | None = None,
@@ -369,7 +397,10 @@ def check_file(
     if _is_workbook(path):
         raise Refused(words, (N_("import.refuse.workbook"), {}), path=where)
 
-    with unpacked(path, words, where, unpacked_limit) as inner:
+    with (
+        unpacked(path, words, where, unpacked_limit) as packed,
+        utf8_text(packed, words, where) as (inner, utf16),
+    ):
         shape: CsvShape | None = None
         try:
             if fmt == "parquet" or (fmt is None and formats.is_parquet(inner)):
@@ -377,6 +408,8 @@ def check_file(
             else:
                 shape = formats.read_csv_shape(inner, fmt, mapping)
                 raw = formats.read_csv(inner, shape, progress, date_order)
+                if utf16:
+                    raw.notes.append((N_("import.note.utf16"), {}))
             checked = _check_raw(raw, instrument, where, timezone, declared_interval, stamp, words)
             checked.report.file = name or path.name
             checked.report.file_kind = "CSV" if shape else "Parquet"

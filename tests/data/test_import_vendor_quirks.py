@@ -432,6 +432,28 @@ def test_a_metatrader_4_history_export_is_read_without_its_tick_counts(
     assert volume.error is not None and volume.error.error_type == "NoData"
 
 
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-16-le-bom"])
+def test_utf16_text_is_read(encoding: str, tmp_path: Path, settings: EngineSettings) -> None:
+    """Excel's "Unicode Text" is UTF-16 with a byte-order mark, tab-separated: refused as
+    "not UTF-8 text: is it a CSV or Parquet file?". Read as the text it is."""
+    bars = bf.week_of_bars()
+    text = bf.plain_csv(tmp_path / "bars.csv", bars).read_text().replace(",", "\t")
+    path = tmp_path / "unicode.txt"
+    data = (
+        b"\xff\xfe" + text.encode("utf-16-le")
+        if encoding.endswith("bom")
+        else text.encode(encoding)
+    )
+    path.write_bytes(data)
+    result = import_file(path, "NQ", settings)
+    written = pd.read_csv(path, sep="\t", encoding="utf-16", parse_dates=["timestamp"])
+    frame, _ = read_bars(data_path("NQ", settings))
+    assert frame["timestamp"].tolist() == written["timestamp"].tolist()
+    for column in PRICES:
+        assert frame[column].tolist() == written[column].tolist(), column
+    assert any("UTF-16" in note for note in result.report.notes)
+
+
 # --- times at 59 seconds ------------------------------------------------------------------------
 
 
