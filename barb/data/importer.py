@@ -317,6 +317,12 @@ def utf8_text(path: Path, words: ImportWords, where: str) -> Iterator[tuple[Path
                 path.open(encoding="utf-16", newline="") as src,
                 target.open("w", encoding="utf-8", newline="") as dst,
             ):
+                head_text = src.read(4096)
+                # Binary junk that happens to start with FF FE decodes too, to nothing
+                # printable: still not text.
+                if not all(c.isprintable() or c in "\t\r\n" for c in head_text):
+                    raise UnicodeError("not text")
+                dst.write(head_text)
                 shutil.copyfileobj(src, dst, 1 << 20)
         except UnicodeError:
             raise Refused(words, (N_("import.refuse.not_utf8"), {}), path=where) from None
