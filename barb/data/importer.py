@@ -33,6 +33,7 @@ from barb.data.clock import (
     ClockReading,
     closed_reason,
     in_closed_hours,
+    opening_in_break,
     read_clock,
     zone_message,
     zone_words,
@@ -528,6 +529,7 @@ def _check_raw(
         wall = to_wall_clock(instants, raw.utc, clock.zone, instrument.timezone)
     except BadRow as exc:
         raise BadRow(raw.file_row(exc.row), exc.said) from None
+    wall = _opening_in_break(wall, instrument, interval, report)
     timestamp = wall.view("datetime64[ns]")
     tdate = trading_dates(timestamp, instrument.trading_day_start_minute)
     minute = minutes_of_day(timestamp)
@@ -540,7 +542,7 @@ def _check_raw(
         calendar_findings(report, wall, tdate, schedule, interval)
     # Bars when the exchange is shut would be filed under a trading date they do not belong
     # to (a Saturday bar makes a phantom day): refused, each named by its line.
-    shut = in_closed_hours(wall, instrument)
+    shut = in_closed_hours(wall, instrument, step=interval * MINUTE_NS)
     if shut.any():
         report.errors = collect(
             raw,
@@ -575,6 +577,29 @@ def _check_raw(
         copy=False,  # no second copy of millions of rows
     )
     return CheckedFile(report, frame, instrument, name)
+
+
+def _opening_in_break(
+    wall: np.ndarray, instrument: Instrument, interval: int, report: ImportReport
+) -> np.ndarray:
+    """``wall`` with each bar that opens in the daily break but reaches past it (hourly bars
+    on the half hour: 17:30-18:30) stored where its trades start (18:00), said in the
+    report; as it is otherwise, or when so moved two bars would meet (refused then as bars
+    in closed hours)."""
+    moved = opening_in_break(wall, instrument, interval * MINUTE_NS)
+    if moved is wall or not bool((np.diff(moved) > 0).all()):
+        return wall
+    first = int(np.flatnonzero(moved != wall)[0])
+    report.notes.append(
+        report.words(
+            "import.note.opening_in_break",
+            plural_of=int((moved != wall).sum()),
+            count=report.words.count(int((moved != wall).sum())),
+            time=show(wall[first], False),
+            start=show(moved[first], False),
+        )
+    )
+    return moved
 
 
 def _header_timezone(raw: RawBars, timezone: str | None) -> str | None:

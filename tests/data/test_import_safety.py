@@ -489,15 +489,16 @@ def test_a_session_starting_inside_hourly_bars_is_refused_not_cut(
     assert rth.summary.value == pytest.approx(_daily_ranges(bars, "09:30", "17:00").mean())
 
 
-def _half_hour_hourly(bars: pd.DataFrame) -> pd.DataFrame:
+def _half_hour_hourly(bars: pd.DataFrame, first_at: str = "18:00") -> pd.DataFrame:
     """``bars`` as hourly bars on the half hour (09:30, 10:30 …), as a vendor aligning them
     on the cash open writes them: each session's first bar, which trades only from the
-    18:00 open to 18:30, is stamped 18:00."""
+    18:00 open to 18:30, stamped ``first_at`` (18:00, or 17:30 where its hour starts)."""
     prices = {"open": "first", "high": "max", "low": "min", "close": "last", "volume": "sum"}
     hourly = bars.set_index("timestamp").resample("60min", offset="30min").agg(prices)
     hourly = hourly.dropna().reset_index()
-    first = hourly["timestamp"].dt.strftime("%H:%M") == "17:30"
-    hourly.loc[first, "timestamp"] += pd.Timedelta(minutes=30)
+    if first_at == "18:00":
+        first = hourly["timestamp"].dt.strftime("%H:%M") == "17:30"
+        hourly.loc[first, "timestamp"] += pd.Timedelta(minutes=30)
     return hourly
 
 
@@ -512,17 +513,28 @@ def _session_ranges(bars: pd.DataFrame, start: str, end: str) -> pd.Series:
     return grouped["high"].max() - grouped["low"].min()
 
 
+@pytest.mark.parametrize("first_at", ["18:00", "17:30"])
 def test_sessions_on_half_hour_hourly_bars_are_whole_unless_a_bar_is_cut(
-    tmp_path: Path, settings: EngineSettings, bars: pd.DataFrame
+    first_at: str, tmp_path: Path, settings: EngineSettings, bars: pd.DataFrame
 ) -> None:
     """Hourly bars on the half hour: ETH (18:00-17:00) starts inside the 17:30-18:30 bar and
     ends inside the 16:30-17:30 one, but nothing trades in the 17:00-18:00 break, so each
     holds only ETH's minutes; they were refused as "inside the 17:30 bar" all the same, and
     RTH (to 17:00) with them. Their daily ranges are the minute bars'; CASH (to 16:00) cuts
     the 15:30 bar and is refused; ETH's hourly bars, counted from 18:00, would sit between
-    the data's, and are refused too."""
-    hourly = _half_hour_hourly(bars)
-    import_file(bf.plain_csv(tmp_path / "half.csv", hourly), "NQ", settings, interval="1h")
+    the data's, and are refused too. Stamped 17:30, in the daily break, each session's first
+    bar was refused ("the file's times fit none of the zones Barb tries"): it is stored at
+    18:00, where its trades start."""
+    hourly = _half_hour_hourly(bars, first_at)
+    path = bf.plain_csv(tmp_path / "half.csv", hourly)
+    result = import_file(path, "NQ", settings, interval="1h")
+    written = pd.read_csv(path, parse_dates=["timestamp"])
+    opens = written["timestamp"].mask(written["timestamp"].dt.strftime("%H:%M") == "17:30")
+    opens = opens.fillna(written["timestamp"] + pd.Timedelta(minutes=30))
+    assert stored(settings)["timestamp"].tolist() == opens.tolist()
+    assert stored(settings)["high"].tolist() == written["high"].tolist()
+    moved = [note for note in result.report.notes if "open in the daily break" in note]
+    assert len(moved) == (first_at == "17:30")
     for session, start, end in (
         ("ETH", "18:00", "17:00"),
         ("RTH", "09:30", "17:00"),
