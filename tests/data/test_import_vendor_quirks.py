@@ -485,6 +485,20 @@ def test_times_at_59_seconds_are_read_as_the_bars_last_second(
     assert result.report.stamp == "close"
 
 
+def test_times_at_59_seconds_with_stamp_open_are_the_minute_they_fall_in(
+    tmp_path: Path, settings: EngineSettings
+) -> None:
+    bars = bf.week_of_bars()
+    wall = bf.in_zone(bars, bf.NY)
+    path = tmp_path / "last_second.csv"
+    bars.assign(timestamp=wall.dt.strftime("%Y-%m-%d %H:%M:59")).to_csv(path, index=False)
+    result = import_file(path, "NQ", settings, stamp="open")
+    frame, _ = read_bars(data_path("NQ", settings))
+    written = pd.to_datetime(pd.read_csv(path)["timestamp"])
+    assert frame["timestamp"].tolist() == written.dt.floor("min").tolist()
+    assert any("with --stamp open, each is read as the minute" in n for n in result.report.notes)
+
+
 def test_hourly_times_at_59_minutes_59_seconds_are_the_hours_they_end(
     tmp_path: Path, settings: EngineSettings
 ) -> None:
