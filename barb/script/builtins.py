@@ -305,6 +305,23 @@ def _next(ctx: EvalContext, col: pd.Series, n: int) -> pd.Series:
     return _shift(col, -n)
 
 
+@register(
+    "ffill",
+    unit="same",
+    category="lag",
+    params=(_ANY,),
+    summary="col, an empty row taking the last value before it: ffill(if(c, close, 0 / 0)) is "
+    "the close when c last held.",
+    example="ffill(if(fomc, close, 0 / 0))",
+    # The last value may be any number of rows back: a period reads from the first bar.
+    reach=everything,
+)
+def _ffill(ctx: EvalContext, col: pd.Series) -> pd.Series:
+    if col.dtype == np.bool_:  # a condition is never empty: nothing to fill
+        return col
+    return col.ffill()
+
+
 # --- window -------------------------------------------------------------------------------
 
 
