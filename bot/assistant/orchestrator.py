@@ -794,7 +794,7 @@ class Assistant:
         # person, so there is no "Query" button to show it back.
         csv_rows = outcome.csv_rows if outcome.csv else None
         return Reply(
-            text=person_text(outcome.result, lang, outcome.preview, csv_rows),
+            text=person_text(outcome.result, lang, outcome.preview, csv_rows, outcome.names),
             proofs=[run.proof],
             language=lang,
         )
