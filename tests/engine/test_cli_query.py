@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import subprocess
 import sys
@@ -158,7 +159,7 @@ def test_a_streak_s_first_row_reads_n_a_and_whole_runs_as_whole_numbers(run) -> 
     runs = [row[header.index("run")] for row in rows]
     assert "NaN" not in out.output and runs[0] == "n/a"
     expected, streak = [], 0
-    for before, close in zip(closes, closes[1:]):
+    for before, close in itertools.pairwise(closes):
         streak = streak + 1 if close > before else 0
         expected.append(str(streak))
     assert runs[1:] == expected
