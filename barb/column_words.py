@@ -157,7 +157,7 @@ def statistic_of(expr: ast.Expr, lang: str | None = DEFAULT) -> tuple[str, str] 
     if not all(isinstance(a, ast.Number) for a in rest):
         return None
     p = ast.literal_value(rest[0]) if rest else None
-    word = _text(_STATISTICS[expr.name.lower()], lang, p=p)
+    word = _text(_STATISTICS[expr.name.lower()], lang, p=p, ordinal_of=_ordinal(p))
     return _text(_COLUMNS[first.name][0], lang), word
 
 
@@ -234,7 +234,12 @@ def _aggregate(expr: ast.Call, lang: str | None) -> str:
         return _text(_COLUMNS[first.name][2], lang)
     x, y = (_argument(a, lang) for a in (*expr.args, None, None)[:2])
     p = ast.literal_value(expr.args[1]) if len(expr.args) > 1 else None
-    return _text(_AGGREGATES[func], lang, x=x, y=y, p=p)
+    return _text(_AGGREGATES[func], lang, x=x, y=y, p=p, ordinal_of=_ordinal(p))
+
+
+def _ordinal(p: object) -> float | None:
+    """A percentile's number as an ordinal takes it: "1st", "22nd", "90th" ("1th" before)."""
+    return float(p) if isinstance(p, int | float) and not isinstance(p, bool) else None
 
 
 def _argument(expr: ast.Expr | None, lang: str | None) -> str:

@@ -624,7 +624,9 @@ def _extreme_text(
     if tied <= MAX_TIED_NAMED and not count_ties:
         labels = ", ".join(groups.named(i, words) for i in at)
         return words("tied", value=full[at[0]], labels=labels)
-    return _tied_many(full[at[0]], tied, words, buckets=groups.buckets is not None)
+    return _tied_many(
+        full[at[0]], tied, words, buckets=groups.buckets is not None, rows=groups.rows
+    )
 
 
 def _tied_many(

@@ -140,6 +140,10 @@ def result_lines(
         return [plain(t("result_no_rows", lang))]
     if csv_rows is not None and csv_rows < total:
         head = t("result_rows_cut", lang, csv=decimal(csv_rows, lang), **values)
+    elif len(rows) >= total:
+        # Every row shown: "1 row (also in the CSV)", where "1 rows (first 1 below, all in
+        # the CSV)" and «Строк: 1 (первые 1 ниже…)» counted a first of one.
+        head = t("result_rows_all", lang, plural_of=total, **values)
     else:
         head = t("result_rows", lang, **values)
     lines = [plain(head)]

@@ -279,3 +279,23 @@ def test_a_quarter_is_named_once_in_words_beside_its_dates() -> None:
     assert period("2025-10-01:2025-12-30", "en") == "Period: 2025-10-01 — 2025-12-30"
     assert period("2025-11:2026-01", "en") == "Period: 2025-11-01 — 2026-01-31"
     assert period("qtd", "en") == "Period: qtd (2026-01-01 — 2026-01-07)"
+
+
+def test_a_percentile_takes_its_ordinal_suffix() -> None:
+    """ "Compute: 1th percentile of range, 22th percentile of range": the plan (and the
+    chart's names, the same words) put "th" after every number."""
+    nq, last = load_instrument("NQ"), dt.date(2026, 1, 7)
+    query = {
+        "session": "RTH",
+        "from": "daily",
+        "select": [f"percentile(range, {p})" for p in (1, 2, 3, 11, 22, 90)],
+    }
+    assert render_plan(query, nq, last, "en").splitlines()[0] == (
+        "Compute: 1st percentile of range, 2nd percentile of range, 3rd percentile of range, "
+        "11th percentile of range, 22nd percentile of range, 90th percentile of range"
+    )
+    assert (
+        render_plan(query, nq, last, "ru")
+        .splitlines()[0]
+        .startswith("Посчитаю: 1-й перцентиль диапазона (range), 2-й перцентиль диапазона (range)")
+    )

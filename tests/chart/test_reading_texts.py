@@ -12,6 +12,7 @@ from engine_results import bar_heights, figure, run
 from matplotlib.figure import Figure
 from matplotlib.text import Text
 
+from barb.charts import chart_headline
 from barb.charts.style import TITLE_PT
 from barb.settings import EngineSettings
 
@@ -69,7 +70,8 @@ def test_a_share_axis_ends_at_100_percent_above_upright_labels(
     """The share of days with a range over 20 points, by year: most years' 100% labels run
     upright above their bars, and the room made for them took the axis to 120% (a share
     never passes 100%). No tick or grid line past 100%, and the axis line ends there; the
-    bars are the shares computed here."""
+    bars are the shares computed here. The years at 100% are too many to name, and are
+    counted as years: "(9 groups tied)" named no unit."""
     query = {
         "session": "RTH",
         "from": "daily",
@@ -81,8 +83,12 @@ def test_a_share_axis_ends_at_100_percent_above_upright_labels(
         (pd.to_datetime(days.index).year >= 2010) & (pd.to_datetime(days.index).year <= 2025)
     ]
     by_year = ((dated["high"] - dated["low"]) > 20).groupby(pd.to_datetime(dated.index).year).mean()
+    whole = int((by_year == 1.0).sum())
+    result = run(query, sample_settings)
+    assert f"100.0% ({whole} years tied)" in str(chart_headline(result, "en"))
+    assert f"(одинаково у {whole} лет)" in str(chart_headline(result, "ru"))
     for lang in ("en", "ru"):
-        fig = figure(run(query, sample_settings), lang)
+        fig = figure(result, lang)
         [ax] = fig.axes
         np.testing.assert_allclose(bar_heights(ax), by_year.to_numpy(), atol=1e-12)
         assert by_year.max() == 1.0 and ax.get_ylim()[1] > 1.0  # room for the labels

@@ -356,7 +356,8 @@ async def test_query_names_columns_in_the_chats_words_and_an_empty_cell_plainly(
 ) -> None:
     """/query in Russian headed its numbers with the engine's names ("mean_range: 364,56",
     a table under "dayname  mean_range") where the chart says «средний диапазон», «день
-    недели»; a streak's first row, which has no bar before it, read "None"."""
+    недели»; a streak's first row, which has no bar before it, read "None"; a table of one
+    row read «Строк: 1 (первые 1 ниже, все — в CSV)»."""
     fake = fake_telegram
     days = rth_days("NQ")
     days["range"] = days["high"] - days["low"]
@@ -372,8 +373,9 @@ async def test_query_names_columns_in_the_chats_words_and_an_empty_cell_plainly(
         "map": {"run": "streak(close > prev(close))"},
         "select": ["date()", "run"],
     }
+    widest = {**MEAN_RANGE_2024, "select": ["date()", "range"], "sort": "range desc", "limit": 1}
     async with barb_bot(fake, db_url):
-        for number, query in enumerate((answers, grouped, runs), start=1):
+        for number, query in enumerate((answers, grouped, runs, widest), start=1):
             fake.inject(
                 fake.message_update(
                     chat_id=ALICE,
@@ -384,7 +386,7 @@ async def test_query_names_columns_in_the_chats_words_and_an_empty_cell_plainly(
             )
             await fake.wait_for("sendDocument", number, chat_id=ALICE)
 
-    said, by_weekday, streak = (r.result for r in fake.requests if r.method == "sendPhoto")
+    said, by_weekday, streak, top = (r.result for r in fake.requests if r.method == "sendPhoto")
     lines = said["caption"].split("\n")
     assert f"средний диапазон: {two_places(days['range'].mean(), comma=True)}" in lines
     assert f"количество дней: {len(days)}" in lines
@@ -395,6 +397,11 @@ async def test_query_names_columns_in_the_chats_words_and_an_empty_cell_plainly(
         return caption["caption"][pre["offset"] : pre["offset"] + pre["length"]].split("\n")
 
     rows = table(by_weekday)
+    # Every row shown, counted in the number's form: «Строк: 1 (первые 1 ниже, все — в
+    # CSV)» counted a first of one.
+    assert "5 строк (все ниже и в CSV):" in by_weekday["caption"].split("\n")
+    assert "1 строка (она же в CSV):" in top["caption"].split("\n")
+    assert table(top)[1].split()[-1] == two_places(days["range"].max(), comma=True)
     assert rows[0].split() == ["день", "недели", "средний", "диапазон"]
     for line, (_, mean) in zip(rows[1:], by_day.items(), strict=True):
         assert line.split()[-1] == two_places(mean, comma=True)
