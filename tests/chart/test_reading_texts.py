@@ -97,3 +97,24 @@ def test_a_share_axis_ends_at_100_percent_above_upright_labels(
         labels = [t.get_text() for t in ax.get_yticklabels() if t.get_text()]
         assert labels[-1] in ("100%", "100 %", "100\u00a0%"), labels
         assert ax.spines["left"].get_bounds()[1] <= 1.0
+
+
+def test_a_two_column_histogram_legend_names_its_columns_in_the_chart_s_words(
+    sample_settings: EngineSettings, days: pd.DataFrame
+) -> None:
+    """max(high) and min(low) of 2025: the days' highs drawn as bars, their lows as an
+    outline, the legend read "high", "low" in a Russian chart whose axis says «максимум ·
+    минимум». Each answer is marked where DuckDB puts it."""
+    query = {
+        "session": "RTH",
+        "from": "daily",
+        "period": "2025",
+        "select": ["max(high)", "min(low)"],
+    }
+    year = days[pd.to_datetime(days.index).year == 2025]
+    fig = figure(run(query, sample_settings), "ru")
+    [ax] = fig.axes
+    legend = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert legend[:2] == ["максимум", "минимум"]
+    marks = sorted(line.get_xdata()[0] for line in ax.lines if len(set(line.get_xdata())) == 1)
+    assert marks == [year["low"].min(), year["high"].max()]
