@@ -239,7 +239,8 @@ async def test_query_answers_in_russian_for_a_russian_speaker(
         lines = shown.splitlines()
         assert lines[0].startswith(f"Строк: {rth_days('NQ', 2024)} ") and "в CSV" in lines[0]
         # The table in a <pre> block of its own, its columns aligned.
-        assert lines[2].split() == ["date", "open", "high", "low", "close"]
+        # The bars' columns as the chart names them, in Russian.
+        assert lines[2].split() == ["date", "открытие", "максимум", "минимум", "закрытие"]
         assert lines[3].startswith("2024-01-02")
         entities = answer.get("caption_entities") or answer.get("entities") or []
         assert any(e["type"] == "pre" for e in entities)
