@@ -1202,11 +1202,9 @@ class Assistant:
         are elsewhere (``CeleryRunner.data_meta``), else this machine's file. A bot on a
         machine without the data counted relative periods from today, unpinned, and told
         the model "no data loaded"; one with an older copy, from that copy's last day."""
-        published = getattr(self.runner, "data_meta", None)
-        if published is not None:
-            meta = published(instrument.symbol)
-            if meta is not None:
-                return meta
+        meta = self.runner.data_meta(instrument.symbol)
+        if meta is not None:
+            return meta
         path = data_path(instrument.symbol, self.engine_settings)
         try:
             return _cached_meta(path, path.stat().st_mtime_ns)

@@ -199,7 +199,7 @@ async def test_a_file_sent_to_a_bot_whose_workers_read_its_own_data_dir_is_impor
 
     try:
         async with barb_bot(fake, db_url, runner=runner, engine_settings=bot_data, admins={ALICE}):
-            while runner.data_on_workers("NQ", bot_data.data_dir):  # the first beats read
+            while await runner.data_on_workers("NQ", bot_data.data_dir):  # the worker is up
                 await asyncio.sleep(0.05)
             # The worker answers from the old bars (and has them mapped) before the upload.
             assert (await query(days, 1)).splitlines()[0] == "number of days = 10"
