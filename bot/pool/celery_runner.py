@@ -71,6 +71,13 @@ log = logging.getLogger(__name__)
 POLL_S = 0.05
 #: After the hard limit, how long a worker that is alive takes to report the killed child.
 _DEAD_WORKER_MARGIN_S = 3.0
+#: How long a job's worker must stay out of the registry, read after read, before the bot
+#: takes it for gone. Its entry can be past its moment while the worker lives: Redis back
+#: after more than ``HEARTBEAT_TTL_S`` away (restarted with its data kept, a replica
+#: promoted) holds every entry so until that worker's next beat, which comes within a
+#: beat and its client's connect timeout (1 s each); a plan's check given up then was
+#: shown unchecked while it computed.
+_GONE_AFTER_S = 3 * worker_registry.HEARTBEAT_S
 #: How often the data the workers say they serve is read again (``data_meta``), and how
 #: long reading it may take.
 _META_FRESH_S = 2.0
@@ -86,7 +93,10 @@ class _InFlight:
     done: asyncio.Future[tuple[str, Any]]
     #: When the poller first saw that a worker had taken it.
     started: float | None = None
-    #: Set by the poller when the worker that took it no longer says it is alive.
+    #: When the poller first read that the worker that took it is not in the registry,
+    #: in a run of such reads (None: alive at the last read, or not judged yet).
+    absent_since: float | None = None
+    #: Set by the poller once that worker has been absent ``_GONE_AFTER_S``.
     worker_gone: bool = False
 
 
@@ -309,7 +319,13 @@ class CeleryRunner:
                     continue
                 if flight.started is None:
                     flight.started = now
-                flight.worker_gone = isinstance(value, dict) and value.get("alive") is False
+                alive = value.get("alive") if isinstance(value, dict) else None
+                if alive is True:
+                    flight.absent_since = None
+                elif alive is False and flight.absent_since is None:
+                    flight.absent_since = now
+                absent = flight.absent_since
+                flight.worker_gone = absent is not None and now - absent >= _GONE_AFTER_S
             await asyncio.sleep(POLL_S)
 
     def _read_states(self, task_ids: list[str]) -> dict[str, tuple[str, Any]]:
