@@ -136,9 +136,13 @@ def _start_heartbeat(url: str, node: str, instruments: tuple[str, ...]) -> None:
     settings = default_settings()
     served = tuple(symbol.upper() for symbol in instruments)
     stopped = threading.Event()
+    # A beat under way when the worker leaves would put it back for its time to live.
+    saying = threading.Lock()
 
     def say() -> None:
-        with contextlib.suppress(redis.RedisError):  # away: the bot reads nothing either
+        with saying, contextlib.suppress(redis.RedisError):  # away: the bot reads nothing
+            if stopped.is_set():
+                return
             # Stat each beat: a directory replaced (moved, mounted anew) is another one.
             announce(
                 client, node, WorkerBeat(instruments=served, data=DataPlace.of(settings.data_dir))
@@ -157,7 +161,7 @@ def _start_heartbeat(url: str, node: str, instruments: tuple[str, ...]) -> None:
 
     def leave(**_: Any) -> None:
         stopped.set()
-        with contextlib.suppress(redis.RedisError):
+        with saying, contextlib.suppress(redis.RedisError):
             withdraw(client, node)
 
     say()
