@@ -16,7 +16,7 @@ import json
 import logging
 import math
 import uuid
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -353,7 +353,7 @@ class Assistant:
                 and action.user_id == user_id
             ):
                 # Past its lifetime, not yet expired by housekeeping: it is now.
-                await self.store.pending.expire(PLAN_LIFETIME)
+                await self.keep_expired(await self.store.pending.expire(PLAN_LIFETIME))
                 return Taken(verdict=Verdict.STALE, action=action)
             return Taken(verdict=verdict_on(action, user_id), action=action)
         action = await self.store.pending.get(action_id)
@@ -538,11 +538,23 @@ class Assistant:
         if clarification is not None:
             await self.decline_claimed(clarification)
 
-    async def _save_declined(self, action: PendingAction) -> None:
-        """The transcript keeps a declined action's question, its calls answered "declined"."""
+    async def keep_expired(self, actions: Sequence[PendingAction]) -> None:
+        """Plans and clarifying questions nobody answered within their lifetime (expired by
+        housekeeping, or when Run is pressed too late): the transcript keeps each question,
+        its calls answered "expired", as for a declined one. Before, it forgot them: "run
+        it" the next day was asked as if no plan had been shown."""
+        for action in actions:
+            try:
+                await self._save_declined(action, note_key="expired")
+            except Exception:  # one bad payload must not keep the others out
+                log.exception("expired action %s not kept in the transcript", action.id)
+
+    async def _save_declined(self, action: PendingAction, *, note_key: str = "declined") -> None:
+        """The transcript keeps a declined action's question, its calls answered "declined"
+        (or ``note_key``'s note)."""
         paused = pending_payload(action).paused
         state = paused.state
-        note = self.prompts.loop_text("declined")
+        note = self.prompts.loop_text(note_key)
         results = self._close_remaining(state, paused.call_index, paused.results, note)
         # Each query the plan showed goes with its note, as it would have run (instrument
         # included): the next question ("and for ES?", typed instead of Run) reads it.
@@ -1091,10 +1103,40 @@ class Assistant:
         preferences = await self.store.preferences.for_user(state.asker.user_id)
         if preferences:
             lines.append(self.prompts.preferences_block((p.kind, p.text) for p in preferences))
+        replied = await self._replied_data(chat, state)
+        if replied is not None:
+            lines.append(replied)
+            return lines
         last = await self._last_data(chat, state)
         if last is not None and last.data:
             lines.append(self.prompts.loop_text("previous_data", summary=previous_data(last.data)))
         return lines
+
+    async def _replied_data(self, chat: Chat, state: LoopState) -> str | None:
+        """A message that replies to one of Barb's answers (or plans) follows that answer's
+        question and the data it showed, whoever asked it: in a group, Alice's "and for
+        ES?" under Bob's CL answer ran her own last query on ES. The question is quoted
+        (the history may no longer hold it). None if the message replies to nothing of
+        Barb's, or to a question that showed no data: the conversation's last data then."""
+        asker = state.asker
+        if asker.replied_to is None:
+            return None
+        question_id = await self.store.outbox.question_of(chat.id, asker.replied_to)
+        if question_id is None or question_id == state.question_id:
+            return None
+        rows = await self.store.transcript.question(chat.id, question_id)
+        shown = next((row for row in reversed(rows) if row.data), None)
+        asked = next((row for row in rows if row.role == "user"), None)
+        if shown is None or shown.data is None or asked is None:
+            return None
+        question = Message.model_validate(asked.payload).text or ""
+        by_other = asker.chat_type in ("group", "supergroup") and asked.user_id != asker.user_id
+        return self.prompts.loop_text(
+            "replied_data",
+            question=json.dumps(question, ensure_ascii=False),
+            who=" (asked by another member of the group)" if by_other else "",
+            summary=previous_data(shown.data),
+        )
 
     async def _last_data(self, chat: Chat, state: LoopState) -> StoredMessage | None:
         """The data of the conversation's last question that ran a query: in a forum group,
