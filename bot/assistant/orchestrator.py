@@ -1116,7 +1116,8 @@ class Assistant:
         """A message that replies to one of Barb's answers (or plans) follows that answer's
         question and the data it showed, whoever asked it: in a group, Alice's "and for
         ES?" under Bob's CL answer ran her own last query on ES. The question is quoted
-        (the history may no longer hold it). None if the message replies to nothing of
+        (the history may no longer hold it). A reply to another member's plan still waiting
+        for Run follows the plan's queries. None if the message replies to nothing of
         Barb's, or to a question that showed no data: the conversation's last data then."""
         asker = state.asker
         if asker.replied_to is None:
@@ -1127,16 +1128,31 @@ class Assistant:
         rows = await self.store.transcript.question(chat.id, question_id)
         shown = next((row for row in reversed(rows) if row.data), None)
         asked = next((row for row in rows if row.role == "user"), None)
-        if shown is None or shown.data is None or asked is None:
-            return None
-        question = Message.model_validate(asked.payload).text or ""
-        by_other = asker.chat_type in ("group", "supergroup") and asked.user_id != asker.user_id
-        return self.prompts.loop_text(
-            "replied_data",
-            question=json.dumps(question, ensure_ascii=False),
-            who=" (asked by another member of the group)" if by_other else "",
-            summary=previous_data(shown.data),
-        )
+        in_group = asker.chat_type in ("group", "supergroup")
+        if shown is not None and shown.data is not None and asked is not None:
+            question = Message.model_validate(asked.payload).text or ""
+            return self.prompts.loop_text(
+                "replied_data",
+                question=json.dumps(question, ensure_ascii=False),
+                who=OTHER_ASKED if in_group and asked.user_id != asker.user_id else "",
+                summary=previous_data(shown.data),
+            )
+        # Another member's plan, still waiting for their Run: its queries as it shows them.
+        for action in await self.store.pending.open_for_chat(chat.id):
+            paused = pending_payload(action).paused
+            if action.kind != "confirm" or paused.state.question_id != question_id:
+                continue
+            first = next((m for m in paused.state.messages if m.role == "user"), None)
+            queries = [paused.state.planned[c] for c in paused.covers if c in paused.state.planned]
+            if first is None or not queries:
+                return None
+            return self.prompts.loop_text(
+                "replied_plan",
+                question=json.dumps(first.text or "", ensure_ascii=False),
+                who=OTHER_ASKED if in_group and action.user_id != asker.user_id else "",
+                queries="\n".join(f"query {json.dumps(q, ensure_ascii=False)}" for q in queries),
+            )
+        return None
 
     async def _last_data(self, chat: Chat, state: LoopState) -> StoredMessage | None:
         """The data of the conversation's last question that ran a query: in a forum group,
@@ -1321,6 +1337,8 @@ def shown_queries(data: dict[str, Any]) -> list[dict[str, Any]]:
 PREVIOUS_DATA_CHARS = 2400
 #: Marks another member's question in a group's history.
 OTHER_MEMBER = "[asked by another member of the group]"
+#: Marks another member's question a reply follows (``_replied_data``).
+OTHER_ASKED = " (asked by another member of the group)"
 
 
 def _planned_text(query: dict[str, Any]) -> str:

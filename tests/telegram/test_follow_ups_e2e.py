@@ -333,3 +333,17 @@ async def test_a_reply_to_another_members_answer_follows_that_answer(
             "instrument": "NQ",
             **WEEKDAY_RANGE,
         }
+
+        # Her reply to Bob's plan, still waiting for his Run: his plan's query, as shown.
+        bobs = await ask_and_get_plan(fake, GROUP, BOB, at + "how many ES days now?", **in_group)
+        await settled_outbox(svc)
+        await ask_and_get_plan(
+            fake, GROUP, ALICE, "and for CL?", reply_to_message_id=bobs["message_id"], **in_group
+        )
+        system = provider.requests[-1].system
+        assert "is a reply to your plan" in system, system
+        lines = system.split("is a reply to your plan", 1)[1].splitlines()
+        assert "(asked by another member of the group)" in lines[0]
+        assert lines[0].endswith('"how many ES days now?"')
+        [query_line] = [x for x in lines if x.startswith("query ")]
+        assert json.loads(query_line.removeprefix("query ")) == ES_DAYS
