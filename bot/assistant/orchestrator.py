@@ -26,7 +26,7 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from barb.data.store import DataMeta, data_path, read_meta
 from barb.errors import BarbError
-from barb.i18n import N_, decimal
+from barb.i18n import LANGUAGES, N_, decimal
 from barb.instruments import Instrument, load_instrument
 from barb.settings import EngineSettings, default_settings
 from bot.assistant.gate import (
@@ -72,7 +72,7 @@ from bot.pool.runner import QueryRunner
 from bot.store.housekeeping import PLAN_LIFETIME
 from bot.store.records import Chat, NewMessage, PendingAction, StoredMessage, new_question_id
 from bot.store.repository import Store
-from bot.texts import Language, language_for, t
+from bot.texts import Language, detect_language, has_words, language_for, t
 
 log = logging.getLogger(__name__)
 
@@ -280,6 +280,8 @@ class Assistant:
         if chat is None or chat.id != asker.chat_id:
             chat = await self.store.chats.ensure(asker.chat_id, asker.chat_type)
         language = language_for(chat.settings.language, text, asker.language_code)
+        if chat.settings.language not in LANGUAGES and not has_words(text):
+            language = await self._conversation_language(asker, language)
         if clarification is not None:
             claimed = await self._claimed(clarification, asker.user_id)
             if claimed is not None:
@@ -1167,6 +1169,21 @@ class Assistant:
             if own is not None:
                 return own
         return await self.store.transcript.last_data(chat.id, thread_id=asker.thread_id)
+
+    async def _conversation_language(self, asker: Asker, otherwise: Language) -> Language:
+        """The language of the conversation's last question, for a message that has no
+        words to tell ("ES?", "2023?"): a Russian conversation's "ES?" was answered in
+        English. In a group, the last question may be another member's: ``otherwise``."""
+        if asker.chat_type != "private":
+            return otherwise
+        rows = await self.store.transcript.recent(
+            asker.chat_id, max(1, self.settings.history_turns), thread_id=asker.thread_id
+        )
+        for row in reversed(rows):
+            said = Message.model_validate(row.payload).text or "" if row.role == "user" else ""
+            if has_words(said):
+                return detect_language(said, otherwise)
+        return otherwise
 
     async def _history(self, asker: Asker, current: str) -> list[Message]:
         """Earlier questions of the conversation (the chat's, in the asker's forum topic)
