@@ -349,12 +349,12 @@ class CeleryRunner:
         loop = asyncio.get_running_loop()
         while self._in_flight:
             ids = list(self._in_flight)
+            lost_at = None
             try:
-                states = await loop.run_in_executor(self._celery, self._read_states, ids)
+                states, lost_at = await loop.run_in_executor(self._celery, self._read_states, ids)
             except Exception:  # Redis away for a moment: the jobs' own deadlines still run
                 log.warning("could not read query states from Redis", exc_info=True)
                 states = {}
-            lost_at, self._data_lost_at = self._data_lost_at, None
             if lost_at is not None:
                 await self._send_lost_again(lost_at)
             now = time.monotonic()
@@ -370,9 +370,11 @@ class CeleryRunner:
                 flight.worker_gone = isinstance(value, dict) and value.get("alive") is False
             await asyncio.sleep(POLL_S)
 
-    def _read_states(self, task_ids: list[str]) -> dict[str, tuple[str, Any]]:
+    def _read_states(self, task_ids: list[str]) -> tuple[dict[str, tuple[str, Any]], float | None]:
         """On the Celery thread: the state and value of each job Redis has a record of
-        (none while it waits in its queue; ``STARTED`` once a worker took it)."""
+        (none while it waits in its queue; ``STARTED`` once a worker took it), and when
+        Redis was found to have lost its data, if it was since the last read (``_keep_mark``,
+        here or at a send: both on this thread)."""
         backend = self._app.backend
         self._keep_mark()
         values = backend.mget([backend.get_key_for_task(task_id) for task_id in task_ids])
@@ -385,7 +387,9 @@ class CeleryRunner:
         for task_id in ready:  # read once: free Redis now, not at expiry
             backend.forget(task_id)
         self._read_heartbeats(states)
-        return states
+        # Taken last: a read that failed leaves it for the next.
+        lost_at, self._data_lost_at = self._data_lost_at, None
+        return states, lost_at
 
     def _read_heartbeats(self, states: dict[str, tuple[str, Any]]) -> None:
         """Marks each job a worker runs with whether that worker still says it is alive
