@@ -61,6 +61,7 @@ from bot.llm.errors import (
     ConfigError,
     LLMError,
     ProviderTimeout,
+    ProviderUnavailable,
     RateLimited,
     RequestRejected,
 )
@@ -634,7 +635,8 @@ class Assistant:
             if not keep_failed and not proofs:
                 raise
             await self._save(state)
-            return self._reply(state, llm_failure_text(exc, state.language), proofs, failed=True)
+            text = llm_failure_text(exc, state.language, after_numbers=bool(proofs))
+            return self._reply(state, text, proofs, failed=True)
 
     async def _complete(
         self,
@@ -1418,7 +1420,7 @@ def _cut_lines(text: str, limit: int) -> str:
     return "\n".join([*kept, "… (the rest of the summary is cut)"])
 
 
-def llm_failure_text(error: LLMError, lang: str) -> str:
+def llm_failure_text(error: LLMError, lang: str, *, after_numbers: bool = False) -> str:
     """The sentence for a question the model failed to answer, saying what happened: a rate
     limit says when to try again (its ``retry-after``, else a minute), so that the wait the
     SDK no longer takes (``RETRY_AFTER_CAP_S``) is the person's to choose; a timeout, that
@@ -1427,7 +1429,15 @@ def llm_failure_text(error: LLMError, lang: str) -> str:
     wrong setting, to tell the operator; only a connection that failed, that the model is
     not reachable. Each of those was said "not reachable", which sent the person looking
     for an outage of a model that had answered. Example: a 429 with ``retry-after: 120``
-    reads "…please try again in 120 s"."""
+    reads "…please try again in 120 s".
+
+    ``after_numbers``: the question's queries ran and their numbers go with the sentence
+    (the model failed while commenting on them). A connection that failed, a timeout or an
+    unreadable answer then says the numbers are whole and only the comment is missing:
+    "please try again in a minute" under a chart read as if the answer had failed, and
+    asking again runs the query again."""
+    if after_numbers and isinstance(error, ProviderUnavailable | ProviderTimeout | BadResponse):
+        return t("llm_failed_after_numbers", lang)
     if isinstance(error, RateLimited):
         wait = error.retry_after
         seconds = 60 if wait is None else max(1, math.ceil(wait))
