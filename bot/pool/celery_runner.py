@@ -78,6 +78,11 @@ _DEAD_WORKER_MARGIN_S = 3.0
 #: beat and its client's connect timeout (1 s each); a plan's check given up then was
 #: shown unchecked while it computed.
 _GONE_AFTER_S = 3 * worker_registry.HEARTBEAT_S
+#: The key each runner keeps in Redis while it has jobs there (``barb.bot.<uuid>``), and how
+#: long it holds after its last job: Redis restarted without its data (no ``appendonly``)
+#: is seen by the key's absence, and the jobs that waited in their queues are sent again.
+_MARK_PREFIX = "barb.bot."
+_MARK_TTL_S = 86400
 #: How often the data the workers say they serve is read again (``data_meta``), and how
 #: long reading it may take.
 _META_FRESH_S = 2.0
@@ -89,6 +94,7 @@ class _InFlight:
     """A sent job as the poller last saw it."""
 
     sent: float
+    job: QueryJob
     #: Set by the poller with the final state and value.
     done: asyncio.Future[tuple[str, Any]]
     #: When the poller first saw that a worker had taken it.
@@ -121,6 +127,11 @@ class CeleryRunner:
         # One thread for every Celery call: its connections are per thread, and one is plenty.
         self._celery = ThreadPoolExecutor(1, thread_name_prefix="barb-queue")
         self._in_flight: dict[str, _InFlight] = {}
+        # Touched on the Celery thread only: the key that tells Redis lost its data, whether
+        # it was set, and when Redis was last seen without it.
+        self._mark = f"{_MARK_PREFIX}{uuid.uuid4().hex}"
+        self._marked = False
+        self._data_lost_at: float | None = None
         self._poller: asyncio.Task[None] | None = None
         # Read by ``_read_metas``, never in a question's way: short timeouts only so that a
         # Redis back from away is read again soon.
@@ -224,7 +235,7 @@ class CeleryRunner:
             raise
         except Exception as exc:  # Redis unreachable, connection refused…
             return self._failed(job, exc, "could not be sent to a worker")
-        flight = self._in_flight[task_id] = _InFlight(time.monotonic(), loop.create_future())
+        flight = self._in_flight[task_id] = _InFlight(time.monotonic(), job, loop.create_future())
         if self._poller is None or self._poller.done():
             self._poller = asyncio.create_task(self._poll_while_in_flight())
         try:
@@ -250,7 +261,8 @@ class CeleryRunner:
             return min(self.check_wait_s, self.queue_wait_s)
         return self.queue_wait_s
 
-    def _send(self, job: QueryJob, task_id: str) -> None:
+    def _send(self, job: QueryJob, task_id: str, expires: float | None = None) -> None:
+        self._keep_mark()  # before the job: a restart after it is seen by the mark's absence
         # The worker leaves out a chart that would take the job past its limit.
         job = job.model_copy(update={"time_limit_s": job.time_limit_s or self.timeout_s})
         self._app.send_task(
@@ -264,8 +276,48 @@ class CeleryRunner:
             # it, or the plan shown without its check. The revoke sent then (``_revoke``)
             # reaches only the workers connected at that moment; with Redis away 18 s, a
             # check given up at 15 s ran again on another worker once Redis was back.
-            expires=self._wait_s(job),
+            expires=expires if expires is not None else self._wait_s(job),
         )
+
+    def _keep_mark(self) -> None:
+        """On the Celery thread: set this runner's mark in Redis if it is not there. Not
+        there once it was set (and has not expired: every poll renews it) means Redis lost
+        its data since: restarted without persistence, or flushed; the jobs that waited in
+        their queues went with it."""
+        client = self._app.backend.client
+        pipe = client.pipeline(transaction=False)
+        pipe.set(self._mark, 1, nx=True, ex=_MARK_TTL_S)
+        pipe.expire(self._mark, _MARK_TTL_S)
+        newly_set, _ = pipe.execute()
+        if newly_set and self._marked:
+            self._data_lost_at = time.monotonic()
+        self._marked = True
+
+    async def _send_lost_again(self, lost_at: float) -> None:
+        """Send again, at once and in the order first sent, each job sent before Redis
+        lost its data that no worker had taken: it waited in its queue, which is gone, and
+        its person would have waited the whole ``queue_wait_s`` to be told so. The same
+        task id: a copy a worker still holds (taken just before the restart; kombu hands it
+        back when it reconnects) is dropped by its claim, so the job runs once. A job a
+        worker runs goes on there and stores its answer in the new Redis."""
+        loop = asyncio.get_running_loop()
+        lost = sorted(
+            (flight.sent, task_id)
+            for task_id, flight in self._in_flight.items()
+            if flight.started is None and flight.sent < lost_at and not flight.done.done()
+        )
+        for sent, task_id in lost:
+            flight = self._in_flight.get(task_id)
+            if flight is None:
+                continue
+            left = sent + self._wait_s(flight.job) - time.monotonic()
+            if left <= 0:  # its person is told now that no worker took it
+                continue
+            log.warning("Redis lost its queued jobs (restarted?): job %s sent again", task_id)
+            try:
+                await loop.run_in_executor(self._celery, self._send, flight.job, task_id, left)
+            except Exception:  # Redis away again: the job's own deadline still runs
+                log.warning("could not send job %s again", task_id, exc_info=True)
 
     async def _outcome(self, job: QueryJob, task_id: str, flight: _InFlight) -> QueryOutcome:
         while True:
@@ -304,11 +356,14 @@ class CeleryRunner:
         loop = asyncio.get_running_loop()
         while self._in_flight:
             ids = list(self._in_flight)
+            lost_at = None
             try:
-                states = await loop.run_in_executor(self._celery, self._read_states, ids)
+                states, lost_at = await loop.run_in_executor(self._celery, self._read_states, ids)
             except Exception:  # Redis away for a moment: the jobs' own deadlines still run
                 log.warning("could not read query states from Redis", exc_info=True)
                 states = {}
+            if lost_at is not None:
+                await self._send_lost_again(lost_at)
             now = time.monotonic()
             for task_id, (state, value) in states.items():
                 flight = self._in_flight.get(task_id)
@@ -328,10 +383,13 @@ class CeleryRunner:
                 flight.worker_gone = absent is not None and now - absent >= _GONE_AFTER_S
             await asyncio.sleep(POLL_S)
 
-    def _read_states(self, task_ids: list[str]) -> dict[str, tuple[str, Any]]:
+    def _read_states(self, task_ids: list[str]) -> tuple[dict[str, tuple[str, Any]], float | None]:
         """On the Celery thread: the state and value of each job Redis has a record of
-        (none while it waits in its queue; ``STARTED`` once a worker took it)."""
+        (none while it waits in its queue; ``STARTED`` once a worker took it), and when
+        Redis was found to have lost its data, if it was since the last read (``_keep_mark``,
+        here or at a send: both on this thread)."""
         backend = self._app.backend
+        self._keep_mark()
         values = backend.mget([backend.get_key_for_task(task_id) for task_id in task_ids])
         states = {}
         for task_id, value in zip(task_ids, values, strict=True):
@@ -342,7 +400,9 @@ class CeleryRunner:
         for task_id in ready:  # read once: free Redis now, not at expiry
             backend.forget(task_id)
         self._read_heartbeats(states)
-        return states
+        # Taken last: a read that failed leaves it for the next.
+        lost_at, self._data_lost_at = self._data_lost_at, None
+        return states, lost_at
 
     def _read_heartbeats(self, states: dict[str, tuple[str, Any]]) -> None:
         """Marks each job a worker runs with whether that worker is still in the registry

@@ -271,9 +271,16 @@ def _retire(pool: ProcessPool) -> None:
         log.warning("a replaced worker pool did not stop cleanly", exc_info=True)
 
 
+#: How long a worker's death waits for the workers' channel lock before the pool is taken
+#: for jammed: a live worker holds it for the moment it takes to send one answer or take
+#: one job (milliseconds, even for a chart of megabytes read by the pool's own thread).
+_CHANNEL_LOCK_WAIT_S = 2.0
+
+
 class _IdleDeathManager(PoolManager):
     """pebble's pool manager, but a worker killed by a signal while the pool holds no job
-    is only replaced.
+    is only replaced, and a worker that dies holding the workers' channel breaks the pool at
+    once.
 
     pebble reads any worker that ends with no job running as "All workers expired" and
     breaks the whole pool (a guard against an initializer that fails in a loop). A worker
@@ -282,22 +289,30 @@ class _IdleDeathManager(PoolManager):
     worker: the runner replaced the pool, and the next question's check waited for a whole
     new pool to load its data, until the plan gave up on it (``check_wait_s``, 15 s). With
     no job in the pool nothing can be lost: pebble starts the one replacement, as for any
-    worker that died, if the dead worker left the workers' channel free. Killed the moment
-    after its answer left, it still holds the channel's lock (released after the send), and
-    every other worker would wait for it (pebble's 60 s lock timeout, twice: two minutes):
-    that, a worker that exits by itself (status > 0: the initializer), and a death while a
-    job waits unacknowledged in the pipe are left to pebble, which breaks the pool and fails
-    those jobs (the runner tries them again on a fresh pool, with a fresh channel)."""
+    worker that died, if the dead worker left the workers' channel free.
+
+    Killed while it held the channel's lock (sending its answer, or taking a job), a worker
+    leaves it held for ever: every other worker waits for it when its own answer is ready
+    (pebble's 60 s lock timeout), then dies, and its job read "The query crashed its
+    worker". So after any death the lock is tried for ``_CHANNEL_LOCK_WAIT_S``; still held,
+    the pool is broken now: the jobs caught in it fail with ``BrokenProcessPool`` and the
+    runner tries them again on a fresh pool, with a fresh channel, at once. A worker that
+    exits by itself with no job running (status > 0: the initializer) and a death while a
+    job waits unacknowledged in the pipe are left to pebble, which breaks the pool too."""
 
     def handle_worker_expiration(self, expiration: tuple[int, int | None]) -> None:
         _, exitcode = expiration
-        if exitcode is not None and exitcode < 0 and not self.task_manager.tasks:
-            channel = self.worker_manager.workers_channel
-            assert channel is not None
-            with channel.lock(block=False) as free:
-                if free:
-                    return
-        super().handle_worker_expiration(expiration)
+        killed_idle = exitcode is not None and exitcode < 0 and not self.task_manager.tasks
+        if not killed_idle:
+            super().handle_worker_expiration(expiration)  # its job gets ProcessExpired
+        if not self._channel_free():
+            raise BrokenProcessPool("a worker died holding the workers' channel lock")
+
+    def _channel_free(self) -> bool:
+        channel = self.worker_manager.workers_channel
+        assert channel is not None
+        with channel.lock(timeout=_CHANNEL_LOCK_WAIT_S) as free:
+            return free
 
 
 class _Pool(ProcessPool):

@@ -33,6 +33,14 @@ def misbehaving(job: QueryJob) -> QueryOutcome:
         with open(trace, "a") as file:
             file.write(f"{os.getpid()}\n")
         return outcome
+    if job.query.get("store_past_soft_limit"):  # a Celery worker's Redis slow to store it
+        _store_past_soft_limit(job.time_limit_s or 0)
+        query = {k: v for k, v in job.query.items() if k != "store_past_soft_limit"}
+        return misbehaving(job.model_copy(update={"query": query}))
+    if job.query.get("hold_channel"):  # then says it started, and dies there when killed
+        _hold_workers_channel()
+        query = {k: v for k, v in job.query.items() if k != "hold_channel"}
+        return misbehaving(job.model_copy(update={"query": query}))
     started = job.query.get("started")
     if started is not None:  # this worker's pid, written when the job reaches it
         query = {k: v for k, v in job.query.items() if k != "started"}
@@ -60,6 +68,37 @@ def misbehaving(job: QueryJob) -> QueryOutcome:
         query = {k: v for k, v in job.query.items() if k != "sleep"}
         job = job.model_copy(update={"query": query})
     return run_query_job(job)
+
+
+def _store_past_soft_limit(soft_limit_s: float) -> None:
+    """In a Celery worker's child: the store of this job's result (the backend's next
+    ``set``, after the body returned) takes until 0.6 s past the job's soft limit, as with
+    a Redis slow to answer, so that the real limit (its parent's SIGUSR1) fires while
+    Celery stores the answer. The hard limit comes 2 s after the soft one."""
+    from celery import current_task
+
+    backend = current_task.backend
+    until = time.monotonic() + soft_limit_s + 0.6
+    store = backend.set
+
+    def slow_set(*args: object, **kwargs: object) -> object:
+        del backend.set  # once
+        time.sleep(max(0.0, until - time.monotonic()))
+        return store(*args, **kwargs)
+
+    backend.set = slow_set
+
+
+def _hold_workers_channel() -> None:
+    """Take pebble's workers' channel lock, as its worker holds it while it sends an answer
+    (``send_result``): a worker killed then leaves it held. The channel is found in the
+    frame of pebble's worker loop, which is running this job."""
+    import sys
+
+    frame = sys._getframe()
+    while frame.f_code.co_name != "worker_process":
+        frame = frame.f_back
+    assert frame.f_locals["channel"].mutex.writer_mutex.acquire(timeout=5)
 
 
 def _describe(variable: str) -> dict[str, object]:
