@@ -388,7 +388,7 @@ def indicators_reference(instrument: Instrument | None = None) -> str:
         "daily(atr(14)); the daily SMA(20): daily(rolling_mean(close, 20)).",
         "Written with these, no function (get_concept gives each form): Williams %R, ROC, "
         "NATR, DEMA, TEMA, VWMA, Bollinger %B and bandwidth, A/D line, CMF, z-score, "
-        "Ichimoku, relative volume. No parabolic SAR or Supertrend.",
+        "Ichimoku, relative volume. No ZigZag or Renko.",
         "SMA(n) is rolling_mean(close, n) (bollinger_middle(close, n) is the same line); a "
         "cross compares with prev(): golden cross = sma50 > sma200 and prev(sma50) <= "
         "prev(sma200) (get_concept golden cross).",
