@@ -206,6 +206,24 @@ def keys_text(keys: Sequence[str], result: Result, words: Words = ENGLISH) -> st
     return " · ".join(named(k) for k in keys)
 
 
+def shown_names(result: Result, words: Words = ENGLISH) -> dict[str, str]:
+    """What the chart calls each column a text shows of ``result`` (its answers, its
+    table's columns), for those it calls other than the engine does: ``/query`` in
+    Russian headed its numbers ``mean_range``, ``dayname`` where the chart says «средний
+    диапазон», «день недели». A group key as the axis names it, any other column as its
+    panel does (``column_name``)."""
+    summary = result.summary
+    if summary is None:
+        return {}
+    keys = set(summary.by or ())
+    names = [*(summary.values or {}), *(summary.columns or ()), *(summary.shown or ())]
+    named = {
+        name: keys_text([name], result, words) if name in keys else column_name(name, result, words)
+        for name in dict.fromkeys(names)
+    }
+    return {name: said for name, said in named.items() if said != name}
+
+
 def zone_name(result: Result) -> str | None:
     """The instrument's time zone as a trader names it, ``ET`` (``America/New_York``): the
     letter of standard or daylight time (EST, EDT) dropped, as the clock follows both.
