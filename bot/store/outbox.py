@@ -387,6 +387,23 @@ class OutboxRepository(Repository):
             rows = await session.scalars(query.order_by(OutboxRow.id))
             return [OutgoingReply.model_validate(row) for row in rows]
 
+    async def question_of(self, chat_id: int, message_id: int) -> str | None:
+        """The question whose reply Telegram message ``message_id`` of the chat was (an
+        answer, its chart, its plan); None for a message that is not one of Barb's, or
+        whose row is pruned. A person's reply to it follows that question."""
+        query = (
+            select(OutboxRow.question_id)
+            .where(
+                OutboxRow.status == "sent",
+                OutboxRow.chat_id == chat_id,
+                OutboxRow.telegram_message_id == message_id,
+                OutboxRow.question_id.is_not(None),
+            )
+            .limit(1)
+        )
+        async with self._read() as session:
+            return await session.scalar(query)
+
     async def release(self, reply_id: int) -> bool:
         """A held message asked for is queued to be sent, by this replica; False if it was
         already (a double press), so that it is sent once."""

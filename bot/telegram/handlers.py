@@ -16,6 +16,7 @@ from telegram.ext import ApplicationHandlerStop, ContextTypes
 from barb.i18n import language
 from bot.telegram.answering import DatabaseAway
 from bot.telegram.asking import ask
+from bot.telegram.render import escape
 from bot.telegram.sender import NotDelivered
 from bot.telegram.services import services
 from bot.telegram.update_context import load_context
@@ -52,6 +53,9 @@ async def ignore_unasked(update: Update, context: ContextTypes.DEFAULT_TYPE) -> 
     if update.callback_query is not None:
         return
     message = update.message
+    if message is None and update.edited_message is not None:
+        # An edit is not answered again, but the person is told so (``on_edited``).
+        message = update.edited_message
     as_channel = message is not None and (
         bool(message.is_automatic_forward)
         or (message.sender_chat is not None and message.sender_chat.type == TelegramChat.CHANNEL)
@@ -114,12 +118,38 @@ async def on_text(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     await ask(ctx, text)
 
 
+async def on_edited(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    """An edited message addressed to Barb: not asked again (a second model call for a
+    typo fixed), but said so, in reply to it. Before, an edit was dropped without a word:
+    "NQ" edited to "ES" under a plan shown for NQ, then Run ran NQ, the person believing
+    the edit was read. One line, no model call."""
+    message = update.edited_message
+    if message is None or not (message.text or message.caption):
+        return
+    text = _addressed_text(message, context.bot.id, context.bot.username)
+    if not text or (message.text or "").startswith("/"):
+        return  # in a group, not for us; a command edited is not a question
+    ctx = await load_context(update, context)
+    lang = language_for(ctx.chat.settings.language, text, ctx.asker.language_code)
+    await ctx.say(escape(t("edit_not_read", lang)))
+
+
 async def on_not_text(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-    """A photo, file, sticker, voice…: one line saying what Barb can do; no model call."""
+    """A photo, file, sticker, voice…: one line saying what Barb can do; no model call. One
+    with a caption (a chart screenshot captioned "avg range on Mondays?") is asked its
+    caption, told first that the picture is not seen: it was told "I read text only: ask
+    in words", which it had."""
     message = update.effective_message
-    if message is None or _addressed_text(message, context.bot.id, context.bot.username) is None:
+    if message is None:
+        return
+    text = _addressed_text(message, context.bot.id, context.bot.username)
+    if text is None:
         return  # in a group, not for us
     ctx = await load_context(update, context)
+    if text.strip() and not text.lstrip().startswith("/"):
+        lang = language_for(ctx.chat.settings.language, text, ctx.asker.language_code)
+        await ask(ctx, text, preface=escape(t("caption_asked", lang)))
+        return
     await ctx.say(t("not_text", ctx.lang))
 
 
