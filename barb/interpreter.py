@@ -66,6 +66,7 @@ from barb.caveats.price_levels import (
 from barb.caveats.ranked_groups import PartGroups, cut_group, part_groups
 from barb.caveats.run_edges import holiday_run_caveat, run_past_period_caveat
 from barb.caveats.running_history import history_beyond_caveat, run_from_history
+from barb.caveats.scale_mixups import scale_caveat
 from barb.caveats.scope import (
     OpenGroup,
     last_whole_label,
@@ -106,6 +107,7 @@ from barb.caveats.zone_midnight import zone_midnight_caveat
 from barb.caveats.zone_window_groups import zone_window_group_caveat
 from barb.caveats.zones import zone_window_caveat
 from barb.closed_days import no_trading_error
+from barb.column_units import first_map_unit, then_map_unit
 from barb.errors import (
     BarbError,
     DataError,
@@ -355,6 +357,14 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
         warnings += same_bar_yardstick_caveat(plan, ctx, frame, keep, output.passed)
         warnings += bounded_condition_caveat(plan, ctx, frame, keep, output.passed)
     warnings += sizeless_gap_caveat(plan, frame, keep)
+    # A percentile compared with a fraction (rank(range) > 0.95), counted by the where.
+    query_json = plan.query.to_json()
+    warnings += scale_caveat(
+        plan.first,
+        lambda expr: first_map_unit(expr, query_json),
+        output.rows_kept,
+        int(np.count_nonzero(keep)),
+    )
     # The answer against the one read from all history, before compare_whole_groups below
     # renames this run's highest and lowest to the whole groups' (the re-run's never are:
     # NQ's max(hi) by year() over 2020-06:2023-06 was told cummax() started at the period
@@ -401,6 +411,13 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
         warnings += then_past_period_caveat(plan, output.table)
         if plan.then.where is not None and given is not None:
             then_rows = (output.rows_kept, len(given))
+        # A share compared with a percent (mean_up > 55), counted by the then where.
+        warnings += scale_caveat(
+            plan.then,
+            lambda expr: then_map_unit(expr, query_json),
+            output.rows_kept,
+            len(given) if given is not None else None,
+        )
         # A ranking of the first stage's groups, or of groups made of them.
         keys = [name for name, _ in plan.then.group_keys or plan.first.group_keys]
         parts.rank(plan.then.sort, keys, output.groups)

@@ -1,0 +1,125 @@
+"""A threshold written on another scale than the value it is compared with.
+
+rank() and rolling_rank() are percentiles from 0 to 100; "days of 2024 whose range was in
+the top 5%" written ``rank(range) > 0.95`` kept 257 of NQ's 259 RTH days and said nothing:
+a right count for the wrong question. The mean of a condition is a share from 0 to 1; "years
+where more than 55% of days closed up" written ``mean_up > 55`` in a then stage keeps no
+year. Said when a where (either stage's) compares, through its map names, a value whose
+scale its function fixes with a number off that scale: a percentile with a number strictly
+between 0 and 1 (a fraction of the scale), a share with a number above 1 and at most 100 (a
+percent). With the rows the where kept, when the comparison is the whole where (it is
+counted already: no extra pass over the bars), and the form on the right scale. Nothing is
+said of a plain column (a price, a name the query gave a number): its scale is the data's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+
+from barb.column_units import PERCENTILE, SHARE
+from barb.lineage import nodes, through_map
+from barb.planning import HIDDEN, StagePlan
+from barb.script import ast
+
+_ORDERED = frozenset({"<", "<=", ">", ">="})
+_RANKS = frozenset({"rank", "rolling_rank"})
+# The mirror of an ordering, for a number written on the left (0.95 < rank(range)).
+_MIRROR = {"<": ">", "<=": ">=", ">": "<", ">=": "<="}
+
+
+def scale_caveat(
+    stage: StagePlan,
+    unit: Callable[[ast.Expr], str | None],
+    kept: int | None = None,
+    given: int | None = None,
+) -> list[str]:
+    """The warning for the first comparison in ``stage``'s where of a percentile or a share
+    with a number off its scale; ``unit`` gives an expression's unit as the stage reads it
+    (``first_map_unit``/``then_map_unit``). ``kept`` of ``given``: the rows the where kept
+    of those it read, said when the comparison is the whole where."""
+    if stage.where is None or not stage.comparisons & _ORDERED:
+        return []
+    maps = dict(stage.map_exprs) | dict(stage.hoisted)
+    for node in nodes(stage.where, maps):
+        if not isinstance(node, ast.Compare) or node.op not in _ORDERED:
+            continue
+        found = _off_scale(node, unit, maps)
+        if found is None:
+            continue
+        side, op, value, scale = found
+        whole = through_map(_unhoisted(stage.where, maps), maps) == through_map(
+            _unhoisted(node, maps), maps
+        )
+        counted = kept is not None and given is not None and whole
+        return [_text(node, side, op, value, scale, maps, (kept, given) if counted else None)]
+    return []
+
+
+def _off_scale(
+    node: ast.Compare, unit: Callable[[ast.Expr], str | None], maps: Mapping[str, ast.Expr]
+) -> tuple[ast.Expr, str, float, str] | None:
+    """The side, the ordering read with the side on the left, the number and the side's
+    scale (``PERCENTILE``, ``SHARE``) when the number is off that scale; else None."""
+    for side, other, op in ((node.left, node.right, node.op), (node.right, node.left, None)):
+        value = ast.literal_value(other)
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            continue
+        scale = unit(_unhoisted(side, maps))
+        if scale == PERCENTILE and 0 < value < 1:
+            return side, op or _MIRROR[node.op], float(value), scale
+        if scale == SHARE and 1 < value <= 100:
+            return side, op or _MIRROR[node.op], float(value), scale
+    return None
+
+
+def _text(
+    node: ast.Compare,
+    side: ast.Expr,
+    op: str,
+    value: float,
+    scale: str,
+    maps: Mapping[str, ast.Expr],
+    counted: tuple[int, int] | None,
+) -> str:
+    """ "rank() is a percentile from 0 to 100: rank(range) > 0.95 keeps 257 of the 259 rows;
+    the top 5% is rank(range) > 95." """
+    written = _unhoisted(node, maps).to_text()
+    shown = _unhoisted(side, maps)
+    if scale == PERCENTILE:
+        ranks = sorted(
+            {n.name.lower() for n in nodes(shown, maps) if isinstance(n, ast.Call)} & _RANKS
+        )
+        what = f"{' and '.join(f'{name}()' for name in ranks) or shown.to_text()} is a "
+        what += "percentile from 0 to 100"
+        right = value * 100
+        share = 100 - right if op in (">", ">=") else right
+        end = "top" if op in (">", ">=") else "bottom"
+        meant = f"the {end} {_number(share)}%"
+    else:
+        made = through_map(shown, maps)
+        named = f" ({made.to_text()})" if made != shown else ""
+        what = f"{shown.to_text()}{named} is a share from 0 to 1"
+        right = value / 100
+        word = {">": "more than", ">=": "at least", "<": "less than", "<=": "at most"}[op]
+        meant = f"{word} {_number(value)}%"
+    # Counted when the where is this comparison alone; else what it takes the number for.
+    kept = (
+        f" keeps {counted[0]:,} of the {counted[1]:,} rows"
+        if counted
+        else f" reads {_number(value)} on the wrong scale"
+    )
+    form = f"{shown.to_text()} {op} {_number(right)}"
+    return f"{what}: {written}{kept}; {meant} is {form}."
+
+
+def _number(value: float) -> str:
+    """95.0 → "95", 0.55 → "0.55": the float's own digits, not its noise."""
+    return f"{float(f'{value:.10g}'):g}"
+
+
+def _unhoisted(expr: ast.Expr, maps: Mapping[str, ast.Expr]) -> ast.Expr:
+    """``expr`` as the query wrote it: the planner's hidden columns replaced by what they
+    hold."""
+    if isinstance(expr, ast.Column) and expr.name.startswith(HIDDEN) and expr.name in maps:
+        return _unhoisted(maps[expr.name], maps)
+    return ast.with_children(expr, lambda child: _unhoisted(child, maps))

@@ -1,0 +1,101 @@
+"""A threshold written on another scale than its value is said, with the form on the right one.
+
+"Days whose range was in the top 5%" written ``rank(range) > 0.95`` counted 257 of NQ's 259
+RTH days of 2024 and said nothing: rank() is a percentile 0-100. "Weeks where more than 55%
+of days closed up" written ``up > 55`` over a share (0-1) keeps no week. Checked with pandas
+over the fixture's RTH days: its own percentile rank (method max, pct) and weekly shares.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+from asking import ask, warnings_with
+from rth_bars import rth_daily
+
+RTH_DAILY = {"session": "RTH", "from": "daily", "period": "2024"}
+PERCENTILE = "is a percentile from 0 to 100"
+SHARE = "is a share from 0 to 1"
+
+
+@pytest.fixture(scope="module")
+def days(minutes) -> pd.DataFrame:
+    """RTH days with their range and its percentile rank over the period, as rank() reads
+    it: the share of the days at or below each one's range, times 100."""
+    bars = rth_daily(minutes)
+    bars["range"] = bars["high"] - bars["low"]
+    bars["rank"] = bars["range"].rank(method="max", pct=True) * 100
+    return bars
+
+
+def _count(where: str, settings) -> tuple[int, list[str]]:
+    result = ask({"where": where, "select": "count() as n"}, settings, **RTH_DAILY)
+    return int(result.summary.value), result.metadata.warnings
+
+
+def test_a_rank_against_a_fraction_is_said_with_its_count(engine_settings, days) -> None:
+    kept = int((days["rank"] > 0.95).sum())
+    top = int((days["rank"] > 95).sum())
+    # The fraction keeps nearly every day; the top 5% is a few of them.
+    assert kept >= len(days) - 1 and 0 < top <= round(0.05 * len(days)) + 1
+
+    count, warnings = _count("rank(range) > 0.95", engine_settings)
+    assert count == kept
+    assert [w for w in warnings if PERCENTILE in w] == [
+        f"rank() is a percentile from 0 to 100: rank(range) > 0.95 keeps {kept} of the "
+        f"{len(days)} rows; the top 5% is rank(range) > 95."
+    ]
+
+    count, warnings = _count("rank(range) > 95", engine_settings)
+    assert count == top
+    assert not [w for w in warnings if PERCENTILE in w]
+
+
+def test_a_bottom_rank_written_first_and_within_a_where(engine_settings, days) -> None:
+    """A number on the left, among other conditions: the form is said, no count (the where
+    kept its rows for both conditions)."""
+    result = ask(
+        {"map": {"rk": "rank(range)"}, "where": "0.1 >= rk and close > open", "select": "count()"},
+        engine_settings,
+        **RTH_DAILY,
+    )
+    up = days["close"] > days["open"]
+    assert result.summary.value == int(((days["rank"] <= 0.1) & up).sum())
+    assert warnings_with(result, PERCENTILE) == [
+        "rank() is a percentile from 0 to 100: 0.1 >= rk reads 0.1 on the wrong scale; the "
+        "bottom 10% is rk <= 10."
+    ]
+
+
+def test_a_share_against_a_percent_in_a_then_stage_is_said(engine_settings, days) -> None:
+    week = days.index.to_series().dt.to_period("W")
+    shares = (days["close"] > days["open"]).groupby(week).mean()
+    query = {
+        "group_by": "week()",
+        "select": "mean(close > open) as up",
+        "then": {"where": "up > 55"},
+    }
+    result = ask(query, engine_settings, **RTH_DAILY)
+    assert result.table is None or len(result.table) == 0
+    assert warnings_with(result, SHARE) == [
+        f"up is a share from 0 to 1: up > 55 keeps 0 of the {len(shares)} rows; more than "
+        "55% is up > 0.55."
+    ]
+
+    fixed = ask({**query, "then": {"where": "up > 0.55"}}, engine_settings, **RTH_DAILY)
+    assert len(fixed.table) == int((shares > 0.55).sum()) > 0
+    assert not warnings_with(fixed, SHARE)
+
+
+@pytest.mark.parametrize(
+    "where",
+    [
+        "range > 0.5",  # a price column: its scale is the data's
+        "rank(range) > 5",  # on the percentile's own scale
+        "rank(range) > 0",
+        "close / open - 1 > 0.005",  # a ratio, not a percentile
+    ],
+)
+def test_thresholds_on_their_scale_say_nothing(engine_settings, where: str) -> None:
+    _, warnings = _count(where, engine_settings)
+    assert not [w for w in warnings if PERCENTILE in w or SHARE in w]
