@@ -33,23 +33,26 @@ def scale_caveat(
     kept: int | None = None,
     given: int | None = None,
 ) -> list[str]:
-    """The warning for the first comparison in ``stage``'s where of a percentile or a share
-    with a number off its scale; ``unit`` gives an expression's unit as the stage reads it
+    """The warning for the first comparison in ``stage``'s where, or under its select's
+    statistics (``count(rank(range) > 0.95)``), of a percentile or a share with a number off
+    its scale; ``unit`` gives an expression's unit as the stage reads it
     (``first_map_unit``/``then_map_unit``). ``kept`` of ``given``: the rows the where kept
     of those it read, said when the comparison is the whole where."""
-    if stage.where is None or not stage.comparisons & _ORDERED:
+    if not stage.comparisons & _ORDERED:
         return []
     maps = dict(stage.map_exprs) | dict(stage.hoisted)
-    for node in nodes(stage.where, maps):
+    read = [stage.where] if stage.where is not None else []
+    read += [item.expr for item in stage.select if item.aggregate]
+    for node in (node for expr in read for node in nodes(expr, maps)):
         if not isinstance(node, ast.Compare) or node.op not in _ORDERED:
             continue
         found = _off_scale(node, unit, maps)
         if found is None:
             continue
         side, op, value, scale = found
-        whole = through_map(_unhoisted(stage.where, maps), maps) == through_map(
-            _unhoisted(node, maps), maps
-        )
+        whole = stage.where is not None and through_map(
+            _unhoisted(stage.where, maps), maps
+        ) == through_map(_unhoisted(node, maps), maps)
         counted = kept is not None and given is not None and whole
         return [_text(node, side, op, value, scale, maps, (kept, given) if counted else None)]
     return []
@@ -94,7 +97,10 @@ def _text(
         right = value * 100
         share = 100 - right if op in (">", ">=") else right
         end = "top" if op in (">", ">=") else "bottom"
-        meant = f"the {end} {_number(share)}%"
+        made = through_map(shown, maps)
+        ranked = isinstance(made, ast.Call) and made.name.lower() in _RANKS
+        # The top 5% of the rows only of a rank itself: a mean of ranks has no such rows.
+        meant = f"the {end} {_number(share)}%" if ranked else "on that scale it"
     else:
         made = through_map(shown, maps)
         named = f" ({made.to_text()})" if made != shown else ""

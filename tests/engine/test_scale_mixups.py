@@ -99,3 +99,30 @@ def test_a_share_against_a_percent_in_a_then_stage_is_said(engine_settings, days
 def test_thresholds_on_their_scale_say_nothing(engine_settings, where: str) -> None:
     _, warnings = _count(where, engine_settings)
     assert not [w for w in warnings if PERCENTILE in w or SHARE in w]
+
+
+def test_a_rank_against_a_fraction_in_a_statistic_is_said(engine_settings, days) -> None:
+    """count() of the comparison, not the where's: the form, without a count."""
+    result = ask({"select": "count(rank(range) >= 0.9) as big"}, engine_settings, **RTH_DAILY)
+    assert result.summary.value == int((days["rank"] >= 0.9).sum())
+    assert warnings_with(result, PERCENTILE) == [
+        "rank() is a percentile from 0 to 100: rank(range) >= 0.9 reads 0.9 on the wrong "
+        "scale; the top 10% is rank(range) >= 90."
+    ]
+
+
+def test_a_mean_of_ranks_is_given_its_scale_not_a_top_share(engine_settings, days) -> None:
+    """A then stage's mean rank per week is a percentile with no top rows of its own."""
+    week = days.index.to_series().dt.to_period("W")
+    means = days["rank"].groupby(week).mean()
+    query = {
+        "group_by": "week()",
+        "select": "mean(rank(range)) as avg_rank",
+        "then": {"where": "avg_rank < 0.5"},
+    }
+    result = ask(query, engine_settings, **RTH_DAILY)
+    assert int((means < 0.5).sum()) == 0
+    assert warnings_with(result, PERCENTILE) == [
+        f"avg_rank is a percentile from 0 to 100: avg_rank < 0.5 keeps 0 of the {len(means)} "
+        "rows; on that scale it is avg_rank < 50."
+    ]
