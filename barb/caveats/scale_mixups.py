@@ -4,12 +4,16 @@ rank() and rolling_rank() are percentiles from 0 to 100; "days of 2024 whose ran
 the top 5%" written ``rank(range) > 0.95`` kept 257 of NQ's 259 RTH days and said nothing:
 a right count for the wrong question. The mean of a condition is a share from 0 to 1; "years
 where more than 55% of days closed up" written ``mean_up > 55`` in a then stage keeps no
-year. Said when a where (either stage's) compares, through its map names, a value whose
-scale its function fixes with a number off that scale: a percentile with a number strictly
-between 0 and 1 (a fraction of the scale), a share with a number above 1 and at most 100 (a
-percent). With the rows the where kept, when the comparison is the whole where (it is
-counted already: no extra pass over the bars), and the form on the right scale. Nothing is
-said of a plain column (a price, a name the query gave a number): its scale is the data's.
+year. Said when a where (either stage's) or a select's statistic compares, through map
+names, a value whose scale its function fixes with a number off that scale: a percentile, or
+an oscillator that runs from 0 to 100 (``OSCILLATORS``: rsi(14) > 0.7 holds on nearly every
+bar), with a number strictly between 0 and 1 (a fraction of the scale); a share with a
+number above 1 and at most 100 (a percent). With the rows the where kept, when the
+comparison is the whole where (counted already: no extra pass over the bars), and the form
+on the right scale. Nothing is said of a plain column (a price, a name the query gave a
+number): its scale is the data's. No function of Barb's returns a percent (a percent is the
+query's own ``x / prev(close) * 100``, whose threshold may well be 0.005%), so none is said;
+percentile(x, 0.9) is said by the planner.
 """
 
 from __future__ import annotations
@@ -23,6 +27,12 @@ from barb.script import ast
 
 _ORDERED = frozenset({"<", "<=", ">", ">="})
 _RANKS = frozenset({"rank", "rolling_rank"})
+# The oscillators whose values run from 0 to 100 by their making (rsi(14) > 0.7 holds on
+# nearly every bar).
+OSCILLATORS = frozenset(
+    {"rsi", "mfi", "adx", "plus_di", "minus_di", "stochastic_k", "stochastic_d"}
+)
+_OSCILLATOR = "oscillator"
 # The mirror of an ordering, for a number written on the left (0.95 < rank(range)).
 _MIRROR = {"<": ">", "<=": ">=", ">": "<", ">=": "<="}
 
@@ -34,8 +44,8 @@ def scale_caveat(
     given: int | None = None,
 ) -> list[str]:
     """The warning for the first comparison in ``stage``'s where, or under its select's
-    statistics (``count(rank(range) > 0.95)``), of a percentile or a share with a number off
-    its scale; ``unit`` gives an expression's unit as the stage reads it
+    statistics (``count(rank(range) > 0.95)``), of a percentile, a 0-100 oscillator or a
+    share with a number off its scale; ``unit`` gives an expression's unit as the stage reads it
     (``first_map_unit``/``then_map_unit``). ``kept`` of ``given``: the rows the where kept
     of those it read, said when the comparison is the whole where."""
     if not stage.comparisons & _ORDERED:
@@ -62,7 +72,8 @@ def _off_scale(
     node: ast.Compare, unit: Callable[[ast.Expr], str | None], maps: Mapping[str, ast.Expr]
 ) -> tuple[ast.Expr, str, float, str] | None:
     """The side, the ordering read with the side on the left, the number and the side's
-    scale (``PERCENTILE``, ``SHARE``) when the number is off that scale; else None."""
+    scale (``PERCENTILE``, ``SHARE``, an oscillator's) when the number is off that scale;
+    else None."""
     for side, other, op in ((node.left, node.right, node.op), (node.right, node.left, None)):
         value = ast.literal_value(other)
         if isinstance(value, bool) or not isinstance(value, int | float):
@@ -70,6 +81,9 @@ def _off_scale(
         scale = unit(_unhoisted(side, maps))
         if scale == PERCENTILE and 0 < value < 1:
             return side, op or _MIRROR[node.op], float(value), scale
+        made = through_map(_unhoisted(side, maps), maps)
+        if isinstance(made, ast.Call) and made.name.lower() in OSCILLATORS and 0 < value < 1:
+            return side, op or _MIRROR[node.op], float(value), _OSCILLATOR
         if scale == SHARE and 1 < value <= 100:
             return side, op or _MIRROR[node.op], float(value), scale
     return None
@@ -101,6 +115,12 @@ def _text(
         ranked = isinstance(made, ast.Call) and made.name.lower() in _RANKS
         # The top 5% of the rows only of a rank itself: a mean of ranks has no such rows.
         meant = f"the {end} {_number(share)}%" if ranked else "on that scale it"
+    elif scale == _OSCILLATOR:
+        made = through_map(shown, maps)
+        assert isinstance(made, ast.Call)
+        what = f"{made.name.lower()}() runs from 0 to 100"
+        right = value * 100
+        meant = "on that scale it"
     else:
         made = through_map(shown, maps)
         named = f" ({made.to_text()})" if made != shown else ""

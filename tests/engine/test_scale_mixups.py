@@ -10,8 +10,12 @@ from __future__ import annotations
 
 import pandas as pd
 import pytest
+import talib
 from asking import ask, warnings_with
 from rth_bars import rth_daily
+
+from barb.caveats.scale_mixups import OSCILLATORS
+from barb.script.library import library
 
 RTH_DAILY = {"session": "RTH", "from": "daily", "period": "2024"}
 PERCENTILE = "is a percentile from 0 to 100"
@@ -126,3 +130,24 @@ def test_a_mean_of_ranks_is_given_its_scale_not_a_top_share(engine_settings, day
         f"avg_rank is a percentile from 0 to 100: avg_rank < 0.5 keeps 0 of the {len(means)} "
         "rows; on that scale it is avg_rank < 50."
     ]
+
+
+def test_an_oscillator_against_a_fraction_is_said(engine_settings, days) -> None:
+    """rsi() runs 0-100 (TA-Lib's RSI over the RTH closes): > 0.7 is every day it has."""
+    rsi = pd.Series(talib.RSI(days["close"].to_numpy(dtype=float), 14), index=days.index)
+    kept, known = int((rsi > 0.7).sum()), int(rsi.notna().sum())
+    assert kept == known
+
+    count, warnings = _count("rsi(close, 14) > 0.7", engine_settings)
+    assert count == kept
+    assert [w for w in warnings if "runs from 0 to 100" in w] == [
+        f"rsi() runs from 0 to 100: rsi(close, 14) > 0.7 keeps {kept} of the {len(days)} rows; "
+        "on that scale it is rsi(close, 14) > 70."
+    ]
+    count, warnings = _count("rsi(close, 14) > 70", engine_settings)
+    assert count == int((rsi > 70).sum())
+    assert not [w for w in warnings if "runs from 0 to 100" in w]
+
+
+def test_the_oscillators_said_are_barb_functions() -> None:
+    assert set(library()) >= OSCILLATORS
