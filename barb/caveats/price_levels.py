@@ -706,7 +706,7 @@ def _whole_groups(
     to 12 days: the fair share had left NQ's RSI(2) trades of 1-4 days out, and the last
     12 months' "pnl runs -1,062.50–-269.50" read as every trade lost, where 7 of 13 won."""
     if len(by) == 1 and len(index):
-        keys = frame[by[0]].to_numpy()
+        keys = _key_values(frame[by[0]])
         changes = int(np.count_nonzero(keys[1:] != keys[:-1])) + 1 if len(keys) else 0
         if changes == len(index):  # every group one run of rows
             return (
@@ -717,12 +717,26 @@ def _whole_groups(
     return _fair_groups(sizes)
 
 
+def _key_values(key: pd.Series) -> np.ndarray:
+    """A group key's values to compare neighbours by: a category's codes when every row has
+    one (the same changes as its names, without an array of text), else its values."""
+    if isinstance(key.dtype, pd.CategoricalDtype):
+        codes = key.cat.codes.to_numpy()
+        if (codes >= 0).all():
+            return codes
+    return key.to_numpy()
+
+
 def _fair_groups(sizes: pd.Series) -> np.ndarray:
     """Which groups hold a fair part of the recent rows (``sizes``, rows per group): at
     least half as many as the largest. Weekdays hold about 52 days each of the last 12
     months; of yearly groups the year before holds a week or two, whose value is no year's
     ("runs 157.25–206.54 across the groups", 157.25 one week's range)."""
-    counts = np.asarray(sizes, dtype=np.float64)
+    counts = (
+        sizes.to_numpy(dtype=np.float64)
+        if isinstance(sizes, pd.Series)
+        else np.asarray(sizes, dtype=np.float64)
+    )
     return counts >= FAIR_SHARE * counts.max() if len(counts) else counts.astype(bool)
 
 
