@@ -49,7 +49,7 @@ from barb.column_units import (
     column_units,
     first_map_unit,
 )
-from barb.frames import Dataset
+from barb.frames import Dataset, equality_values
 from barb.lineage import MAX_DEPTH, nodes, through_map
 from barb.planning import HIDDEN, Plan, SelectItem, StagePlan
 from barb.script import ast
@@ -706,7 +706,7 @@ def _whole_groups(
     to 12 days: the fair share had left NQ's RSI(2) trades of 1-4 days out, and the last
     12 months' "pnl runs -1,062.50–-269.50" read as every trade lost, where 7 of 13 won."""
     if len(by) == 1 and len(index):
-        keys = _key_values(frame[by[0]])
+        keys = equality_values(frame[by[0]])
         changes = int(np.count_nonzero(keys[1:] != keys[:-1])) + 1 if len(keys) else 0
         if changes == len(index):  # every group one run of rows
             return (
@@ -715,16 +715,6 @@ def _whole_groups(
                 else np.ones(len(index), dtype=bool)
             )
     return _fair_groups(sizes)
-
-
-def _key_values(key: pd.Series) -> np.ndarray:
-    """A group key's values to compare neighbours by: a category's codes when every row has
-    one (the same changes as its names, without an array of text), else its values."""
-    if isinstance(key.dtype, pd.CategoricalDtype):
-        codes = key.cat.codes.to_numpy()
-        if (codes >= 0).all():
-            return codes
-    return key.to_numpy()
 
 
 def _fair_groups(sizes: pd.Series) -> np.ndarray:
