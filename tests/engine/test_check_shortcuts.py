@@ -19,7 +19,7 @@ from barb.caveats.price_levels import LEVEL_RATIO, blended_levels, closes_may_bl
 from barb.column_units import column_unit, column_units
 from barb.data.store import DataMeta, data_path, write_bars
 from barb.events.rules import early_close_days, us_market_closed
-from barb.frames import take_rows
+from barb.frames import equality_values, take_rows
 from barb.interpreter import execute
 from barb.planning import plan_query
 from barb.script.query import parse_query
@@ -237,3 +237,21 @@ def test_a_first_with_a_value_finds_no_rows_kept(
     assert len(seen) == 1
     said, found = seen[0]
     assert bool(said) is empty and found is empty
+
+
+def test_a_keys_codes_compare_as_its_values() -> None:
+    """equality_values: a category's codes where every row has one tell the same neighbours
+    apart and count the same rows of each value as its names do; with an empty key, the
+    values themselves."""
+    names = ["Mon", "Tue", "Tue", "Wed", "Mon", "Fri", "Fri", "Mon"]
+    weekdays = pd.Series(pd.Categorical(names, categories=["Mon", "Tue", "Wed", "Thu", "Fri"]))
+    codes = equality_values(weekdays)
+    assert codes.dtype.kind == "i"
+    plain = np.array(names, dtype=object)
+    assert np.array_equal(codes[1:] != codes[:-1], plain[1:] != plain[:-1])
+    for at, name in enumerate(names):
+        assert np.count_nonzero(codes == codes[at]) == np.count_nonzero(plain == name)
+    gap = pd.Series(pd.Categorical(["Mon", None, "Mon"]))
+    assert equality_values(gap).tolist()[::2] == ["Mon", "Mon"]
+    numbers = pd.Series([3, 1, 3])
+    assert equality_values(numbers).tolist() == [3, 1, 3]
