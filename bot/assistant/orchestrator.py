@@ -1117,9 +1117,10 @@ class Assistant:
         return lines
 
     async def _replied_data(self, chat: Chat, state: LoopState) -> str | None:
-        """A message that replies to one of Barb's answers (or plans) follows that answer's
-        question and the data it showed, whoever asked it: in a group, Alice's "and for
-        ES?" under Bob's CL answer ran her own last query on ES. The question is quoted
+        """A message that replies to one of Barb's answers (or plans), or to the message
+        that asked it (``OutboxRepository.question_of``), follows that answer's question
+        and the data it showed, whoever asked it: in a group, Alice's "and for ES?" under
+        Bob's CL answer, or under his question, ran her own last query on ES. The question is quoted
         (the history may no longer hold it). A reply to another member's plan still waiting
         for Run follows the plan's queries. None if the message replies to nothing of
         Barb's, or to a question that showed no data: the conversation's last data then."""
