@@ -55,7 +55,10 @@ class Gathered:
 
     @property
     def text(self) -> str:
-        return "\n".join(self.parts)
+        """A lone message as it came; parts joined at the app's cut, one line break."""
+        if len(self.parts) == 1:
+            return self.parts[0]
+        return "\n".join(part.strip() for part in self.parts)
 
     def recorded(self) -> None:
         """The question is recorded in flight, with the parts' updates handled."""
@@ -76,7 +79,7 @@ class SplitQuestions:
         gathering = self._open.get(key)
         if gathering is None or not gathering.open or not text.strip():
             return False
-        gathering.parts.append(text.strip())
+        gathering.parts.append(text)
         if update_id is not None:
             gathering.joined_updates.append(update_id)
         gathering.arrived.set()

@@ -10,6 +10,7 @@ from fake_bot_api import FakeBotAPI
 
 from bot.llm.messages import ModelRequest
 from bot.llm.scripted import ScriptedProvider, text, tool_call, turn
+from bot.store import StoreSettings, open_store
 from bot.telegram.split_questions import LONG_FROM
 
 COUNT_DAYS = {"session": "RTH", "from": "daily", "select": "count()"}
@@ -87,3 +88,27 @@ async def test_a_short_question_does_not_wait_for_parts(
         [plan] = await fake.wait_said(1, chat_id=ALICE, timeout=10)
         assert keyboard_data(plan)[0].startswith("r:")
         assert questions_asked(provider) == ["how many days?"]
+
+
+async def test_parts_stored_before_a_kill_are_asked_whole_at_the_restart(
+    fake_telegram: FakeBotAPI, db_url: str, sample_settings
+) -> None:
+    """A process killed after storing both parts and before asking them: the next start
+    handles them together, as one question, and neither is left to be asked again."""
+    fake = fake_telegram
+    parts = [
+        fake.message_update(chat_id=ALICE, user_id=ALICE, text=FIRST),
+        fake.message_update(chat_id=ALICE, user_id=ALICE, text=SECOND),
+    ]
+    store = await open_store(StoreSettings(database_url=db_url))
+    try:
+        assert await store.updates.receive([(u["update_id"], u) for u in parts])
+    finally:
+        await store.close()
+    provider = ScriptedProvider([planner] * 10)
+    async with barb_bot(fake, db_url, provider=provider) as svc:
+        [plan] = await fake.wait_said(1, chat_id=ALICE)
+        assert keyboard_data(plan)[0].startswith("r:")
+        [question] = questions_asked(provider)
+        assert question == FIRST.strip() + "\n" + SECOND
+        assert not await svc.store.updates.unhandled()
