@@ -810,7 +810,7 @@ class Assistant:
         # person, so there is no "Query" button to show it back.
         csv_rows = outcome.csv_rows if outcome.csv else None
         return Reply(
-            text=person_text(outcome.result, lang, outcome.preview, csv_rows),
+            text=person_text(outcome.result, lang, outcome.preview, csv_rows, outcome.names),
             proofs=[run.proof],
             language=lang,
         )
@@ -1284,11 +1284,9 @@ class Assistant:
         are elsewhere (``CeleryRunner.data_meta``), else this machine's file. A bot on a
         machine without the data counted relative periods from today, unpinned, and told
         the model "no data loaded"; one with an older copy, from that copy's last day."""
-        published = getattr(self.runner, "data_meta", None)
-        if published is not None:
-            meta = published(instrument.symbol)
-            if meta is not None:
-                return meta
+        meta = self.runner.data_meta(instrument.symbol)
+        if meta is not None:
+            return meta
         path = data_path(instrument.symbol, self.engine_settings)
         try:
             return _cached_meta(path, path.stat().st_mtime_ns)

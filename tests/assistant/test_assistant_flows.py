@@ -651,7 +651,7 @@ async def test_every_query_is_confirmed_before_it_runs(make_assistant) -> None:
     assert "Посчитаю" in reply.pending.plan  # the plan speaks Russian
     second = await assistant.resume(reply.pending.id, ALICE.user_id, run=True)
     assert second.pending is not None and second.pending.query == {"instrument": "NQ", **other}
-    assert "not fomc" in second.pending.plan
+    assert "Фильтр: не fomc" in second.pending.plan  # "not" in the plan's language
     assert len(second.proofs) == 1  # the first query's proof came with it
     done = await assistant.resume(second.pending.id, ALICE.user_id, run=True)
     assert done.text == "Volume is higher on FOMC days."

@@ -33,6 +33,8 @@ DOMAINS = {
 SAME_IN_RUSSIAN = {
     ("bot", "forget_one_button"),
     ("barb", "answer"),
+    # "range: average 364.56 · median 343.50 points": a column's name before its answers.
+    ("barb", "answers_of"),
     # ▲ and ▼ for highest and lowest: a headline's short form, the same in every language.
     ("barb", "highest_lowest_marks"),
     ("barb", "highest_lowest_short"),
