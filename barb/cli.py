@@ -14,6 +14,8 @@ from barb.data.cli import data
 from barb.i18n import DEFAULT, LANGUAGES
 
 if TYPE_CHECKING:
+    import pandas as pd
+
     from barb.result import Result
 
 PREVIEW_ROWS = 10
@@ -95,7 +97,7 @@ def query(
     """
     from barb.bar_labels import as_labelled
     from barb.errors import QueryError, QueryTimeout
-    from barb.export import write_csv
+    from barb.export import csv_bytes
     from barb.interpreter import execute
     from barb.script.limits import default_limits, load_query_text, time_limit
     from barb.summary_text import render_summary
@@ -124,11 +126,11 @@ def query(
         if shown is not None and len(shown):
             label = "table" if result.table is not None else "rows behind the number"
             click.echo(f"\n{label} (first {min(PREVIEW_ROWS, len(shown))} of {len(shown):,}):")
-            click.echo(shown.head(PREVIEW_ROWS).to_string(index=False, max_colwidth=24))
+            click.echo(preview_text(shown.head(PREVIEW_ROWS)))
     if not result.ok:
         sys.exit(1)
     if csv_path is not None:
-        write_csv(result, csv_path, language)
+        _write_file(csv_path, csv_bytes(result, language), "CSV")
         click.echo(f"\nCSV written to {csv_path}")
     if chart_path is not None:
         from barb.charts import render_chart
@@ -137,8 +139,23 @@ def query(
         if png is None:
             click.echo(f"\nNo chart: {_no_chart_reason(result)}")
         else:
-            chart_path.write_bytes(png)
+            _write_file(chart_path, png, "chart")
             click.echo(f"\nChart written to {chart_path}")
+
+
+def preview_text(rows: pd.DataFrame) -> str:
+    """The first rows as the summary writes them: no value as "n/a", a column of whole
+    numbers without ".0". A streak's first row, which has no bar before it, read
+    "run NaN" beside runs of "1.0", "2.0"."""
+    import pandas as pd
+
+    shown = rows.copy()
+    for name in shown.columns:
+        column = shown[name]
+        known = column.dropna()
+        if pd.api.types.is_float_dtype(column) and len(known) and (known % 1 == 0).all():
+            shown[name] = [f"{v:.0f}" if v == v else "n/a" for v in column]
+    return shown.to_string(index=False, max_colwidth=24, na_rep="n/a")
 
 
 def _no_chart_reason(result: Result) -> str:
@@ -152,6 +169,30 @@ def _no_chart_reason(result: Result) -> str:
     if shown is None or not len(shown):
         return "the result has no rows to draw."
     return "none of the charts proves this kind of result (the rows are in the CSV)."
+
+
+def _write_file(path: Path, data: bytes, what: str) -> None:
+    """Write the ``what`` (the CSV, the chart) to ``path``. A disk full (or a file size
+    limit, or a path that cannot be written) is one error value and exit status 1, not a
+    traceback, and a file cut short by it is removed: read later, a CSV missing its last
+    rows looked whole. A file that could not even be opened is left as it was."""
+    try:
+        file = path.open("wb")
+    except OSError as exc:
+        _fail(_write_failed(path, what, exc))
+    try:
+        with file:  # closing flushes: a full disk is often met there
+            file.write(data)
+    except OSError as exc:
+        if path.is_file():
+            path.unlink(missing_ok=True)
+        _fail(_write_failed(path, what, exc))
+
+
+def _write_failed(path: Path, what: str, exc: OSError) -> dict[str, Any]:
+    reason = exc.strerror or type(exc).__name__
+    message = f"Could not write the {what} to {path}: {reason}. The result above is complete."
+    return {"error": True, "error_type": "WriteFailed", "message": message}
 
 
 def _fail(error: dict[str, Any]) -> NoReturn:

@@ -29,7 +29,6 @@ from __future__ import annotations
 import io
 import re
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -287,8 +286,3 @@ def _source(result: Result, language: str | None = DEFAULT) -> str:
     if meta.data_source == "synthetic":
         return text("barb", N_("csv.synthetic"), language)
     return meta.data_description
-
-
-def write_csv(result: Result, path: Path, language: str | None = DEFAULT) -> None:
-    """The bot's file for a chat in ``language`` (``barb query --csv F --lang ru``)."""
-    path.write_bytes(csv_bytes(result, language))

@@ -44,6 +44,7 @@ from barb.instruments import (
     available_instruments,
     format_clock,
     load_instrument,
+    parse_clock,
 )
 from barb.lineage import (
     Lineage,
@@ -697,7 +698,7 @@ def _timeframe_and_session(
         warnings.append(
             f"No session given for {tf.name} bars: {session} (the default session) used."
         )
-    check_session_edges(dataset, session)
+    check_session_edges(dataset, session, tf.intraday)
     return tf, session
 
 
@@ -722,12 +723,16 @@ def _bar_offset(dataset: Dataset, have: int) -> int:
     return int(np.bincount(minute % have, minlength=have).argmax())
 
 
-def check_session_edges(dataset: Dataset, session: str) -> None:
+def check_session_edges(dataset: Dataset, session: str, intraday: bool = False) -> None:
     """A session that starts or ends inside the data's bars (imported with --interval)
     cannot be taken from them: a bar belongs to the session it opens in, so NQ's RTH
     (09:30-17:00) on hourly bars on the hour read 10:00-17:00, and its daily range left out
     the opening half hour without a word (Monday's mean 327.33 where the minute bars give
-    329.92)."""
+    329.92). An edge whose bar trades only on the session's side of it (the rest lies in
+    the daily break) cuts nothing: ETH (18:00-17:00) on hourly bars on the half hour, the
+    first of which trades 18:00-18:30, was refused. Its ``intraday`` bars are still
+    refused: they are counted from the session's start (18:00, 19:00 …), between the
+    data's bars."""
     have = dataset.meta.interval_minutes
     if have == 1:
         return
@@ -736,12 +741,26 @@ def check_session_edges(dataset: Dataset, session: str) -> None:
         return
     offset = dataset.derived(f"bar_offset_{have}", partial(_bar_offset, dataset, have))
     day = 24 * 60
+    brk = dataset.instrument.maintenance_break
+    shut = (parse_clock(brk.start), parse_clock(brk.end)) if brk is not None else None
 
-    def fits(minute: int) -> bool:
-        return (minute - offset) % have == 0
+    def closed(start: int, length: int) -> bool:
+        """Whether the ``length`` minutes from ``start`` lie in the daily break."""
+        return shut is not None and (start - shut[0]) % day + length <= (shut[1] - shut[0]) % day
+
+    def fits(minute: int, how: str) -> bool:
+        """Whether an edge at ``minute`` cuts no bar's trading: it is on the bars' edges,
+        or the part of its bar beyond it lies in the daily break (hourly bars on the half
+        hour hold 17:30-18:30, but trade only from 18:00: ETH starts on that bar whole)."""
+        into = (minute - offset) % have
+        if into == 0:
+            return True
+        if how == "starts":
+            return not intraday and closed(minute - into, into)
+        return closed(minute, have - into)
 
     edges = [("starts", spec.start_minute), ("ends", spec.end_minute)]
-    inside = [(how, minute) for how, minute in edges if not fits(minute)]
+    inside = [(how, minute) for how, minute in edges if not fits(minute, how)]
     if not inside:
         return
     how, edge = inside[0]
@@ -750,12 +769,25 @@ def check_session_edges(dataset: Dataset, session: str) -> None:
     fitting = [
         f"{name} ({named.hours})"
         for name, named in dataset.instrument.sessions.items()
-        if named.zone is None and fits(named.start_minute) and fits(named.end_minute)
+        if named.zone is None
+        and fits(named.start_minute, "starts")
+        and fits(named.end_minute, "ends")
     ]
     start, end = spec.start_minute, spec.end_minute
     down = (start - (start - offset) % have) % day
     up = (end + (offset - end) % have) % day
     window = f"'{format_clock(down)}-{format_clock(up)}'"
+    if intraday and how == "starts" and closed(bar, (edge - bar) % day):
+        raise InvalidSession(
+            f"{symbol} data holds {have}-minute bars opening at {format_clock(bar)}, "
+            f"{format_clock((bar + have) % day)} and so on; intraday bars of session "
+            f"{session} ({spec.hours}) are counted from its {format_clock(edge)} start, "
+            "between the data's bars, so they cannot be built from them.",
+            step="session",
+            hint=f"Use daily bars of {session} (these bars hold its hours whole), or a "
+            f"session the bars start on: {', '.join(fitting) or 'none'}; and say so in the "
+            "answer.",
+        )
     raise InvalidSession(
         f"{symbol} data holds {have}-minute bars opening at {format_clock(bar)}, "
         f"{format_clock((bar + have) % day)} and so on; session {session} ({spec.hours}) "
@@ -942,7 +974,7 @@ def _bind_instruments(
             else:
                 theirs = _own_joined_session(other, join.session, query.timeframe or "daily")
             check_interval(other, timeframe(query.timeframe or "daily"))
-            check_session_edges(other, theirs)
+            check_session_edges(other, theirs, timeframe(query.timeframe or "daily").intraday)
         except QueryError as exc:
             errors.append(exc)
             continue

@@ -237,14 +237,15 @@ def _day_start(instrument: Instrument | None) -> str:
 
 def _midnight_line(times: SessionTimes) -> str:
     """hour() * 60 + minute() restarts at midnight, inside a trading day that began the
-    evening before: averaged over ETH it puts a 08:06 low at 12:30."""
+    evening before: averaged over ETH it puts a 08:06 low at 12:30; ranked, place(t, 'day')
+    <= 30 took 23:30-23:59 for ETH's last 30 minutes."""
     start = times.instrument.trading_day_start
     hour = times.instrument.trading_day_start_minute // 60
     return (
         "TIME OF DAY AS A NUMBER: hour() * 60 + minute() falls back to 0 at midnight. Over a "
-        f"session from the {start} open (ETH, OVERNIGHT), average or compare times counted "
-        f"from that open: if(hour() >= {hour}, hour() * 60 + minute() - 1440, hour() * 60 + "
-        "minute())."
+        f"session from the {start} open (ETH, OVERNIGHT), average, compare or rank (rank, "
+        f"place: a day's last 30 minutes are its 30 highest) times counted from that open: "
+        f"if(hour() >= {hour}, hour() * 60 + minute() - 1440, hour() * 60 + minute())."
     )
 
 
@@ -388,7 +389,7 @@ def indicators_reference(instrument: Instrument | None = None) -> str:
         "daily(atr(14)); the daily SMA(20): daily(rolling_mean(close, 20)).",
         "Written with these, no function (get_concept gives each form): Williams %R, ROC, "
         "NATR, DEMA, TEMA, VWMA, Bollinger %B and bandwidth, A/D line, CMF, z-score, "
-        "Ichimoku, relative volume. No parabolic SAR or Supertrend.",
+        "Ichimoku, relative volume. No ZigZag or Renko.",
         "SMA(n) is rolling_mean(close, n) (bollinger_middle(close, n) is the same line); a "
         "cross compares with prev(): golden cross = sma50 > sma200 and prev(sma50) <= "
         "prev(sma200) (get_concept golden cross).",

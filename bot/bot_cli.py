@@ -208,7 +208,9 @@ async def running_bot(
             try:
                 await application.start()
                 background = [
-                    asyncio.create_task(keep_tidy(store)),
+                    asyncio.create_task(
+                        keep_tidy(store, on_expired=services.assistant.keep_expired)
+                    ),
                     asyncio.create_task(keep_leases(store, store_settings.work_lease_s / 3)),
                 ]
                 background[-1].add_done_callback(stopping.on_leases_ended)

@@ -62,6 +62,9 @@ from barb.summary_text import either_text, listed_text
 SAID_BEFORE = ("early_close()", CUT_PICK)
 # The session that stands for the stock market's hours, whose half days close apart.
 STOCK_HOURS = "CASH"
+# The share of the full days whose groups hold one clock window to the close, for the short
+# days' windows, moved earlier by their close, to be told apart from it.
+USUAL_SHARE = 0.9
 
 
 @dataclass(frozen=True)
@@ -87,14 +90,49 @@ class DayGroups:
         last 30 minutes) keeps 12:45-13:15 of a 13:15 close as it keeps 16:30-17:00 of a
         full day: those days' groups end early but hold all the window asked for, and were
         called a part day's (ES 2020-2025: each of the 52 short days' 30 bars). A window
-        fixed on the clock (13:00-17:00) holds 15 minutes of them against 240: cut."""
+        fixed on the clock (13:00-17:00) holds 15 minutes of them against 240: cut. The
+        last N bars are another time of day on a short day, though: ``shifted``."""
         full = ~self.short
         if not full.any():
             return self.short & (self.end >= self.closed), None
+        early = self._ended_early()
+        assert early is not None
+        ended, reach, whole = early
+        return ended & ~whole, reach
+
+    def shifted(self) -> np.ndarray:
+        """Which short days' groups hold as long a window as most full days' but end at
+        their early close: the last N bars of each day (place(t, 'day') <= 30) are
+        12:45-13:15 on a half day, around the stock market's 13:00 close, where a full
+        day's are 16:30-17:00, the thin post-cash half hour. ES's mean volume of the last
+        30 RTH minutes over 2008-2026 read 10,425 with its 151 short days, 8,829 without
+        (pandas), with nothing said: no part day, yet another time of day.
+
+        Only a window fixed to each day's close: the full days' groups (nearly all) hold
+        the same clock window to their close, and the short days' run to theirs. The bar of
+        each day's highest volume (place(volume, 'day') == 1) has no usual time to name."""
+        none = np.zeros(len(self.short), dtype=bool)
+        early = self._ended_early()
+        if early is None:
+            return none
+        ended, reach, whole = early
+        full = ~self.short
+        starts, counts = np.unique(self.first[full], return_counts=True)
+        usual = (self.first[full] == starts[np.argmax(counts)]) & (self.end[full] == reach)
+        if usual.mean() < USUAL_SHARE:
+            return none
+        return ended & whole & (self.end >= self.closed)
+
+    def _ended_early(self) -> tuple[np.ndarray, int, np.ndarray] | None:
+        """The short days whose groups end before most full days' do, that reach, and
+        which groups span as long as most full days' (None when every day is short)."""
+        full = ~self.short
+        if not full.any():
+            return None
         reach = int(np.median(self.end[full]))
         span = self.end - self.first
         whole = span >= np.median(span[full])
-        return self.short & (self.closed < reach) & (self.end < reach) & ~whole, reach
+        return self.short & (self.closed < reach) & (self.end < reach), reach, whole
 
 
 def short_day_group_caveat(
@@ -138,14 +176,18 @@ def short_day_group_caveat(
     at = placed if rows is table else groups.keys.get_indexer(_key_index(rows, keys))
     at = np.sort(at[at >= 0])  # in time order
     used = at[cut[at]]
-    if not len(used):
-        return []
+    shifted = not len(used)
+    if shifted:  # no day cut: a window counted back from each day's close, moved earlier
+        cut = groups.shifted()
+        used = at[cut[at]]
+        if not len(used):
+            return []
     # The day's last bar read as its close ("exit at the cash close"): CASH's half days.
     cash = _cash_half_days(plan, groups, used, step) if _takes_last(items) else ""
     chosen = set(SHORT_MARKS) & (stage.calls | (plan.then.calls if plan.then else frozenset()))
     if chosen or any(words in text for text in said for words in SAID_BEFORE):
         return [cash] if cash else []
-    text = _text(plan, groups, used, cut, reach, items, len(at))
+    text = (_shifted_text if shifted else _text)(plan, groups, used, cut, reach, items, len(at))
     if len(used) == len(at):  # the query picked them (by date): none would be left
         return [text + (f" {cash}" if cash else "")]
     # Whether the answer without them is another, and how.
@@ -250,6 +292,63 @@ def _text(
         f"{'is' if len(items) == 1 else 'are'} a part day's"
         f"{_last_bars(plan, groups, used, cut) if _takes_last(items) else ''}."
     )
+
+
+def _shifted_text(
+    plan: Plan,
+    groups: DayGroups,
+    used: np.ndarray,
+    cut: np.ndarray,
+    reach: int | None,
+    items: list[SelectItem],
+    total: int,
+) -> str:
+    """'151 of the then stage's 4,647 days are short sessions: the futures closed at 13:00
+    on 74 holidays (e.g. 2014-05-26), …, so their v reads 12:30-13:00, 12:45-13:15 or
+    11:00-11:30, not the other days' 16:30-17:00 (on the half days it holds the stock
+    market's 13:00 close).'"""
+    dataset = plan.dataset
+    if plan.then is not None:
+        days = f"of the then stage's {total:,} days"
+    else:
+        days = f"of the {total:,} days {'listed' if plan.first.limit else 'grouped'}"
+    n, names = len(used), listed_text([item.name for item in items])
+
+    def window(first: int, end: int) -> str:
+        return f"{close_clock(dataset, first)}-{close_clock(dataset, end)}"
+
+    pairs = pd.Series(list(zip(groups.first[used], groups.end[used], strict=True)))
+    theirs = either_text([window(int(f), int(e)) for f, e in pairs.value_counts().index])
+    full = ~cut & ~groups.short
+    usual = pd.Series(list(zip(groups.first[full], groups.end[full], strict=True)))
+    first, end = usual.value_counts().index[0]
+    stock = _stock_close_held(plan, groups, used)
+    return (
+        f"{n:,} {days} {'is a short session' if n == 1 else 'are short sessions'}: the futures "
+        f"closed at {_closes(plan, groups, used)}, so their {names} "
+        f"{'reads' if len(items) == 1 else 'read'} {theirs}, not the other days' "
+        f"{window(int(first), int(end))}{stock}."
+    )
+
+
+def _stock_close_held(plan: Plan, groups: DayGroups, used: np.ndarray) -> str:
+    """' (on the half days it holds the stock market's 13:00 close)' when the windows of the
+    half days among ``used`` hold the minute the stock market closed early."""
+    closes = stock_market_early_closes()
+    start = plan.dataset.instrument.trading_day_start_minute
+    shut = us_market_closed(groups.days[used])
+    clocks = set()
+    for day, closed, first, end in zip(
+        groups.days[used], shut, groups.first[used], groups.end[used], strict=True
+    ):
+        stock = closes.get(day)
+        if stock is None or closed:
+            continue
+        if first < (stock - start) % MINUTES_PER_DAY <= end:
+            clocks.add(format_clock(int(stock)))
+    if not clocks:
+        return ""
+    return f" (on the half days it holds the stock market's {either_text(sorted(clocks))} close)"
 
 
 def day_groups(

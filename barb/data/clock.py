@@ -66,9 +66,37 @@ class ClockReading:
     confirmed: bool = False
 
 
-def in_closed_hours(wall: np.ndarray, instrument: Instrument, weekend: bool = True) -> np.ndarray:
-    """Bars (wall-clock ns in the instrument's zone) inside the exchange's closed hours
-    (only its daily break when not ``weekend``)."""
+def in_closed_hours(
+    wall: np.ndarray, instrument: Instrument, weekend: bool = True, step: int = MINUTE_NS
+) -> np.ndarray:
+    """Bars (wall-clock ns in the instrument's zone, ``step`` ns long) inside the exchange's
+    closed hours (only its daily break when not ``weekend``): their first and last minutes
+    both are. An hourly bar on the half hour opening at 17:30 trades from the 18:00 open
+    (``opening_in_break``); it was refused as a bar in the daily break."""
+    shut = _closed_minutes(wall, instrument, weekend)
+    if step > MINUTE_NS:
+        shut &= _closed_minutes(wall + step - MINUTE_NS, instrument, weekend)
+    return shut
+
+
+def opening_in_break(wall: np.ndarray, instrument: Instrument, step: int) -> np.ndarray:
+    """Where bars of ``step`` ns that open inside the closed hours but reach past them
+    (the 17:30 bar of hourly bars on the half hour) open once trading does, in ns: their
+    trades start there. Other bars' times are returned as they are."""
+    brk = instrument.maintenance_break
+    if step <= MINUTE_NS or brk is None:
+        return wall
+    straddles = _closed_minutes(wall, instrument, True) & ~in_closed_hours(
+        wall, instrument, True, step
+    )
+    if not straddles.any():
+        return wall
+    minute = (wall // MINUTE_NS) % MINUTES_PER_DAY
+    late = (parse_clock(brk.end) - minute) % MINUTES_PER_DAY
+    return np.where(straddles, wall + late * MINUTE_NS, wall)
+
+
+def _closed_minutes(wall: np.ndarray, instrument: Instrument, weekend: bool) -> np.ndarray:
     minute = (wall // MINUTE_NS) % MINUTES_PER_DAY
     weekday = ((wall // DAY_NS) + 3) % 7  # 1970-01-01 was a Thursday; Monday = 0
     shut = (weekday == 5) & weekend
@@ -159,7 +187,7 @@ def read_clock(
         wall = walls.wall(zone)
         for stamp in stamps:
             opens = wall - step if stamp == "close" else wall
-            scores[zone, stamp] = int(in_closed_hours(opens, instrument).sum())
+            scores[zone, stamp] = int(in_closed_hours(opens, instrument, step=step).sum())
     days = len(np.unique(raw.instants // DAY_NS))
     # Evidence must be clear: a few stray bars (an exchange's test prints, a vendor's
     # settlement bar) must not flip the reading of a whole file.
@@ -187,12 +215,12 @@ def read_clock(
     evidence_zone = choice[0]
     chosen = walls.wall(choice[0]) - (step if choice[1] == "close" else 0)
     evidence = any(
-        int(in_closed_hours(chosen + shift, instrument).sum()) - scores[choice] >= margin
+        int(in_closed_hours(chosen + shift, instrument, step=step).sum()) - scores[choice] >= margin
         for shift in (-HOUR_NS, HOUR_NS)
     )
     # A clock off by hours fills the daily break every day; bars only on weekends are
     # misread dates or stray bars, refused one by one by the importer instead.
-    in_break = int(in_closed_hours(chosen, instrument, weekend=False).sum())
+    in_break = int(in_closed_hours(chosen, instrument, weekend=False, step=step).sum())
     if not declared_zone and not raw.utc and in_break > _stray_limit(days, margin, step):
         raise BadFile(_no_reading(raw, instrument, step))
     # Day-session files never touch the closed hours: their days' first and last bars
@@ -234,13 +262,25 @@ def _session_bounds(instrument: Instrument) -> tuple[set[int], set[int]]:
     return starts, ends
 
 
-def _day_bounds(opens: np.ndarray, step: int) -> tuple[np.ndarray, np.ndarray]:
-    """Each calendar day's first bar open and last bar end (minute of the day, wall clock)."""
+def _day_bounds(
+    opens: np.ndarray, step: int, instrument: Instrument
+) -> tuple[np.ndarray, np.ndarray]:
+    """Each calendar day's first bar open and last bar end (minute of the day, wall clock),
+    where trading is: a bar opening in the daily break and reaching past it (17:30 on
+    hourly bars on the half hour) starts at the break's end, one reaching into it ends at
+    its start."""
     day = opens // DAY_NS
     first = np.r_[True, day[1:] != day[:-1]]
     last = np.r_[day[1:] != day[:-1], True]
     start = (opens[first] // MINUTE_NS) % MINUTES_PER_DAY
     end = ((opens[last] + step) // MINUTE_NS) % MINUTES_PER_DAY
+    brk = instrument.maintenance_break
+    if brk is not None and step > MINUTE_NS:
+        b0, b1 = parse_clock(brk.start), parse_clock(brk.end)
+        width = (b1 - b0) % MINUTES_PER_DAY
+        start = np.where((start - b0) % MINUTES_PER_DAY < width, b1, start)
+        into = (end - b0) % MINUTES_PER_DAY
+        end = np.where((into > 0) & (into <= width), b0, end)
     return start, end
 
 
@@ -271,7 +311,7 @@ def _read_shape(
     days = 1
     for key in candidates:
         opens = walls.wall(key[0]) - (step if key[1] == "close" else 0)
-        start, end = _day_bounds(opens, step)
+        start, end = _day_bounds(opens, step, instrument)
         on_start, on_end = np.isin(start, list(starts)), np.isin(end, list(ends))
         hits[key] = int(on_start.sum() + on_end.sum())
         both[key] = int((on_start & on_end).sum())
@@ -332,7 +372,7 @@ def _on_bounds(
     cash-session file in UTC read as UTC, though London's winter clock reads it alike)."""
     starts, ends = _session_bounds(instrument)
     opens = walls.wall(reading[0]) - (step if reading[1] == "close" else 0)
-    start, end = _day_bounds(opens, step)
+    start, end = _day_bounds(opens, step, instrument)
     both = np.isin(start, list(starts)) & np.isin(end, list(ends))
     return int(both.sum()) * 2 >= len(start)
 

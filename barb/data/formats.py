@@ -30,6 +30,7 @@ from barb.data.layouts import (
     LAYOUTS,
     PRICES,
     TITLE_WORDS,
+    UP_DOWN,
     DateOrder,
     Layout,
     LayoutError,
@@ -38,6 +39,7 @@ from barb.data.layouts import (
     detect_header_layout,
     detect_headerless,
     match_header,
+    named_zone,
 )
 from barb.data.words import Message, Note, Refusal
 from barb.i18n import N_
@@ -45,7 +47,7 @@ from barb.i18n import N_
 DATABENTO_OPTIONAL = ("rtype", "instrument_id", "symbol")
 OHLCV_1M_RTYPE = 33  # Databento's record type of one-minute bars
 FIXED_PRICE_SCALE = 1e9  # Databento's fixed-point prices are integers in units of 1e-9
-NUMERIC = (*PRICES, "volume")
+NUMERIC = (*PRICES, "volume", *UP_DOWN)
 PROGRESS_BYTES = 32 << 20  # files larger than this show a progress bar while read
 
 _ZONE = re.compile(r"\d\d:\d\d(?::\d\d(?:\.\d+)?)?\s*(?:Z|[+-]\d\d(?::?\d\d)?)$")
@@ -99,6 +101,9 @@ class RawBars:
     # when the bars fit the exchange's hours so read (a frame may lose its zone after a
     # conversion to New York time).
     claimed_zone: str | None = None
+    # The zone the header names beside the times ("Time (UTC)", "Gmt time"): read as the
+    # zone --timezone declares.
+    header_zone: str | None = None
     # The file's data row of each bar once the bars are no longer in the file's order
     # (sorted by time, repeats dropped); None while they are.
     rows: np.ndarray | None = None
@@ -130,6 +135,7 @@ class CsvShape:
     decimal_comma: bool
     line: int  # physical line of the header (1-based); 0 without a header
     names: list[str]  # the header's names (generated for headerless files)
+    zone: str | None = None  # the zone the header names beside the times ("Time (UTC)")
 
 
 def _first_lines(path: Path, count: int = 2) -> list[tuple[int, str]]:
@@ -203,6 +209,10 @@ def read_csv_shape(
         daily = _daily_column(names, lines[1:], delimiter)
         raise BadFile(daily or exc.said, line=number) from None
     sample = [text for _, text in lines[1:]]
+    try:
+        zone = named_zone(names, indexes)
+    except LayoutError as exc:
+        raise BadFile(exc.said, line=number) from None
     return CsvShape(
         layout,
         indexes,
@@ -211,6 +221,7 @@ def read_csv_shape(
         _decimal_comma(sample, delimiter, indexes),
         number,
         names,
+        zone,
     )
 
 
@@ -331,6 +342,7 @@ def read_csv(
                     raise BadFile(*(found[::-1] if found else (f"{name}: {exc}",))) from exc
                 table = table.set_column(index, name, numbers)
     raw = from_table(table, shape.layout, date_order)
+    raw.header_zone = shape.zone
     if empty:
         raw.notes.append((N_("import.note.empty_rows"), {"count": empty}))
     return raw
@@ -477,6 +489,7 @@ def read_parquet(
             assert found is not None
         else:
             layout, found = detect_header_layout(names, forced)
+        zone = named_zone(names, found)
         wanted = {c: names[i] for c, i in found.items()}
         if layout.name == "databento":
             lower = {n.lower(): n for n in names}
@@ -496,7 +509,9 @@ def read_parquet(
                 )
             index = table.column_names.index(name)
             table = table.set_column(index, name, pc.cast(column, pa.float64()))
-    return from_table(table, layout, date_order)
+    raw = from_table(table, layout, date_order)
+    raw.header_zone = zone
+    return raw
 
 
 # --- from an Arrow table to RawBars -----------------------------------------------------
@@ -526,9 +541,15 @@ def from_table(table: pa.Table, layout: Layout, date_order: DateOrder | None = N
     prices = {name: _floats(table.column(name)) for name in PRICES}
     if "volume" in table.column_names:
         prices["volume"] = _floats(table.column("volume"))
+    elif set(UP_DOWN) <= set(table.column_names):
+        up, down = (_floats(table.column(name)) for name in UP_DOWN)
+        prices["volume"] = up + down
+        notes.append((N_("import.note.up_down_volume"), {}))
     else:
         prices["volume"] = np.zeros(table.num_rows)
-        notes.append((N_("import.note.no_volume"), {}))
+        ticks = layout.name == "metatrader"
+        key = N_("import.note.tick_volume") if ticks else N_("import.note.no_volume")
+        notes.append((key, {}))
     series, names = None, ()
     if layout.name == "databento":
         check_rtype(table)

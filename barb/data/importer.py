@@ -13,6 +13,7 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 import gzip
+import shutil
 import tempfile
 import zipfile
 import zoneinfo
@@ -32,6 +33,7 @@ from barb.data.clock import (
     ClockReading,
     closed_reason,
     in_closed_hours,
+    opening_in_break,
     read_clock,
     zone_message,
     zone_words,
@@ -295,6 +297,39 @@ def unpacked(
         yield target
 
 
+UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
+
+
+@contextmanager
+def utf8_text(path: Path, words: ImportWords, where: str) -> Iterator[tuple[Path, bool]]:
+    """The file as UTF-8, and whether it was UTF-16 text: Excel's "Unicode Text" (and
+    some platforms' exports) write UTF-16 with a byte-order mark, which was refused as "not
+    UTF-8 text: is it a CSV or Parquet file?". Lines stay where they were, so refusals
+    name the file's own lines."""
+    with path.open("rb") as fh:
+        head = fh.read(2)
+    if head not in UTF16_BOMS:
+        yield path, False
+        return
+    with tempfile.TemporaryDirectory(prefix="barb-import-") as tmp:
+        target = Path(tmp) / path.name
+        try:
+            with (
+                path.open(encoding="utf-16", newline="") as src,
+                target.open("w", encoding="utf-8", newline="") as dst,
+            ):
+                head_text = src.read(4096)
+                # Binary junk that happens to start with FF FE decodes too, to nothing
+                # printable: still not text.
+                if not all(c.isprintable() or c in "\t\r\n" for c in head_text):
+                    raise UnicodeError("not text")
+                dst.write(head_text)
+                shutil.copyfileobj(src, dst, 1 << 20)
+        except UnicodeError:
+            raise Refused(words, (N_("import.refuse.not_utf8"), {}), path=where) from None
+        yield target, True
+
+
 def check_options(
     *,
     timezone: str | None = None,
@@ -369,7 +404,10 @@ def check_file(
     if _is_workbook(path):
         raise Refused(words, (N_("import.refuse.workbook"), {}), path=where)
 
-    with unpacked(path, words, where, unpacked_limit) as inner:
+    with (
+        unpacked(path, words, where, unpacked_limit) as packed,
+        utf8_text(packed, words, where) as (inner, utf16),
+    ):
         shape: CsvShape | None = None
         try:
             if fmt == "parquet" or (fmt is None and formats.is_parquet(inner)):
@@ -377,6 +415,8 @@ def check_file(
             else:
                 shape = formats.read_csv_shape(inner, fmt, mapping)
                 raw = formats.read_csv(inner, shape, progress, date_order)
+                if utf16:
+                    raw.notes.append((N_("import.note.utf16"), {}))
             checked = _check_raw(raw, instrument, where, timezone, declared_interval, stamp, words)
             checked.report.file = name or path.name
             checked.report.file_kind = "CSV" if shape else "Parquet"
@@ -442,7 +482,9 @@ def _check_raw(
 ) -> CheckedFile:
     _check_series(raw)
     _check_half_days(raw)
+    timezone = _header_timezone(raw, timezone)
     rows = len(raw)  # the file's: the report names its last line by it
+    raw, declared_stamp = _last_second_stamps(raw, declared_stamp)
     raw, sorted_note = _in_time_order(raw)
     report = ImportReport(
         file=name,
@@ -487,6 +529,7 @@ def _check_raw(
         wall = to_wall_clock(instants, raw.utc, clock.zone, instrument.timezone)
     except BadRow as exc:
         raise BadRow(raw.file_row(exc.row), exc.said) from None
+    wall = _opening_in_break(wall, instrument, interval, report)
     timestamp = wall.view("datetime64[ns]")
     tdate = trading_dates(timestamp, instrument.trading_day_start_minute)
     minute = minutes_of_day(timestamp)
@@ -499,7 +542,7 @@ def _check_raw(
         calendar_findings(report, wall, tdate, schedule, interval)
     # Bars when the exchange is shut would be filed under a trading date they do not belong
     # to (a Saturday bar makes a phantom day): refused, each named by its line.
-    shut = in_closed_hours(wall, instrument)
+    shut = in_closed_hours(wall, instrument, step=interval * MINUTE_NS)
     if shut.any():
         report.errors = collect(
             raw,
@@ -534,6 +577,69 @@ def _check_raw(
         copy=False,  # no second copy of millions of rows
     )
     return CheckedFile(report, frame, instrument, name)
+
+
+def _opening_in_break(
+    wall: np.ndarray, instrument: Instrument, interval: int, report: ImportReport
+) -> np.ndarray:
+    """``wall`` with each bar that opens in the daily break but reaches past it (hourly bars
+    on the half hour: 17:30-18:30) stored where its trades start (18:00), said in the
+    report; as it is otherwise, or when so moved two bars would meet (refused then as bars
+    in closed hours)."""
+    moved = opening_in_break(wall, instrument, interval * MINUTE_NS)
+    if moved is wall or not bool((np.diff(moved) > 0).all()):
+        return wall
+    first = int(np.flatnonzero(moved != wall)[0])
+    report.notes.append(
+        report.words(
+            "import.note.opening_in_break",
+            plural_of=int((moved != wall).sum()),
+            count=report.words.count(int((moved != wall).sum())),
+            time=show(wall[first], False),
+            start=show(moved[first], False),
+        )
+    )
+    return moved
+
+
+def _header_timezone(raw: RawBars, timezone: str | None) -> str | None:
+    """The zone to read the file's times in: the one its header names ("Time (UTC)",
+    "Gmt time"), said in the report, as if declared with ``--timezone``; ``--timezone``'s
+    when it names another (a header may be wrong: the refusal of times that do not fit it
+    advises --timezone), said too. Times that carry their own offsets keep them."""
+    named = raw.header_zone
+    if named is None or raw.utc:
+        return timezone
+    if timezone is not None and timezone != named:
+        values = {"named": named, "declared": timezone}
+        raw.notes.append((N_("import.note.header_zone_declared"), values))
+        return timezone
+    raw.notes.append((N_("import.note.header_zone"), {"zone": named}))
+    return named
+
+
+SECOND_NS = 1_000_000_000
+
+
+def _last_second_stamps(raw: RawBars, declared: Stamp | None) -> tuple[RawBars, Stamp | None]:
+    """The bars and the stamp to read them with, for a file whose every time is at 59
+    seconds (18:00:59, 09:30:59.999): each is its bar's last second, so they are read as
+    bar-close stamps one second early (18:00:59 -> the close at 18:01, the bar opening at
+    18:00), with a note saying so; with ``--stamp open``, as the minute they fall in. Such
+    a file was refused with each of its bars "not on a whole minute". Other files are
+    returned as they are."""
+    into = raw.instants % MINUTE_NS
+    if len(into) == 0 or not bool((into >= 59 * SECOND_NS).all()):
+        return raw, declared
+    first = show(raw.instants[0], raw.utc)
+    if declared == "open":
+        instants, stamp = raw.instants - into, declared
+        note = (N_("import.note.last_second_open"), {"time": first})
+    else:
+        instants, stamp = raw.instants + (MINUTE_NS - into), "close"
+        shown = show(instants[0], raw.utc)
+        note = (N_("import.note.last_second"), {"time": first, "close": shown})
+    return dataclasses.replace(raw, instants=instants, notes=[*raw.notes, note]), stamp
 
 
 def _read_clock(
@@ -1050,7 +1156,7 @@ def _known_level_note(checked: CheckedFile) -> str:
     words = checked.report.words
     return words(
         "import.level_known",
-        close=quote(close),
+        close=quote(round(close, 9)),  # a median of two prices: 180.765, not 180.76500000000001
         ratio=f"{ratio:.2g}",
         symbol=checked.instrument.symbol,
         date=middle,
@@ -1167,6 +1273,22 @@ def _one_bar_off(checked: CheckedFile, overlap: pd.DataFrame, old: pd.DataFrame)
     return None
 
 
+def _check_volumes_meet(checked: CheckedFile, old: pd.DataFrame, meta: DataMeta) -> None:
+    """``Refused`` when the file has volumes and the stored bars none (a file without a
+    volume column is stored with volume 0), or the other way round. Appended, the zeros
+    joined the real volumes: the engine, which refuses questions of volume only on data
+    with no volume at all, averaged them in ("mean(volume)" over both halves read half the
+    true mean) without a word."""
+    assert checked.frame is not None
+    stored = bool(old["volume"].to_numpy().any())
+    file = bool(checked.frame["volume"].to_numpy().any())
+    if stored == file:
+        return
+    values = {"symbol": checked.instrument.symbol, "file": meta.source_file or "?"}
+    key = N_("import.refuse.append_volume_new") if file else N_("import.refuse.append_no_volume")
+    raise Refused(checked.report.words, (key, values), path=checked.name)
+
+
 def _appended(
     checked: CheckedFile, target: Path, description: str
 ) -> tuple[pd.DataFrame, int, str]:
@@ -1184,6 +1306,7 @@ def _appended(
     if meta.interval_minutes != checked.report.interval_minutes:
         lengths = {"stored": meta.interval_minutes, "file": checked.report.interval_minutes}
         raise Refused(words, (N_("import.refuse.append_interval"), lengths), path=checked.name)
+    _check_volumes_meet(checked, old, meta)
     first, last = old["timestamp"].iloc[0], old["timestamp"].iloc[-1]
     starts, ends = new["timestamp"].iloc[0], new["timestamp"].iloc[-1]
     if starts < first:

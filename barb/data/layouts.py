@@ -60,6 +60,7 @@ TITLE_WORDS = {
     "plain": N_("import.layout.plain"),
     "ninjatrader": N_("import.layout.ninjatrader"),
     "kibot": N_("import.layout.kibot"),
+    "metatrader": N_("import.layout.metatrader"),
     "ib": N_("import.layout.ib"),
     "ib_insync": N_("import.layout.ib_insync"),
     "custom": N_("import.layout.custom"),
@@ -74,6 +75,14 @@ def _same(*names: str) -> dict[str, tuple[str, ...]]:
 #: users' "Vol", investing.com's "Vol.". A "Vol" column beside a timestamp was not taken,
 #: and every volume was stored as 0 under "the file has no volume column".
 VOLUME = {"volume": ("volume", "vol", "vol.")}
+#: TradeStation writes a bar's volume as two columns, the volume traded on upticks and on
+#: downticks ("Up","Down", or "UpVol","DownVol"), with no "Volume": the volume is their sum.
+#: Read only when the file has no volume column and both are there (``match_header``); they
+#: were ignored, and every bar stored with volume 0 under "the file has no volume column".
+UP_DOWN = {
+    "up_volume": ("up", "upvol", "upvolume"),
+    "down_volume": ("down", "downvol", "downvolume"),
+}
 
 
 LAYOUTS: dict[str, Layout] = {
@@ -98,11 +107,11 @@ LAYOUTS: dict[str, Layout] = {
             "split",
             "Date and Time columns",
             # MetaTrader 5 writes <VOL> (exchange volume) beside <TICKVOL>.
-            {**_same("date", "time", *PRICES), **VOLUME},
+            {**_same("date", "time", *PRICES), **VOLUME, **UP_DOWN},
             "split",
             # Before TradingView's, so that a Date,Time file without volume (TradeStation's
             # Up/Down columns) is not read as TradingView's single time column.
-            optional=("volume",),
+            optional=("volume", *UP_DOWN),
             example="Date,Time,Open,High,Low,Close,Volume",
         ),
         Layout(
@@ -154,6 +163,18 @@ LAYOUTS: dict[str, Layout] = {
             first_line=re.compile(r"^\d{8} \d{6};"),
             delimiter=";",
             example="20240105 093100;16850.25;16852;16849.5;16851.75;412",
+        ),
+        Layout(
+            # MetaTrader 4's History Center export: its last column counts ticks, not
+            # contracts, so it is not read as the volume (``formats.from_table`` says so).
+            "metatrader",
+            "MetaTrader 4 history export, no header",
+            _same("date", "time", *PRICES),
+            "split",
+            header=False,
+            first_line=re.compile(r"^\d{4}\.\d\d\.\d\d,\d\d:\d\d(:\d\d)?,"),
+            delimiter=",",
+            example="2024.01.05,09:30,16850.25,16852,16849.5,16851.75,412",
         ),
         Layout(
             "kibot",
@@ -228,8 +249,68 @@ def custom_layout(mapping: dict[str, str], found: list[str], stamp: Stamp) -> La
 
 def column_key(name: str) -> str:
     """A header name as matched: without regard to case, spaces or MetaTrader's angle
-    brackets ("Date Time" = datetime, "<DATE>" = date)."""
-    return re.sub(r"[\s<>]+", "", name).lower()
+    brackets ("Date Time" = datetime, "<DATE>" = date), nor the zone it names ("Time (UTC)"
+    = time: ``header_zone``)."""
+    return re.sub(r"[\s<>]+", "", header_zone(name)[0]).lower()
+
+
+#: Zones a header may name beside a time column, by how it names them (lower case); an
+#: IANA name ("Time (America/Chicago)") is taken as well.
+HEADER_ZONES = {
+    "utc": "UTC",
+    "gmt": "UTC",
+    "et": "America/New_York",
+    "ct": "America/Chicago",
+}
+# "Time (UTC)", "Time [America/Chicago]", "timestamp UTC", "datetime_utc"; "Gmt time"
+# (Dukascopy's). Only a time column's name: "High_ct" is no high in Chicago.
+_TIME_NAME = r"(?P<name>time|date|date\s*time|datetime|timestamp|ts_event)"
+_NAMED_ZONE = re.compile(
+    rf"^\s*{_TIME_NAME}(?:\s*\((?P<a>[^()]+)\)|\s*\[(?P<b>[^\[\]]+)\]|[\s_]+(?P<c>[\w/+-]+))\s*$",
+    re.I,
+)
+_ZONE_FIRST = re.compile(rf"^\s*(?P<zone>gmt|utc)[\s_-]+{_TIME_NAME}\s*$", re.I)
+
+
+def header_zone(name: str) -> tuple[str, str | None]:
+    """A header name without the zone it names, and that zone (an IANA name), or the name
+    as it is and None: "Time (UTC)" -> ("Time", "UTC"), "Gmt time" -> ("time", "UTC"),
+    "Time (CT)" -> ("Time", "America/Chicago"). Such headers were "unrecognised columns"."""
+    first = _ZONE_FIRST.match(name)
+    if first:
+        return first["name"], "UTC"
+    found = _NAMED_ZONE.match(name)
+    if not found:
+        return name, None
+    word = (found["a"] or found["b"] or found["c"]).strip()
+    zone = HEADER_ZONES.get(word.lower())
+    if zone is None and "/" in word:
+        zone = _iana(word)
+    return (found["name"], zone) if zone else (name, None)
+
+
+def named_zone(names: list[str], indexes: dict[str, int]) -> str | None:
+    """The zone the header names beside the file's time columns ("Time (UTC)"), or None;
+    ``LayoutError`` when its date and time columns name two."""
+    zones = {
+        zone
+        for column, i in indexes.items()
+        if column in ("timestamp", "date", "time", "ts_event")
+        and (zone := header_zone(names[i])[1]) is not None
+    }
+    if len(zones) > 1:
+        raise LayoutError((N_("import.refuse.header_zones"), {"zones": ", ".join(sorted(zones))}))
+    return zones.pop() if zones else None
+
+
+def _iana(word: str) -> str | None:
+    import zoneinfo
+
+    try:
+        zoneinfo.ZoneInfo(word)
+    except (zoneinfo.ZoneInfoNotFoundError, ValueError, OSError):
+        return None
+    return word
 
 
 def match_header(layout: Layout, names: list[str]) -> dict[str, int] | None:
@@ -245,6 +326,9 @@ def match_header(layout: Layout, names: list[str]) -> dict[str, int] | None:
                 continue
             return None
         found[canonical] = index
+    if "volume" in found or not set(UP_DOWN) <= set(found):
+        for name in UP_DOWN:  # the volume's two halves are read only in its place
+            found.pop(name, None)
     return found
 
 

@@ -22,6 +22,9 @@ from barb.instruments import Instrument
 
 MINUTE_NS = 60 * 1_000_000_000
 SHOWN = 10  # problems of each kind listed by line; the rest are counted
+# Checks whose every row says the same of the file: its first row is named, the rest are
+# counted (a file of times at 30 seconds listed ten lines "… is not on a whole minute.").
+SHOWN_ONCE = frozenset({"not on a whole minute"})
 GAP_MINUTES = 30  # a hole this long inside a trading session is reported
 # Bad prints (see jump_checks): a leap there and back beyond this many robust standard
 # deviations of the day's moves and at least MIN_SPIKE, or any leap over BIG_JUMP (log-price).
@@ -298,8 +301,9 @@ def collect(
     for name, mask, message in checks:
         rows = np.flatnonzero(mask)
         if rows.size:
+            limit = 1 if name in SHOWN_ONCE else SHOWN
             shown = [
-                Finding(row=raw.file_row(int(i)), message=message(int(i))) for i in rows[:SHOWN]
+                Finding(row=raw.file_row(int(i)), message=message(int(i))) for i in rows[:limit]
             ]
             found.append(Check(name=name, count=int(rows.size), shown=shown))
     return found

@@ -84,7 +84,11 @@ def join_events(
     is_event = after > first
     known = (start_day >= arrays.coverage_start_day) & (end_day <= arrays.coverage_end_day)
 
-    out = frame.copy()
+    # A shallow copy: the new columns go to it alone, and the bars' own columns are shared,
+    # not copied. A deep copy of NQ's 6.4 million 1m bars merged and copied every column
+    # first, 2 s of the hour after each FOMC statement on a quiet machine, 10 s of 11 on a
+    # busy one: "The query took longer than 20 seconds" for the reference's own example.
+    out = frame.copy(deep=False)
     # Kleene logic: any event day makes it True even when part of the span is unknown.
     out[spec.name] = pd.arrays.BooleanArray(is_event, ~(is_event | known))
     if intraday:

@@ -59,3 +59,11 @@ class ADXLines(IndicatorLines):
     adx: pd.Series
     plus_di: pd.Series
     minus_di: pd.Series
+
+
+@dataclass(frozen=True)
+class HeikinAshiLines(IndicatorLines):
+    ha_open: pd.Series
+    ha_close: pd.Series
+    ha_high: pd.Series
+    ha_low: pd.Series

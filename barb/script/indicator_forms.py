@@ -122,15 +122,27 @@ INDICATOR_FORMS: Mapping[str, IndicatorForm] = MappingProxyType(
     {name: form for names, form in _FORMS.items() for name in names}
 )
 
-# Indicators no expression of Barb's functions gives: each value depends on the one before
-# through a switch (a stop that flips sides), which no window or smoother writes.
+# What no expression of Barb's functions gives, where a did-you-mean would run a near name that
+# answers something else: alma() got "did you mean kama()?", bfill() "ffill()?" (the other
+# direction in time).
+_AVERAGES = "rolling_mean(col, n) (SMA), ema, wma, hma and kama"
 ABSENT: Mapping[str, str] = MappingProxyType(
     {
         **dict.fromkeys(
-            ("sar", "psar", "parabolic_sar", "supertrend", "super_trend"),
-            "Barb Script has no parabolic SAR or Supertrend (each stop flips on the one "
-            "before): say so; the nearest trailing levels it has are keltner_lower() / "
-            "keltner_upper() (EMA ± ATR) and donchian_lower(n) / donchian_upper(n)",
+            ("zigzag", "zig_zag", "renko"),
+            "Barb Script has no ZigZag or Renko (a ZigZag's last swing is redrawn by later bars, "
+            "Renko bricks are not time bars): say so; the nearest it has are "
+            "donchian_upper(n) / donchian_lower(n) for swing highs and lows, and sar() or "
+            "supertrend() for a trend that flips",
+        ),
+        **dict.fromkeys(
+            ("alma", "mama", "fama", "vama", "swma", "vidya", "frama", "t3"),
+            f"Barb Script has no such moving average: say so; its averages are {_AVERAGES}",
+        ),
+        **dict.fromkeys(
+            ("bfill", "backfill", "back_fill", "backward_fill"),
+            "Barb Script has no backward fill (it would give a row a later row's value): say "
+            "so; ffill(col) carries the last value before a row forward",
         ),
     }
 )
@@ -147,6 +159,9 @@ FAMILY_NAMES: Mapping[str, str] = MappingProxyType(
         "donchian_channel": "donchian",
         "donchian_channels": "donchian",
         "stoch": "stochastic",
+        "heikin_ashi": "ha",
+        "heikinashi": "ha",
+        "heiken_ashi": "ha",
     }
 )
 

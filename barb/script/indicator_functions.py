@@ -17,14 +17,17 @@ import pandas as pd
 from barb import indicators
 from barb.errors import ArgumentError
 from barb.indicators import IndicatorLines
+from barb.indicators.smoothing import KAMA_SLOW, hull_periods
 from barb.script.context import EvalContext
 from barb.script.functions import Param, UnitRule, register
 from barb.script.warmup import (
     Reach,
     ReachRule,
+    decay_bars,
     ema_bars,
     everything,
     period_rows,
+    row,
     wilder_bars,
     window,
 )
@@ -35,7 +38,16 @@ MAX_PERIOD = 100_000
 # The lines built on true range, which reaches back to the previous bar's close: on daily
 # bars of a part of the day (the first hour) that close is a day earlier (barb.caveats.scope).
 READ_PREVIOUS_CLOSE = frozenset(
-    {"true_range", "atr", "adx", "plus_di", "minus_di", "keltner_upper", "keltner_lower"}
+    {
+        "true_range",
+        "atr",
+        "adx",
+        "plus_di",
+        "minus_di",
+        "keltner_upper",
+        "keltner_lower",
+        "supertrend",
+    }
 )
 
 Impl = Callable[..., pd.Series]
@@ -205,6 +217,96 @@ def vwap(ctx: EvalContext) -> pd.Series:
             "an approximation of the session VWAP, which 1m bars give to the minute."
         )
     return indicators.vwap(*_bars(ctx, "high", "low", "close", "volume", "trading_date"))
+
+
+@register(
+    "wma",
+    unit="same",
+    category="indicator",
+    params=(_close_param(), _period("n", 20)),
+    summary="Weighted moving average: weights n..1, newest heaviest (TA-Lib WMA)",
+    example="close > wma(close, 20)",
+    reach=window("n"),
+)
+@_documented_by(indicators.wma)
+def wma(ctx: EvalContext, col: pd.Series, n: int) -> pd.Series:
+    return indicators.wma(col, n)
+
+
+def _hull_reach(args: dict[str, Any]) -> Reach:
+    _, root = hull_periods(args["n"])
+    return Reach(args["n"] - 1 + root - 1)
+
+
+@register(
+    "hma",
+    unit="same",
+    category="indicator",
+    params=(_close_param(), _period("n", 9, 2)),
+    summary="Hull moving average: WMA(2*WMA(n/2) - WMA(n), sqrt(n)), n/2 and sqrt(n) rounded down",
+    example="hma(close, 9) > prev(hma(close, 9))",
+    reach=_hull_reach,
+)
+@_documented_by(indicators.hma)
+def hma(ctx: EvalContext, col: pd.Series, n: int) -> pd.Series:
+    return indicators.hma(col, n)
+
+
+@register(
+    "kama",
+    unit="same",
+    category="indicator",
+    params=(_close_param(), _period("n", 10, 2)),
+    summary="Kaufman adaptive MA: efficiency over n bars, between EMA(2) and EMA(30) (TA-Lib KAMA)",
+    example="close > kama(close, 10)",
+    # Its slowest step keeps 1 - (2/31)^2 of the value before, so its start is forgotten
+    # only after thousands of bars, as an EMA(480)'s.
+    reach=lambda a: Reach(a["n"] + decay_bars(KAMA_SLOW**2)),
+)
+@_documented_by(indicators.kama)
+def kama(ctx: EvalContext, col: pd.Series, n: int) -> pd.Series:
+    return indicators.kama(col, n)
+
+
+@register(
+    "sar",
+    unit="price",
+    category="indicator",
+    params=(
+        Param("acceleration", "number", default=0.02, min=0.001, max=1),
+        Param("maximum", "number", default=0.2, min=0.001, max=1),
+    ),
+    summary="Parabolic SAR stop on high/low (TA-Lib SAR); long while close > sar()",
+    example="close > sar(0.02, 0.2)",
+    # A path: each stop depends on every bar before it.
+    reach=everything,
+)
+@_documented_by(indicators.sar)
+def sar(ctx: EvalContext, acceleration: float, maximum: float) -> pd.Series:
+    if acceleration > maximum:
+        raise ArgumentError(
+            f"sar needs acceleration <= maximum, got acceleration={acceleration}, "
+            f"maximum={maximum}.",
+            step=ctx.step,
+            hint="The usual setting is sar(0.02, 0.2): the step, then its cap.",
+        )
+    return indicators.sar(*_bars(ctx, "high", "low"), acceleration, maximum)
+
+
+@register(
+    "supertrend",
+    unit="price",
+    category="indicator",
+    params=(_period("n", 10), Param("mult", "number", default=3, min=0.1, max=100)),
+    summary="Supertrend stop, mult * Wilder ATR(n) from (high+low)/2 (as TradingView); "
+    "up: close > it",
+    example="close > supertrend(10, 3)",
+    # A path: each band depends on every bar before it.
+    reach=everything,
+)
+@_documented_by(indicators.supertrend)
+def supertrend(ctx: EvalContext, n: int, mult: float) -> pd.Series:
+    return indicators.supertrend(*_bars(ctx, "high", "low", "close"), n, mult)
 
 
 # --- multi-line indicators -------------------------------------------------------------
@@ -386,6 +488,46 @@ _register_lines(
             "Lowest low of n bars, this one included; breakdown: close < prev(donchian_lower(n))",
             "low < prev(donchian_lower(20))",
             window("n"),
+        ),
+    },
+    unit="price",
+)
+
+
+def _heikin_ashi(ctx: EvalContext) -> IndicatorLines:
+    return indicators.heikin_ashi(*_bars(ctx, "open", "high", "low", "close"))
+
+
+def _heikin_ashi_open(_: dict[str, Any]) -> Reach:
+    """ha_open halves its start's weight each bar: forgotten (1e-12) after 40."""
+    return Reach(1 + decay_bars(0.5))
+
+
+_register_lines(
+    _heikin_ashi,
+    indicators.heikin_ashi,
+    (),
+    {
+        "ha_open": (
+            "Heikin-Ashi open: mean of the previous HA open and close; green: "
+            "ha_close() > ha_open()",
+            "streak(ha_close() > ha_open())",
+            _heikin_ashi_open,
+        ),
+        "ha_close": (
+            "Heikin-Ashi close: (open + high + low + close) / 4",
+            "ha_close() > ha_open()",
+            row,
+        ),
+        "ha_high": (
+            "Heikin-Ashi high: max(high, ha_open, ha_close)",
+            "ha_high() - ha_low()",
+            _heikin_ashi_open,
+        ),
+        "ha_low": (
+            "Heikin-Ashi low: min(low, ha_open, ha_close); no lower wick: ha_low() == ha_open()",
+            "ha_low() == ha_open() and ha_close() > ha_open()",
+            _heikin_ashi_open,
         ),
     },
     unit="price",

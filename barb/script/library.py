@@ -75,6 +75,21 @@ OTHER_NAMES: Mapping[str, str] = MappingProxyType(
         "bb_middle": "bollinger_middle",
         "bb_mid": "bollinger_middle",
         "std_dev": "std",
+        "psar": "sar",
+        "parabolic_sar": "sar",
+        "parabolic": "sar",
+        "super_trend": "supertrend",
+        "hull": "hma",
+        "hull_ma": "hma",
+        "hullma": "hma",
+        "lwma": "wma",
+        "weighted_ma": "wma",
+        "weighted_moving_average": "wma",
+        "kaufman": "kama",
+        "forward_fill": "ffill",
+        "fill_forward": "ffill",
+        "fillna": "ffill",
+        "locf": "ffill",
     }
 )
 

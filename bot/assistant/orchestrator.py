@@ -16,7 +16,7 @@ import json
 import logging
 import math
 import uuid
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -26,7 +26,7 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from barb.data.store import DataMeta, data_path, read_meta
 from barb.errors import BarbError
-from barb.i18n import N_, decimal
+from barb.i18n import LANGUAGES, N_, decimal
 from barb.instruments import Instrument, load_instrument
 from barb.settings import EngineSettings, default_settings
 from bot.assistant.gate import (
@@ -61,6 +61,7 @@ from bot.llm.errors import (
     ConfigError,
     LLMError,
     ProviderTimeout,
+    ProviderUnavailable,
     RateLimited,
     RequestRejected,
 )
@@ -72,7 +73,7 @@ from bot.pool.runner import QueryRunner
 from bot.store.housekeeping import PLAN_LIFETIME
 from bot.store.records import Chat, NewMessage, PendingAction, StoredMessage, new_question_id
 from bot.store.repository import Store
-from bot.texts import Language, language_for, t
+from bot.texts import Language, detect_language, has_words, language_for, t
 
 log = logging.getLogger(__name__)
 
@@ -280,6 +281,8 @@ class Assistant:
         if chat is None or chat.id != asker.chat_id:
             chat = await self.store.chats.ensure(asker.chat_id, asker.chat_type)
         language = language_for(chat.settings.language, text, asker.language_code)
+        if chat.settings.language not in LANGUAGES and not has_words(text):
+            language = await self._conversation_language(asker, language)
         if clarification is not None:
             claimed = await self._claimed(clarification, asker.user_id)
             if claimed is not None:
@@ -353,7 +356,7 @@ class Assistant:
                 and action.user_id == user_id
             ):
                 # Past its lifetime, not yet expired by housekeeping: it is now.
-                await self.store.pending.expire(PLAN_LIFETIME)
+                await self.keep_expired(await self.store.pending.expire(PLAN_LIFETIME))
                 return Taken(verdict=Verdict.STALE, action=action)
             return Taken(verdict=verdict_on(action, user_id), action=action)
         action = await self.store.pending.get(action_id)
@@ -538,11 +541,23 @@ class Assistant:
         if clarification is not None:
             await self.decline_claimed(clarification)
 
-    async def _save_declined(self, action: PendingAction) -> None:
-        """The transcript keeps a declined action's question, its calls answered "declined"."""
+    async def keep_expired(self, actions: Sequence[PendingAction]) -> None:
+        """Plans and clarifying questions nobody answered within their lifetime (expired by
+        housekeeping, or when Run is pressed too late): the transcript keeps each question,
+        its calls answered "expired", as for a declined one. Before, it forgot them: "run
+        it" the next day was asked as if no plan had been shown."""
+        for action in actions:
+            try:
+                await self._save_declined(action, note_key="expired")
+            except Exception:  # one bad payload must not keep the others out
+                log.exception("expired action %s not kept in the transcript", action.id)
+
+    async def _save_declined(self, action: PendingAction, *, note_key: str = "declined") -> None:
+        """The transcript keeps a declined action's question, its calls answered "declined"
+        (or ``note_key``'s note)."""
         paused = pending_payload(action).paused
         state = paused.state
-        note = self.prompts.loop_text("declined")
+        note = self.prompts.loop_text(note_key)
         results = self._close_remaining(state, paused.call_index, paused.results, note)
         # Each query the plan showed goes with its note, as it would have run (instrument
         # included): the next question ("and for ES?", typed instead of Run) reads it.
@@ -620,7 +635,8 @@ class Assistant:
             if not keep_failed and not proofs:
                 raise
             await self._save(state)
-            return self._reply(state, llm_failure_text(exc, state.language), proofs, failed=True)
+            text = llm_failure_text(exc, state.language, after_numbers=bool(proofs))
+            return self._reply(state, text, proofs, failed=True)
 
     async def _complete(
         self,
@@ -794,7 +810,7 @@ class Assistant:
         # person, so there is no "Query" button to show it back.
         csv_rows = outcome.csv_rows if outcome.csv else None
         return Reply(
-            text=person_text(outcome.result, lang, outcome.preview, csv_rows),
+            text=person_text(outcome.result, lang, outcome.preview, csv_rows, outcome.names),
             proofs=[run.proof],
             language=lang,
         )
@@ -1091,10 +1107,57 @@ class Assistant:
         preferences = await self.store.preferences.for_user(state.asker.user_id)
         if preferences:
             lines.append(self.prompts.preferences_block((p.kind, p.text) for p in preferences))
+        replied = await self._replied_data(chat, state)
+        if replied is not None:
+            lines.append(replied)
+            return lines
         last = await self._last_data(chat, state)
         if last is not None and last.data:
             lines.append(self.prompts.loop_text("previous_data", summary=previous_data(last.data)))
         return lines
+
+    async def _replied_data(self, chat: Chat, state: LoopState) -> str | None:
+        """A message that replies to one of Barb's answers (or plans), or to the message
+        that asked it (``OutboxRepository.question_of``), follows that answer's question
+        and the data it showed, whoever asked it: in a group, Alice's "and for ES?" under
+        Bob's CL answer, or under his question, ran her own last query on ES. The question is quoted
+        (the history may no longer hold it). A reply to another member's plan still waiting
+        for Run follows the plan's queries. None if the message replies to nothing of
+        Barb's, or to a question that showed no data: the conversation's last data then."""
+        asker = state.asker
+        if asker.replied_to is None:
+            return None
+        question_id = await self.store.outbox.question_of(chat.id, asker.replied_to)
+        if question_id is None or question_id == state.question_id:
+            return None
+        rows = await self.store.transcript.question(chat.id, question_id)
+        shown = next((row for row in reversed(rows) if row.data), None)
+        asked = next((row for row in rows if row.role == "user"), None)
+        in_group = asker.chat_type in ("group", "supergroup")
+        if shown is not None and shown.data is not None and asked is not None:
+            question = Message.model_validate(asked.payload).text or ""
+            return self.prompts.loop_text(
+                "replied_data",
+                question=json.dumps(question, ensure_ascii=False),
+                who=OTHER_ASKED if in_group and asked.user_id != asker.user_id else "",
+                summary=previous_data(shown.data),
+            )
+        # Another member's plan, still waiting for their Run: its queries as it shows them.
+        for action in await self.store.pending.open_for_chat(chat.id):
+            paused = pending_payload(action).paused
+            if action.kind != "confirm" or paused.state.question_id != question_id:
+                continue
+            first = next((m for m in paused.state.messages if m.role == "user"), None)
+            queries = [paused.state.planned[c] for c in paused.covers if c in paused.state.planned]
+            if first is None or not queries:
+                return None
+            return self.prompts.loop_text(
+                "replied_plan",
+                question=json.dumps(first.text or "", ensure_ascii=False),
+                who=OTHER_ASKED if in_group and action.user_id != asker.user_id else "",
+                queries="\n".join(f"query {json.dumps(q, ensure_ascii=False)}" for q in queries),
+            )
+        return None
 
     async def _last_data(self, chat: Chat, state: LoopState) -> StoredMessage | None:
         """The data of the conversation's last question that ran a query: in a forum group,
@@ -1109,6 +1172,25 @@ class Assistant:
             if own is not None:
                 return own
         return await self.store.transcript.last_data(chat.id, thread_id=asker.thread_id)
+
+    async def _conversation_language(self, asker: Asker, otherwise: Language) -> Language:
+        """The language of the conversation's last question, for a message that has no
+        words to tell ("ES?", "2023?"): a Russian conversation's "ES?" was answered in
+        English. In a group, the asker's own last question there (in the forum topic): the
+        conversation's last may be another member's, in another language, and Alice's
+        "ES?" after her Russian questions was answered in her Telegram's English."""
+        in_group = asker.chat_type != "private"
+        rows = await self.store.transcript.recent(
+            asker.chat_id,
+            max(1, self.settings.history_turns),
+            thread_id=asker.thread_id,
+            user_id=asker.user_id if in_group else None,
+        )
+        for row in reversed(rows):
+            said = Message.model_validate(row.payload).text or "" if row.role == "user" else ""
+            if has_words(said):
+                return detect_language(said, otherwise)
+        return otherwise
 
     async def _history(self, asker: Asker, current: str) -> list[Message]:
         """Earlier questions of the conversation (the chat's, in the asker's forum topic)
@@ -1202,11 +1284,9 @@ class Assistant:
         are elsewhere (``CeleryRunner.data_meta``), else this machine's file. A bot on a
         machine without the data counted relative periods from today, unpinned, and told
         the model "no data loaded"; one with an older copy, from that copy's last day."""
-        published = getattr(self.runner, "data_meta", None)
-        if published is not None:
-            meta = published(instrument.symbol)
-            if meta is not None:
-                return meta
+        meta = self.runner.data_meta(instrument.symbol)
+        if meta is not None:
+            return meta
         path = data_path(instrument.symbol, self.engine_settings)
         try:
             return _cached_meta(path, path.stat().st_mtime_ns)
@@ -1279,6 +1359,8 @@ def shown_queries(data: dict[str, Any]) -> list[dict[str, Any]]:
 PREVIOUS_DATA_CHARS = 2400
 #: Marks another member's question in a group's history.
 OTHER_MEMBER = "[asked by another member of the group]"
+#: Marks another member's question a reply follows (``_replied_data``).
+OTHER_ASKED = " (asked by another member of the group)"
 
 
 def _planned_text(query: dict[str, Any]) -> str:
@@ -1341,7 +1423,7 @@ def _cut_lines(text: str, limit: int) -> str:
     return "\n".join([*kept, "… (the rest of the summary is cut)"])
 
 
-def llm_failure_text(error: LLMError, lang: str) -> str:
+def llm_failure_text(error: LLMError, lang: str, *, after_numbers: bool = False) -> str:
     """The sentence for a question the model failed to answer, saying what happened: a rate
     limit says when to try again (its ``retry-after``, else a minute), so that the wait the
     SDK no longer takes (``RETRY_AFTER_CAP_S``) is the person's to choose; a timeout, that
@@ -1350,7 +1432,15 @@ def llm_failure_text(error: LLMError, lang: str) -> str:
     wrong setting, to tell the operator; only a connection that failed, that the model is
     not reachable. Each of those was said "not reachable", which sent the person looking
     for an outage of a model that had answered. Example: a 429 with ``retry-after: 120``
-    reads "…please try again in 120 s"."""
+    reads "…please try again in 120 s".
+
+    ``after_numbers``: the question's queries ran and their numbers go with the sentence
+    (the model failed while commenting on them). A connection that failed, a timeout or an
+    unreadable answer then says the numbers are whole and only the comment is missing:
+    "please try again in a minute" under a chart read as if the answer had failed, and
+    asking again runs the query again."""
+    if after_numbers and isinstance(error, ProviderUnavailable | ProviderTimeout | BadResponse):
+        return t("llm_failed_after_numbers", lang)
     if isinstance(error, RateLimited):
         wait = error.retry_after
         seconds = 60 if wait is None else max(1, math.ceil(wait))

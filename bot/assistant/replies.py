@@ -21,6 +21,10 @@ class Asker(BaseModel):
     # Where the answer goes in a group: a reply to the question's message, in its forum topic.
     reply_to: int | None = None
     thread_id: int | None = None
+    # The message the person's own message replies to (Telegram's reply_to_message), if
+    # any: a reply to one of Barb's answers follows that answer's question and data,
+    # whoever asked it, rather than the asker's own last ("and for ES?" under Bob's answer).
+    replied_to: int | None = None
 
 
 class Proof(BaseModel):

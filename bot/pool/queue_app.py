@@ -19,11 +19,14 @@ from __future__ import annotations
 
 import logging
 import os
+import signal
+import threading
 import uuid
 from collections.abc import Callable
 from typing import Any
 
 from billiard.einfo import ExceptionInfo, ExceptionWithTraceback
+from billiard.pool import SIG_SOFT_TIMEOUT
 from celery import Celery, Task
 from celery.backends.redis import RedisBackend
 from celery.exceptions import Ignore, SoftTimeLimitExceeded
@@ -59,14 +62,10 @@ RESULT_EXPIRES_S = 600
 #: Past the hard limit, how long a job taken by a worker stays unacknowledged before Redis
 #: gives it to another worker: a live worker has finished (or failed) it by then.
 REDELIVERY_MARGIN_S = 3.0
-#: Each ``barb worker`` says it is alive with a key of its own that it sets every
-#: ``HEARTBEAT_S`` to expire after ``HEARTBEAT_TTL_S`` (``queue_worker``): the bot knows a
-#: check whose worker vanished (``kill -9``, a machine lost) from that key's absence,
-#: instead of waiting out the plan's whole wait for it (``celery_runner``).
-HEARTBEAT_PREFIX = "barb.worker."
-HEARTBEAT_S = 1.0
-HEARTBEAT_TTL_S = 4.0
-
+# Each ``barb worker`` says it is alive in ``worker_registry`` (its node name, scored with
+# when it counts as gone): the bot knows a check whose worker vanished (``kill -9``, a
+# machine lost) from its absence there, instead of waiting out the plan's whole wait for it
+# (``celery_runner``).
 
 #: What each worker says of the data it serves: the ``DataMeta`` of each of its
 #: instruments (first and last date, rows), set with its heartbeat, for the bot, which
@@ -79,11 +78,6 @@ DATA_META_TTL_S = 10.0
 def data_meta_key(symbol: str) -> str:
     """The key of the data the workers serve for ``symbol``: ``barb.data.NQ``."""
     return f"{DATA_META_PREFIX}{symbol.upper()}"
-
-
-def heartbeat_key(hostname: str) -> str:
-    """The key that says the worker ``hostname`` (its Celery node name) is alive."""
-    return f"{HEARTBEAT_PREFIX}{hostname}"
 
 
 class PolledRedisBackend(RedisBackend):
@@ -259,18 +253,49 @@ def _query(
 ) -> dict[str, Any]:
     """One delivery of a job: run it, unless another delivery holds it or has run it."""
     request = task.request
+    _soft_limit(armed=True)
     run = holder(request.hostname, os.getpid())
     if not take_claim(task.backend, request.id, run, _hard_limit_s(task)):
         raise Ignore()  # acknowledged, no state stored: the other run's result is the answer
     started = {
         "pid": os.getpid(),
         "hostname": request.hostname,
-        "heartbeat": heartbeat_key(request.hostname),
+        # Looked up in ``worker_registry`` by the bot while it waits for the answer: the
+        # hostname again, under a name that says this worker beats there (a worker of the
+        # release before the registry names the hostname alone, and is not judged).
+        "node": request.hostname,
     }
     task.update_state(state=STARTED, meta=started)
-    outcome = run_job_json(payload, work)
+
+    def answered(job: QueryJob) -> QueryOutcome:
+        outcome = work(job)
+        # The answer is in hand: from here the soft limit could only lose it. Raised while
+        # Celery stores the result (outside this body), it was recorded as the job's
+        # failure, and the person read "failure on my side" for an answer computed in time.
+        # The hard limit still stops a store that hangs.
+        _soft_limit(armed=False)
+        return outcome
+
+    outcome = run_job_json(payload, answered)
+    _soft_limit(armed=False)  # the job raised, or the limit fired just before it was held
     _finish(task, run)
     return outcome
+
+
+#: billiard's handler of the soft limit's signal in this process, while it is held off.
+_held_soft_limit: list[Any] = []
+
+
+def _soft_limit(*, armed: bool) -> None:
+    """Hold the soft limit off (its signal ignored: a signal that comes then is lost, not
+    kept for the next job) from a job's answer to the start of the next job, in a worker's
+    child; a job run eagerly, in a caller's thread, leaves its signals alone."""
+    if SIG_SOFT_TIMEOUT is None or threading.current_thread() is not threading.main_thread():
+        return
+    if not armed and not _held_soft_limit:
+        _held_soft_limit.append(signal.signal(SIG_SOFT_TIMEOUT, signal.SIG_IGN))
+    elif armed and _held_soft_limit:
+        signal.signal(SIG_SOFT_TIMEOUT, _held_soft_limit.pop())
 
 
 def _finish(task: Task, run: str) -> None:

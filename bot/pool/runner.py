@@ -30,11 +30,13 @@ import time
 import uuid
 from collections.abc import Callable
 from concurrent.futures.process import BrokenProcessPool
+from pathlib import Path
 from typing import Any, Protocol
 
 from pebble import ProcessExpired, ProcessPool
 from pebble.pool.process import PoolManager
 
+from barb.data.store import DataMeta
 from barb.process_memory import set_memory_ceiling
 from bot.pool.jobs import (
     QueryJob,
@@ -78,10 +80,35 @@ class QueryRunner(Protocol):
         runner that counts, holds or fails runs is not asked about checks."""
         ...
 
+    def data_meta(self, symbol: str) -> DataMeta | None:
+        """The data the queries of ``symbol`` run on, as the processes that run them say
+        it when they read another directory than the bot's (workers on other machines);
+        None when they read the bot's own (the caller reads its file there), or nobody
+        says. Called in the event loop: never waits on anything."""
+        ...
+
+    async def data_on_workers(self, symbol: str, data_dir: str | Path) -> bool:
+        """Whether some query of ``symbol`` may run on other bars than those in
+        ``data_dir`` (the bot's data directory): a file imported there would not reach
+        it, so the bot refuses it (``data_upload``)."""
+        ...
+
     async def close(self) -> None: ...
 
 
-class InlineRunner:
+class ReadsBotData:
+    """A runner whose queries run on this machine, on the bot's own data directory (the
+    workers take the bot's environment, ``_adopt``): the bot's file is the data, and an
+    import there reaches every query."""
+
+    def data_meta(self, symbol: str) -> DataMeta | None:
+        return None
+
+    async def data_on_workers(self, symbol: str, data_dir: str | Path) -> bool:
+        return False
+
+
+class InlineRunner(ReadsBotData):
     """Runs jobs in a thread of this process: for tools and tests."""
 
     async def run(self, job: QueryJob) -> QueryOutcome:
@@ -244,9 +271,16 @@ def _retire(pool: ProcessPool) -> None:
         log.warning("a replaced worker pool did not stop cleanly", exc_info=True)
 
 
+#: How long a worker's death waits for the workers' channel lock before the pool is taken
+#: for jammed: a live worker holds it for the moment it takes to send one answer or take
+#: one job (milliseconds, even for a chart of megabytes read by the pool's own thread).
+_CHANNEL_LOCK_WAIT_S = 2.0
+
+
 class _IdleDeathManager(PoolManager):
     """pebble's pool manager, but a worker killed by a signal while the pool holds no job
-    is only replaced.
+    is only replaced, and a worker that dies holding the workers' channel breaks the pool at
+    once.
 
     pebble reads any worker that ends with no job running as "All workers expired" and
     breaks the whole pool (a guard against an initializer that fails in a loop). A worker
@@ -255,22 +289,30 @@ class _IdleDeathManager(PoolManager):
     worker: the runner replaced the pool, and the next question's check waited for a whole
     new pool to load its data, until the plan gave up on it (``check_wait_s``, 15 s). With
     no job in the pool nothing can be lost: pebble starts the one replacement, as for any
-    worker that died, if the dead worker left the workers' channel free. Killed the moment
-    after its answer left, it still holds the channel's lock (released after the send), and
-    every other worker would wait for it (pebble's 60 s lock timeout, twice: two minutes):
-    that, a worker that exits by itself (status > 0: the initializer), and a death while a
-    job waits unacknowledged in the pipe are left to pebble, which breaks the pool and fails
-    those jobs (the runner tries them again on a fresh pool, with a fresh channel)."""
+    worker that died, if the dead worker left the workers' channel free.
+
+    Killed while it held the channel's lock (sending its answer, or taking a job), a worker
+    leaves it held for ever: every other worker waits for it when its own answer is ready
+    (pebble's 60 s lock timeout), then dies, and its job read "The query crashed its
+    worker". So after any death the lock is tried for ``_CHANNEL_LOCK_WAIT_S``; still held,
+    the pool is broken now: the jobs caught in it fail with ``BrokenProcessPool`` and the
+    runner tries them again on a fresh pool, with a fresh channel, at once. A worker that
+    exits by itself with no job running (status > 0: the initializer) and a death while a
+    job waits unacknowledged in the pipe are left to pebble, which breaks the pool too."""
 
     def handle_worker_expiration(self, expiration: tuple[int, int | None]) -> None:
         _, exitcode = expiration
-        if exitcode is not None and exitcode < 0 and not self.task_manager.tasks:
-            channel = self.worker_manager.workers_channel
-            assert channel is not None
-            with channel.lock(block=False) as free:
-                if free:
-                    return
-        super().handle_worker_expiration(expiration)
+        killed_idle = exitcode is not None and exitcode < 0 and not self.task_manager.tasks
+        if not killed_idle:
+            super().handle_worker_expiration(expiration)  # its job gets ProcessExpired
+        if not self._channel_free():
+            raise BrokenProcessPool("a worker died holding the workers' channel lock")
+
+    def _channel_free(self) -> bool:
+        channel = self.worker_manager.workers_channel
+        assert channel is not None
+        with channel.lock(timeout=_CHANNEL_LOCK_WAIT_S) as free:
+            return free
 
 
 class _Pool(ProcessPool):
@@ -282,7 +324,7 @@ class _Pool(ProcessPool):
         self._pool_manager = _IdleDeathManager(self._context, context)
 
 
-class ProcessRunner:
+class ProcessRunner(ReadsBotData):
     """A pool of worker processes with a per-query time limit, replaced when it breaks."""
 
     def __init__(

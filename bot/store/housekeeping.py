@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Awaitable, Callable, Sequence
 from datetime import timedelta
 
+from bot.store.records import PendingAction
 from bot.store.replicas import ReplicaNameTaken
 from bot.store.repository import Store
 
@@ -18,26 +20,40 @@ UPDATE_MEMORY = timedelta(days=2)
 OUTBOX_MEMORY = timedelta(days=30)
 
 
-async def tidy(store: Store) -> None:
-    """One pass: plans nobody pressed for a day expire (their buttons then say so)."""
+#: Told of the plans (and clarifying questions) that expired, to keep them in the transcript.
+OnExpired = Callable[[Sequence[PendingAction]], Awaitable[None]]
+
+
+async def tidy(store: Store, on_expired: OnExpired | None = None) -> None:
+    """One pass: plans nobody pressed for a day expire (their buttons then say so, and
+    ``on_expired`` keeps them in the transcript: "run it" a day later is read knowing the
+    plan was shown and never ran); old bookkeeping rows go; the transcript keeps each
+    chat's last questions (``TranscriptRepository.prune``)."""
     expired = await store.pending.expire(PLAN_LIFETIME)
+    if expired and on_expired is not None:
+        await on_expired(expired)
     updates = await store.updates.prune(UPDATE_MEMORY)
     replies = await store.outbox.prune(OUTBOX_MEMORY)
     await store.rate_limits.prune()
-    if expired or updates or replies:
+    messages = await store.transcript.prune()
+    if expired or updates or replies or messages:
         log.info(
-            "housekeeping: %d plans expired, %d update ids and %d sent replies dropped",
+            "housekeeping: %d plans expired, %d update ids, %d sent replies and %d "
+            "transcript rows dropped",
             len(expired),
             updates,
             replies,
+            messages,
         )
 
 
-async def keep_tidy(store: Store, every_s: float = 3600.0) -> None:
+async def keep_tidy(
+    store: Store, every_s: float = 3600.0, *, on_expired: OnExpired | None = None
+) -> None:
     """Run ``tidy`` now and then every ``every_s`` seconds until cancelled."""
     while True:
         try:
-            await tidy(store)
+            await tidy(store, on_expired)
         except Exception:  # the next pass may succeed; never take the bot down for this
             log.exception("housekeeping failed")
         await asyncio.sleep(every_s)

@@ -42,7 +42,13 @@ class Store:
         self.preferences = PreferenceRepository(
             sessions, clock, max_per_user=settings.max_preferences_per_user
         )
-        self.transcript = TranscriptRepository(sessions, clock)
+        self.transcript = TranscriptRepository(
+            sessions,
+            clock,
+            keep_questions=settings.transcript_keep_questions,
+            keep_for=settings.transcript_keep_for,
+            batch=settings.transcript_prune_batch,
+        )
         work_lease = Lease(owner=settings.replica_id, duration=settings.work_lease)
         self.pending = PendingRepository(sessions, clock, lease=work_lease)
         self.usage = UsageRepository(sessions, clock)

@@ -68,6 +68,27 @@ class StoreSettings(BaseSettings):
         description="Remembered preferences per person; the oldest go first. They are in "
         "every prompt, so the list must stay short.",
     )
+    transcript_keep_questions: int = Field(
+        default=200,
+        ge=1,
+        description="Questions (with their answers and data) kept per chat; older ones are "
+        "pruned by the hourly housekeeping. Follow-ups read only the last few",
+    )
+    transcript_keep_days: float = Field(
+        default=90.0,
+        gt=0,
+        description="Days a question is kept in a chat's transcript, from when it was asked",
+    )
+    transcript_prune_batch: int = Field(
+        default=500,
+        ge=1,
+        description="Questions removed per transaction when pruning the transcript: each "
+        "batch is short, so that the bot's own writes wait at most one batch",
+    )
+
+    @property
+    def transcript_keep_for(self) -> timedelta:
+        return timedelta(days=self.transcript_keep_days)
 
     @field_validator("database_url")
     @classmethod

@@ -244,6 +244,8 @@ def build_application(
     application.add_handler(TypeHandler(Update, handlers.ignore_unasked), group=-2)
     application.add_handler(TypeHandler(Update, handlers.enforce_access), group=-1)
     application.add_handler(MessageHandler(filters.StatusUpdate.MIGRATE, handlers.on_migrated))
+    # Before the others: an edited text would otherwise be handled as a new message.
+    application.add_handler(MessageHandler(filters.UpdateType.EDITED_MESSAGE, handlers.on_edited))
     for command in COMMANDS:
         application.add_handler(CommandHandler(command.name, handler(command)))
     application.add_handler(MessageHandler(filters.COMMAND, handlers.on_unknown_command))

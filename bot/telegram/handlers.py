@@ -16,9 +16,10 @@ from telegram.ext import ApplicationHandlerStop, ContextTypes
 from barb.i18n import language
 from bot.telegram.answering import DatabaseAway
 from bot.telegram.asking import ask
+from bot.telegram.render import escape
 from bot.telegram.sender import NotDelivered
 from bot.telegram.services import services
-from bot.telegram.update_context import load_context
+from bot.telegram.update_context import asker_of, load_context
 from bot.texts import Language, language_for, t
 from bot.work_order import arrived
 
@@ -52,6 +53,9 @@ async def ignore_unasked(update: Update, context: ContextTypes.DEFAULT_TYPE) -> 
     if update.callback_query is not None:
         return
     message = update.message
+    if message is None and update.edited_message is not None:
+        # An edit is not answered again, but the person is told so (``on_edited``).
+        message = update.edited_message
     as_channel = message is not None and (
         bool(message.is_automatic_forward)
         or (message.sender_chat is not None and message.sender_chat.type == TelegramChat.CHANNEL)
@@ -104,22 +108,55 @@ async def on_text(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     message = update.effective_message
     if message is None or not message.text:
         return
+    split = services(context).split_questions
+    asker = asker_of(update)
+    key = (asker.chat_id, asker.thread_id, asker.user_id)
+    # A part of a long question Telegram split: in a group only its first part mentions Barb.
+    if await split.join(key, message.text, update.update_id):
+        return
+    text = _addressed_text(message, context.bot.id, context.bot.username)
+    if text is None:
+        return  # in a group, not for us
+    async with split.gather(key, text, len(message.text)) as gathered:
+        ctx = await load_context(update, context)
+        if not gathered.text:  # a bare "@Barb": say what to ask rather than nothing
+            await ctx.say_text(t("mention_empty", ctx.lang, bot=context.bot.username))
+            return
+        await ask(ctx, gathered.text, gathered=gathered)
+
+
+async def on_edited(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    """An edited message addressed to Barb: not asked again (a second model call for a
+    typo fixed), but said so, in reply to it. Before, an edit was dropped without a word:
+    "NQ" edited to "ES" under a plan shown for NQ, then Run ran NQ, the person believing
+    the edit was read. One line, no model call."""
+    message = update.edited_message
+    if message is None or not (message.text or message.caption):
+        return
+    text = _addressed_text(message, context.bot.id, context.bot.username)
+    if not text or (message.text or "").startswith("/"):
+        return  # in a group, not for us; a command edited is not a question
+    ctx = await load_context(update, context)
+    lang = language_for(ctx.chat.settings.language, text, ctx.asker.language_code)
+    await ctx.say(escape(t("edit_not_read", lang)))
+
+
+async def on_not_text(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    """A photo, file, sticker, voice…: one line saying what Barb can do; no model call. One
+    with a caption (a chart screenshot captioned "avg range on Mondays?") is asked its
+    caption, told first that the picture is not seen: it was told "I read text only: ask
+    in words", which it had."""
+    message = update.effective_message
+    if message is None:
+        return
     text = _addressed_text(message, context.bot.id, context.bot.username)
     if text is None:
         return  # in a group, not for us
     ctx = await load_context(update, context)
-    if not text:  # a bare "@Barb": say what to ask rather than nothing; no model call
-        await ctx.say_text(t("mention_empty", ctx.lang, bot=context.bot.username))
+    if text.strip() and not text.lstrip().startswith("/"):
+        lang = language_for(ctx.chat.settings.language, text, ctx.asker.language_code)
+        await ask(ctx, text, preface=escape(t("caption_asked", lang)))
         return
-    await ask(ctx, text)
-
-
-async def on_not_text(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-    """A photo, file, sticker, voice…: one line saying what Barb can do; no model call."""
-    message = update.effective_message
-    if message is None or _addressed_text(message, context.bot.id, context.bot.username) is None:
-        return  # in a group, not for us
-    ctx = await load_context(update, context)
     await ctx.say(t("not_text", ctx.lang))
 
 

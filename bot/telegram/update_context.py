@@ -44,6 +44,7 @@ def asker_of(update: Update) -> Asker:
     # A press is on the bot's own message: its answer is placed by the stored question.
     asked = message if update.callback_query is None else None
     on_behalf = asked.sender_chat if asked is not None else None
+    replied = asked.reply_to_message if asked is not None else None
     return Asker(
         chat_id=chat.id,
         user_id=on_behalf.id if on_behalf is not None else user.id,
@@ -51,6 +52,8 @@ def asker_of(update: Update) -> Asker:
         language_code=user.language_code,
         reply_to=asked.message_id if asked is not None and in_group else None,
         thread_id=_thread_of(message),
+        # Any message: only Barb's own are found among its sent replies (``Assistant``).
+        replied_to=replied.message_id if replied is not None else None,
     )
 
 

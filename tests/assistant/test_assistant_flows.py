@@ -651,7 +651,7 @@ async def test_every_query_is_confirmed_before_it_runs(make_assistant) -> None:
     assert "Посчитаю" in reply.pending.plan  # the plan speaks Russian
     second = await assistant.resume(reply.pending.id, ALICE.user_id, run=True)
     assert second.pending is not None and second.pending.query == {"instrument": "NQ", **other}
-    assert "not fomc" in second.pending.plan
+    assert "Фильтр: не fomc" in second.pending.plan  # "not" in the plan's language
     assert len(second.proofs) == 1  # the first query's proof came with it
     done = await assistant.resume(second.pending.id, ALICE.user_id, run=True)
     assert done.text == "Volume is higher on FOMC days."
@@ -854,3 +854,50 @@ async def test_daily_budget_stops_before_the_model(make_assistant, store) -> Non
     blocked = await assistant.ask(ALICE, "hi again")
     assert blocked.failed and "budget" in blocked.text
     assert len(assistant.provider.requests) == 1
+
+
+async def test_a_follow_up_without_words_is_answered_in_the_conversations_language(
+    make_assistant,
+) -> None:
+    """A Russian question, then "ES?": its two Latin capitals made it English, and the plan
+    came in English to a Russian conversation (Telegram's language, "en" here, was no
+    better). A symbol is no language's word: the conversation's language holds; a
+    follow-up in English words is answered in English."""
+    count = {"session": "RTH", "from": "daily", "select": "count()"}
+    assistant = make_assistant(
+        text("Всего 4 647 дней."),
+        turn("Считаю дни ES.", tool_call("execute_query", query={**count, "instrument": "ES"})),
+        text("Sure."),
+    )
+    english_phone = ALICE.model_copy(update={"language_code": "en"})
+    first = await assistant.ask(english_phone, "сколько дней в данных?")
+    assert first.language == "ru"
+    plan = await assistant.ask(english_phone, "ES?")
+    assert plan.language == "ru"
+    cyrillic = sum("а" <= c.lower() <= "я" for c in plan.pending.plan)
+    assert cyrillic > len(plan.pending.plan) / 3, plan.pending.plan  # the plan in Russian
+    later = await assistant.ask(english_phone, "and for CL in 2020?")
+    assert later.language == "en"
+
+
+async def test_in_a_group_a_follow_up_without_words_takes_the_askers_own_language(
+    make_assistant,
+) -> None:
+    """In a group, Alice (her Telegram in English) asks in Russian, then Bob (his in
+    Russian) in English, then Alice's "ES?" and Bob's "2023?": each was answered in their
+    Telegram's language, Alice's plan in English, Bob's in Russian. The conversation's last
+    question is another member's: each one's own last question tells their language."""
+    count = {"session": "RTH", "from": "daily", "select": "count()"}
+    assistant = make_assistant(
+        text("Всего 4 647 дней."),
+        text("4,647 days."),
+        turn("Считаю дни ES.", tool_call("execute_query", query={**count, "instrument": "ES"})),
+        turn("Counting 2023.", tool_call("execute_query", query={**count, "period": "2023"})),
+    )
+    group = {"chat_id": -100500, "chat_type": "supergroup"}
+    alice = Asker(user_id=1, language_code="en", **group)
+    bob = Asker(user_id=2, language_code="ru", **group)
+    assert (await assistant.ask(alice, "сколько дней в данных?")).language == "ru"
+    assert (await assistant.ask(bob, "how many days are in the data?")).language == "en"
+    assert (await assistant.ask(alice, "ES?")).language == "ru"
+    assert (await assistant.ask(bob, "2023?")).language == "en"

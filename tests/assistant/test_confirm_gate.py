@@ -3,8 +3,11 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
+
+import pytest
 
 from barb.script.query import Query, Stage
 from bot.assistant.gate import Press, Unreadable, Verdict, parse_query_text
@@ -14,7 +17,7 @@ from bot.assistant.replies import Asker
 from bot.llm.scripted import ScriptedProvider, text, tool_call, turn
 from bot.pool.jobs import QueryJob, QueryOutcome
 from bot.pool.runner import InlineRunner
-from bot.store.housekeeping import PLAN_LIFETIME
+from bot.store.housekeeping import PLAN_LIFETIME, tidy
 
 ALICE = Asker(chat_id=100, user_id=1)
 COUNT_DAYS = {"session": "RTH", "from": "daily", "select": "count()"}
@@ -106,7 +109,7 @@ async def test_query_command_runs_the_same_path_without_the_model(make_assistant
     )
     [proof] = reply.proofs
     assert proof.query == {"instrument": "NQ", **COUNT_DAYS}
-    assert reply.text.startswith("count: ")
+    assert reply.text.startswith("number of days: ")  # as the chart names count()
     assert "say so" not in reply.text
     assert assistant.provider.requests == []
     bad = await assistant.query_command(ALICE, '{"select": "mean(rnage)"}')
@@ -160,3 +163,34 @@ async def test_a_plan_past_its_lifetime_is_stale_before_housekeeping(
     taken = await assistant.take(plan.pending.id, ALICE.user_id, Press.RUN)
     assert taken.verdict is Verdict.STALE
     assert (await store.pending.get(plan.pending.id)).status == "expired"
+
+
+@pytest.mark.parametrize("expired_by", ["housekeeping", "a late run"])
+async def test_a_plan_that_expired_unpressed_is_in_the_next_questions_history(
+    make_assistant, store, monkeypatch, expired_by
+) -> None:
+    """A plan nobody pressed for a day expired and the transcript forgot it: "run it" the
+    next day was sent to the model alone, which knew of no plan. Now the question, the
+    plan's words and its query come with it, marked expired and not run, whichever way it
+    expired (the hourly housekeeping, or Run pressed too late)."""
+    assistant = make_assistant(
+        turn("Counting.", tool_call("execute_query", query=COUNT_DAYS)), text("Shall I plan it?")
+    )
+    plan = await assistant.ask(ALICE, "how many days?")
+    later = datetime.now(UTC) + PLAN_LIFETIME + timedelta(minutes=1)
+    monkeypatch.setattr(store.pending, "_clock", lambda: later)
+    if expired_by == "housekeeping":
+        await tidy(store, on_expired=assistant.keep_expired)
+    else:
+        taken = await assistant.take(plan.pending.id, ALICE.user_id, Press.RUN)
+        assert taken.verdict is Verdict.STALE
+    assert (await store.pending.get(plan.pending.id)).status == "expired"
+
+    await assistant.ask(ALICE, "run it")
+    [asked, planned, now] = assistant.provider.requests[-1].messages
+    assert asked.text == "how many days?"
+    assert planned.text.startswith("Counting.\n")
+    assert "expired; the query was not run" in planned.text
+    query = json.loads(planned.text.split("The plan's query: ", 1)[1].removesuffix("]"))
+    assert query == {"instrument": "NQ", **COUNT_DAYS}
+    assert now.text == "run it"

@@ -489,6 +489,76 @@ def test_a_session_starting_inside_hourly_bars_is_refused_not_cut(
     assert rth.summary.value == pytest.approx(_daily_ranges(bars, "09:30", "17:00").mean())
 
 
+def _half_hour_hourly(bars: pd.DataFrame, first_at: str = "18:00") -> pd.DataFrame:
+    """``bars`` as hourly bars on the half hour (09:30, 10:30 …), as a vendor aligning them
+    on the cash open writes them: each session's first bar, which trades only from the
+    18:00 open to 18:30, stamped ``first_at`` (18:00, or 17:30 where its hour starts)."""
+    prices = {"open": "first", "high": "max", "low": "min", "close": "last", "volume": "sum"}
+    hourly = bars.set_index("timestamp").resample("60min", offset="30min").agg(prices)
+    hourly = hourly.dropna().reset_index()
+    if first_at == "18:00":
+        first = hourly["timestamp"].dt.strftime("%H:%M") == "17:30"
+        hourly.loc[first, "timestamp"] += pd.Timedelta(minutes=30)
+    return hourly
+
+
+def _session_ranges(bars: pd.DataFrame, start: str, end: str) -> pd.Series:
+    """Each trading date's high minus low over the minute bars opening in [start, end),
+    a window that may run over midnight (ETH's 18:00-17:00)."""
+    wall = bars["timestamp"].dt.tz_localize(None)
+    clock = wall.dt.strftime("%H:%M")
+    inside = (clock >= start) & (clock < end) if start < end else (clock >= start) | (clock < end)
+    day = (wall[inside] + pd.Timedelta(hours=6)).dt.normalize()
+    grouped = bars[inside].groupby(day.to_numpy())
+    return grouped["high"].max() - grouped["low"].min()
+
+
+@pytest.mark.parametrize("first_at", ["18:00", "17:30"])
+def test_sessions_on_half_hour_hourly_bars_are_whole_unless_a_bar_is_cut(
+    first_at: str, tmp_path: Path, settings: EngineSettings, bars: pd.DataFrame
+) -> None:
+    """Hourly bars on the half hour: ETH (18:00-17:00) starts inside the 17:30-18:30 bar and
+    ends inside the 16:30-17:30 one, but nothing trades in the 17:00-18:00 break, so each
+    holds only ETH's minutes; they were refused as "inside the 17:30 bar" all the same, and
+    RTH (to 17:00) with them. Their daily ranges are the minute bars'; CASH (to 16:00) cuts
+    the 15:30 bar and is refused; ETH's hourly bars, counted from 18:00, would sit between
+    the data's, and are refused too. Stamped 17:30, in the daily break, each session's first
+    bar was refused ("the file's times fit none of the zones Barb tries"): it is stored at
+    18:00, where its trades start."""
+    hourly = _half_hour_hourly(bars, first_at)
+    path = bf.plain_csv(tmp_path / "half.csv", hourly)
+    result = import_file(path, "NQ", settings, interval="1h")
+    written = pd.read_csv(path, parse_dates=["timestamp"])
+    opens = written["timestamp"].mask(written["timestamp"].dt.strftime("%H:%M") == "17:30")
+    opens = opens.fillna(written["timestamp"] + pd.Timedelta(minutes=30))
+    assert stored(settings)["timestamp"].tolist() == opens.tolist()
+    assert stored(settings)["high"].tolist() == written["high"].tolist()
+    moved = [note for note in result.report.notes if "open in the daily break" in note]
+    assert len(moved) == (first_at == "17:30")
+    for session, start, end in (
+        ("ETH", "18:00", "17:00"),
+        ("RTH", "09:30", "17:00"),
+        ("OVERNIGHT", "18:00", "09:30"),
+    ):
+        query = {"session": session, "from": "daily", "select": "mean(range)"}
+        result = execute(query, "NQ", settings=settings)
+        assert result.error is None, (session, result.error)
+        assert result.summary.value == pytest.approx(_session_ranges(bars, start, end).mean())
+    cash = execute(
+        {"session": "CASH", "from": "daily", "select": "mean(range)"}, "NQ", settings=settings
+    )
+    assert cash.error is not None and cash.error.error_type == "InvalidSession"
+    assert "ends at 16:00, inside the 15:30 bar" in cash.error.message
+    hours = execute({"session": "ETH", "from": "1h", "select": "count()"}, "NQ", settings=settings)
+    assert hours.error is not None and hours.error.error_type == "InvalidSession"
+    assert "counted from its 18:00 start, between the data's bars" in hours.error.message
+    rth_hours = execute(
+        {"session": "RTH", "from": "1h", "select": "count()"}, "NQ", settings=settings
+    )
+    assert rth_hours.error is None
+    assert rth_hours.summary.value == 5 * 8  # 09:30 … 16:30, five days
+
+
 @pytest.mark.parametrize(
     ("written", "minutes"),
     [("1m", 1), ("1min", 1), ("1MIN", 1), ("5m", 5), ("60m", 60), ("1h", 60), ("1H", 60),

@@ -192,24 +192,54 @@ def _split_without_volume(path: Path, bars: pd.DataFrame, header: str, extra: bo
     return path
 
 
-@pytest.mark.parametrize(
-    ("header", "extra"),
-    [
-        ("Date,Time,Open,High,Low,Close", False),
-        ('"Date","Time","Open","High","Low","Close","Up","Down"', True),  # TradeStation
-    ],
-)
 def test_date_and_time_columns_without_volume_are_not_tradingview(
-    header: str, extra: bool, tmp_path: Path, settings: EngineSettings
+    tmp_path: Path, settings: EngineSettings
 ) -> None:
     bars = bf.week_of_bars()
-    path = _split_without_volume(tmp_path / "novol.csv", bars, header, extra)
+    header = "Date,Time,Open,High,Low,Close"
+    path = _split_without_volume(tmp_path / "novol.csv", bars, header, False)
     result = import_file(path, "NQ", settings)
     assert result.report.layout_name == "split"
     assert_stored(settings, bars, volume=False)
     frame, _ = read_bars(data_path("NQ", settings))
     assert (frame["volume"] == 0).all()
     assert any("no volume column" in note for note in result.report.notes)
+
+
+@pytest.mark.parametrize(("up", "down"), [("Up", "Down"), ("UpVol", "DownVol")])
+def test_tradestation_up_and_down_volumes_are_summed(
+    up: str, down: str, tmp_path: Path, settings: EngineSettings
+) -> None:
+    """TradeStation writes a bar's volume as its Up and Down volumes, with no Volume column:
+    every bar was stored with volume 0 under "the file has no volume column". The stored
+    volume is Up + Down, as pandas reads the file."""
+    bars = bf.week_of_bars()
+    header = f'"Date","Time","Open","High","Low","Close","{up}","{down}"'
+    path = _split_without_volume(tmp_path / "ts.txt", bars, header, True)
+    result = import_file(path, "NQ", settings)
+    assert result.report.layout_name == "split"
+    written = pd.read_csv(path)
+    frame, _ = read_bars(data_path("NQ", settings))
+    wall = pd.to_datetime(written["Date"] + " " + written["Time"], format="%m/%d/%Y %H:%M")
+    assert frame["timestamp"].tolist() == wall.tolist()
+    assert frame["volume"].tolist() == (written[up] + written[down]).tolist()
+    assert frame["volume"].tolist() == bars["volume"].tolist()
+    assert frame["close"].tolist() == written["Close"].tolist()
+    assert not any("no volume column" in note for note in result.report.notes)
+    assert any("sum of its Up and Down" in note for note in result.report.notes)
+
+
+def test_a_volume_column_beside_up_and_down_is_the_volume(
+    tmp_path: Path, settings: EngineSettings
+) -> None:
+    bars = bf.week_of_bars()
+    header = "Date,Time,Open,High,Low,Close,Up,Down,Volume"
+    path = _split_without_volume(tmp_path / "ts.txt", bars, header, True)
+    lines = path.read_text().splitlines()
+    path.write_text("\n".join([lines[0], *(f"{line},7" for line in lines[1:])]) + "\n")
+    import_file(path, "NQ", settings)
+    frame, _ = read_bars(data_path("NQ", settings))
+    assert (frame["volume"] == 7).all()
 
 
 def test_one_timestamp_column_without_volume_stores_zero_and_says_so(
@@ -294,6 +324,44 @@ def test_volume_questions_on_data_imported_without_volumes_are_refused(
     assert volume.summary.value == pytest.approx(rth.groupby(day.to_numpy())["volume"].sum().mean())
 
 
+@pytest.mark.parametrize("stored_volumes", [False, True])
+def test_an_append_that_mixes_volumes_with_none_is_refused(
+    stored_volumes: bool, tmp_path: Path, settings: EngineSettings
+) -> None:
+    """A week imported without a volume column (volume 0 on every bar), then the next week
+    appended with volumes: "mean(volume)" over both averaged the zeros in (the engine
+    refuses volume questions only on data with no volume at all) and read about half the
+    true mean. Refused either way round, the stored bars left as they were."""
+    first = bf.week_of_bars(dt.date(2024, 3, 17))
+    second = bf.week_of_bars(dt.date(2024, 3, 24), seed=8)
+    second[["open", "high", "low", "close"]] += first["close"].iloc[-1] - second["open"].iloc[0]
+    old, new = (
+        (first, second.drop(columns="volume"))
+        if stored_volumes
+        else (
+            first.drop(columns="volume"),
+            second,
+        )
+    )
+    stored_path = bf.plain_csv(tmp_path / "stored.csv", old)
+    import_file(stored_path, "NQ", settings)
+    before = data_path("NQ", settings).read_bytes()
+    with pytest.raises(DataError) as refused:
+        import_file(bf.plain_csv(tmp_path / "next.csv", new), "NQ", settings, mode="append")
+    said = str(refused.value)
+    if stored_volumes:
+        assert "the file has no volumes" in said and "append a file with a volume column" in said
+    else:
+        assert "the file has volumes, and the stored NQ bars (imported from stored.csv)" in said
+        assert "with --replace" in said
+    assert data_path("NQ", settings).read_bytes() == before
+    frame, _ = read_bars(data_path("NQ", settings))
+    written = pd.read_csv(stored_path, parse_dates=["timestamp"])
+    assert frame["timestamp"].tolist() == written["timestamp"].tolist()
+    expected = written["volume"] if stored_volumes else 0
+    assert (frame["volume"] == expected).all()
+
+
 def test_header_names_match_without_regard_to_spaces(
     tmp_path: Path, settings: EngineSettings
 ) -> None:
@@ -327,6 +395,142 @@ def test_columns_option_without_volume_stores_zero_and_says_so(
     )
     assert_stored(settings, bars, volume=False)
     assert any("no volume column" in note for note in result.report.notes)
+
+
+def test_a_metatrader_4_history_export_is_read_without_its_tick_counts(
+    tmp_path: Path, settings: EngineSettings
+) -> None:
+    """MetaTrader 4's History Center writes "2024.03.17,18:00,o,h,l,c,ticks" with no header:
+    refused as "not a layout Barb knows", with --columns advice that needs a header. Its bars
+    are read; the last column counts ticks, not contracts, so volume is stored as 0 (and
+    volume questions are refused) rather than answered in ticks."""
+    from barb.interpreter import execute
+
+    bars = bf.week_of_bars()
+    wall = bf.in_zone(bars, bf.NY)
+    path = tmp_path / "NQ1.csv"
+    path.write_text(
+        "\n".join(
+            f"{t:%Y.%m.%d},{t:%H:%M},{r.open},{r.high},{r.low},{r.close},{r.volume * 3}"
+            for t, r in zip(wall, bars.itertuples(), strict=True)
+        )
+        + "\n"
+    )
+    result = import_file(path, "NQ", settings)
+    assert result.report.layout_name == "metatrader"
+    written = pd.read_csv(path, header=None, names=["d", "t", *PRICES[:4], "ticks"])
+    frame, _ = read_bars(data_path("NQ", settings))
+    stamps = pd.to_datetime(written["d"] + " " + written["t"], format="%Y.%m.%d %H:%M")
+    assert frame["timestamp"].tolist() == stamps.tolist()
+    for column in PRICES[:4]:
+        assert frame[column].tolist() == written[column].tolist(), column
+    assert (frame["volume"] == 0).all()
+    assert any("counts ticks, not contracts" in note for note in result.report.notes)
+    volume = execute(
+        {"session": "RTH", "from": "daily", "select": "mean(volume)"}, "NQ", settings=settings
+    )
+    assert volume.error is not None and volume.error.error_type == "NoData"
+
+
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-16-le-bom"])
+def test_utf16_text_is_read(encoding: str, tmp_path: Path, settings: EngineSettings) -> None:
+    """Excel's "Unicode Text" is UTF-16 with a byte-order mark, tab-separated: refused as
+    "not UTF-8 text: is it a CSV or Parquet file?". Read as the text it is."""
+    bars = bf.week_of_bars()
+    text = bf.plain_csv(tmp_path / "bars.csv", bars).read_text().replace(",", "\t")
+    path = tmp_path / "unicode.txt"
+    data = (
+        b"\xff\xfe" + text.encode("utf-16-le")
+        if encoding.endswith("bom")
+        else text.encode(encoding)
+    )
+    path.write_bytes(data)
+    result = import_file(path, "NQ", settings)
+    written = pd.read_csv(path, sep="\t", encoding="utf-16", parse_dates=["timestamp"])
+    frame, _ = read_bars(data_path("NQ", settings))
+    assert frame["timestamp"].tolist() == written["timestamp"].tolist()
+    for column in PRICES:
+        assert frame[column].tolist() == written[column].tolist(), column
+    assert any("UTF-16" in note for note in result.report.notes)
+
+
+# --- times at 59 seconds ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("fraction", ["", ".999"])
+def test_times_at_59_seconds_are_read_as_the_bars_last_second(
+    fraction: str, tmp_path: Path, settings: EngineSettings
+) -> None:
+    """A file stamping each bar at its last second (18:00:59 for the bar 18:00-18:01) was
+    refused with ten lines of "… is not on a whole minute" and 6,899 more. Read as bar-close
+    stamps one second early: the 18:00:59 bar is stored as the bar opening at 18:00, said once
+    in the report."""
+    bars = bf.week_of_bars()
+    wall = bf.in_zone(bars, bf.NY)
+    path = tmp_path / "last_second.csv"
+    bars.assign(timestamp=wall.dt.strftime(f"%Y-%m-%d %H:%M:59{fraction}")).to_csv(
+        path, index=False
+    )
+    result = import_file(path, "NQ", settings)
+    written = pd.read_csv(path)
+    opens = pd.to_datetime(written["timestamp"]).dt.floor("min")
+    frame, _ = read_bars(data_path("NQ", settings))
+    assert frame["timestamp"].tolist() == opens.tolist()
+    for column in PRICES:
+        assert frame[column].tolist() == written[column].tolist(), column
+    said = [note for note in result.report.notes if "59 seconds" in note]
+    assert len(said) == 1
+    assert said[0].startswith("Every time is at 59 seconds (2024-03-17 18:00:59")
+    assert said[0].endswith("is the bar closing at 2024-03-17 18:01:00).")
+    assert result.report.stamp == "close"
+
+
+def test_times_at_59_seconds_with_stamp_open_are_the_minute_they_fall_in(
+    tmp_path: Path, settings: EngineSettings
+) -> None:
+    bars = bf.week_of_bars()
+    wall = bf.in_zone(bars, bf.NY)
+    path = tmp_path / "last_second.csv"
+    bars.assign(timestamp=wall.dt.strftime("%Y-%m-%d %H:%M:59")).to_csv(path, index=False)
+    result = import_file(path, "NQ", settings, stamp="open")
+    frame, _ = read_bars(data_path("NQ", settings))
+    written = pd.to_datetime(pd.read_csv(path)["timestamp"])
+    assert frame["timestamp"].tolist() == written.dt.floor("min").tolist()
+    assert any("with --stamp open, each is read as the minute" in n for n in result.report.notes)
+
+
+def test_hourly_times_at_59_minutes_59_seconds_are_the_hours_they_end(
+    tmp_path: Path, settings: EngineSettings
+) -> None:
+    """10:59:59 ends the bar 10:00-11:00: stored as the 10:00 bar, not at 10:59."""
+    minutes = bf.week_of_bars()
+    prices = {"open": "first", "high": "max", "low": "min", "close": "last", "volume": "sum"}
+    hourly = minutes.set_index("timestamp").resample("60min").agg(prices).dropna().reset_index()
+    last_second = hourly["timestamp"] + pd.Timedelta(minutes=59, seconds=59)
+    path = tmp_path / "hourly.csv"
+    stamps = bf.in_zone(hourly.assign(timestamp=last_second), bf.NY)
+    hourly.assign(timestamp=stamps.dt.strftime("%Y-%m-%d %H:%M:%S")).to_csv(path, index=False)
+    import_file(path, "NQ", settings, interval="1h")
+    frame, _ = read_bars(data_path("NQ", settings))
+    written = pd.read_csv(path)
+    ends = pd.to_datetime(written["timestamp"]) + pd.Timedelta(seconds=1)
+    assert frame["timestamp"].tolist() == (ends - pd.Timedelta(hours=1)).tolist()
+    assert frame["high"].tolist() == written["high"].tolist()
+
+
+def test_times_off_the_minute_are_named_once(tmp_path: Path, settings: EngineSettings) -> None:
+    """Times at 30 seconds are refused naming the first one, the rest counted: the report
+    listed ten lines of the same sentence."""
+    bars = bf.week_of_bars()
+    wall = bf.in_zone(bars, bf.NY)
+    path = tmp_path / "half_minute.csv"
+    bars.assign(timestamp=wall.dt.strftime("%Y-%m-%d %H:%M:30")).to_csv(path, index=False)
+    with pytest.raises(ImportRefused) as refused:
+        import_file(path, "NQ", settings)
+    text = refused.value.report.text()
+    assert text.count("is not on a whole minute") == 1
+    assert "2024-03-17 18:00:30 is not on a whole minute" in text
+    assert not data_path("NQ", settings).exists()
 
 
 # --- archives -------------------------------------------------------------------------------

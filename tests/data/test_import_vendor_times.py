@@ -841,3 +841,69 @@ def test_the_report_says_how_zoned_times_were_read_in_whole_sentences(
     ru = check_file(tmp_path / "tv.csv", "NQ", settings, lang="ru").report.text().splitlines()
     assert "Время — Unix в секундах (UTC)." in ru
     assert not any("converted from UTC" in line for line in lines)
+
+
+# --- a zone named in the header ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("header", "zone"),
+    [
+        ("Time (UTC)", "UTC"),
+        ("timestamp UTC", "UTC"),
+        ("datetime_utc", "UTC"),
+        ("Gmt time", "UTC"),  # Dukascopy's
+        ("Time (America/Chicago)", "America/Chicago"),
+        ("Time [CT]", "America/Chicago"),
+        ("Time (ET)", "America/New_York"),
+    ],
+)
+def test_a_zone_named_in_the_header_reads_the_times_in_it(
+    header: str, zone: str, tmp_path: Path, settings: EngineSettings
+) -> None:
+    """A time column named with its zone ("Time (UTC)", "Gmt time") was "unrecognised
+    columns". Its times are read in that zone, as if declared, and the report says so."""
+    bars = bf.week_of_bars()
+    wall = bf.in_zone(bars, zone).dt.strftime("%Y-%m-%d %H:%M:%S")
+    path = tmp_path / "zoned.csv"
+    bars.assign(timestamp=wall).rename(columns={"timestamp": header}).to_csv(path, index=False)
+    result = import_file(path, "NQ", settings)
+    written = pd.read_csv(path)
+    expected = (
+        pd.to_datetime(written[header]).dt.tz_localize(zone).dt.tz_convert(bf.NY)
+    ).dt.tz_localize(None)
+    frame, _ = read_bars(data_path("NQ", settings))
+    assert frame["timestamp"].tolist() == expected.tolist()
+    assert frame["close"].tolist() == written["close"].tolist()
+    assert result.report.timezone == zone
+    assert f"The file's header names the times' zone, {zone}" in result.report.text()
+
+
+def test_a_header_zone_the_times_contradict_is_refused_and_timezone_overrides_it(
+    tmp_path: Path, settings: EngineSettings
+) -> None:
+    bars = bf.week_of_bars()
+    wall = bf.in_zone(bars, bf.NY).dt.strftime("%Y-%m-%d %H:%M:%S")
+    path = tmp_path / "wrong.csv"
+    bars.assign(timestamp=wall).rename(columns={"timestamp": "Time (UTC)"}).to_csv(
+        path, index=False
+    )
+    with pytest.raises(DataError, match="pass --timezone America/New_York"):
+        import_file(path, "NQ", settings)
+    assert not data_path("NQ", settings).exists()
+    result = import_file(path, "NQ", settings, timezone=bf.NY)
+    frame, _ = read_bars(data_path("NQ", settings))
+    assert frame["timestamp"].tolist() == pd.to_datetime(wall).tolist()
+    assert "names the times' zone as UTC; they are read in America/New_York" in (
+        result.report.text()
+    )
+
+
+def test_two_zones_in_the_header_are_refused(tmp_path: Path, settings: EngineSettings) -> None:
+    path = tmp_path / "two.csv"
+    path.write_text(
+        "Date (UTC),Time (America/Chicago),Open,High,Low,Close,Volume\n"
+        "2024-03-18,09:30,100,101,99,100,5\n"
+    )
+    with pytest.raises(DataError, match="names two zones beside the date and the time"):
+        import_file(path, "NQ", settings)

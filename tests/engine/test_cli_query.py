@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import itertools
 import json
+import os
 import subprocess
 import sys
 
@@ -138,3 +140,75 @@ def test_the_command_starts_without_the_assistant_s_libraries() -> None:
     )
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
+
+
+def test_a_streak_s_first_row_reads_n_a_and_whole_runs_as_whole_numbers(run) -> None:
+    """The rows behind max(run) read "run NaN" on the data's first day (no bar before it,
+    so no run) beside runs of "1.0", "2.0": the summary says "n/a" and whole numbers. Each
+    run is checked against the closes the same table shows."""
+    query = {
+        "session": "RTH",
+        "from": "daily",
+        "map": {"run": "streak(close > prev(close))"},
+        "select": "max(run)",
+    }
+    out = run(json.dumps(query))
+    assert out.exit_code == 0, out.output
+    table = out.output.split("rows behind the number")[1].splitlines()[1:]
+    header, rows = table[0].split(), [line.split() for line in table[1:] if line.strip()]
+    closes = [float(row[header.index("close")]) for row in rows]
+    runs = [row[header.index("run")] for row in rows]
+    assert "NaN" not in out.output and runs[0] == "n/a"
+    expected, streak = [], 0
+    for before, close in itertools.pairwise(closes):
+        streak = streak + 1 if close > before else 0
+        expected.append(str(streak))
+    assert runs[1:] == expected
+
+
+MEAN_RANGE = '{"session": "RTH", "from": "daily", "select": "mean(range)"}'
+
+
+def test_a_full_disk_under_the_csv_is_one_error_value_not_a_traceback(run) -> None:
+    """``/dev/full`` answers every write with ENOSPC, as a full disk does. Before: the
+    summary, then a traceback ending in "OSError: [Errno 28] No space left on device"."""
+    out = run(MEAN_RANGE, "--csv", "/dev/full")
+    assert out.exit_code == 1
+    assert "Result: mean_range = " in out.output  # the numbers were printed first
+    error = json.loads(out.output[out.output.index("\n{") :])
+    assert error["error_type"] == "WriteFailed"
+    assert error["message"] == (
+        "Could not write the CSV to /dev/full: No space left on device. "
+        "The result above is complete."
+    )
+    assert "Traceback" not in out.output and out.exception.__class__ is SystemExit
+
+
+def test_a_csv_cut_short_by_the_disk_is_removed_not_left_looking_whole(
+    engine_settings, tmp_path
+) -> None:
+    """The real ``barb query`` with a file size limit of 300 bytes (``RLIMIT_FSIZE``: the
+    write fails part way, as when the disk fills during it). Before: a traceback and a CSV
+    of its first 300 bytes left on disk, a file that reads as a shorter result."""
+    import resource
+
+    out = tmp_path / "out.csv"
+
+    def small_files() -> None:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (300, 300))
+
+    done = subprocess.run(
+        [
+            *(sys.executable, "-c", "from barb.cli import main; main()"),
+            *("query", MEAN_RANGE, "--csv", str(out)),
+        ],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "BARB_DATA_DIR": str(engine_settings.data_dir)},
+        preexec_fn=small_files,
+    )
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "Result: mean_range = " in done.stdout
+    assert f"Could not write the CSV to {out}: File too large." in done.stdout
+    assert "Traceback" not in done.stdout + done.stderr
+    assert not out.exists()

@@ -458,7 +458,9 @@ LAST_30 = {"map": {"t": "hour() * 60 + minute()"}, "where": "place(t, 'day') <= 
 def test_the_last_bars_of_each_day_are_no_part_day_on_a_short_one(settings, bars) -> None:
     """ "Volume in the last 30 minutes of the session", each day listed: every day's group,
     short or not, holds the 30 minutes before its own close (pandas), so "their vol is a
-    part day's" said nothing true and is not said."""
+    part day's" said nothing true and is not said; that the short days' 30 minutes are
+    another time of day (12:45-13:15 holding the stock market's 13:00 close, 12:30-13:00)
+    than the others' 15:30-16:00 is."""
     cash = bars[(bars["minute"] >= CASH_OPEN) & (bars["minute"] < CASH_CLOSE)]
     tail = cash.groupby("trading_date").tail(30)
     spans = tail.groupby("trading_date")["minute"].agg(["min", "max", "size"])
@@ -470,7 +472,17 @@ def test_the_last_bars_of_each_day_are_no_part_day_on_a_short_one(settings, bars
     )
     listed = result.table.set_index("date")["vol"]
     assert listed.to_dict() == tail.groupby("trading_date")["volume"].sum().to_dict()
-    assert warnings_with(result, SAID) == []
+    assert warnings_with(result, "a part day's") == []
+    said = warnings_with(result, SAID)
+    assert len(said) == 1
+    windows = {
+        f"{clock(int(lo))}-{clock(int(hi) + 1)}" for lo, hi in spans.loc[short].values[:, :2]
+    }
+    assert windows == {"12:45-13:15", "12:30-13:00"}
+    assert (
+        "so their vol reads 12:45-13:15 or 12:30-13:00, not the other days' 15:30-16:00 "
+        "(on the half days it holds the stock market's 13:00 close)." in said[0]
+    )
 
 
 def test_a_clock_window_the_short_days_end_inside_is_still_told(settings, bars) -> None:
@@ -488,3 +500,61 @@ def test_a_clock_window_the_short_days_end_inside_is_still_told(settings, bars) 
     assert len(said) == 1
     assert said[0].startswith(f"2 of the {len(held)} days grouped are short sessions")
     assert "so their vol is a part day's" in said[0]
+
+
+def test_the_last_30_minutes_of_es_rth_say_the_short_days_hold_another_half_hour(
+    sample_settings,
+) -> None:
+    """ "Average volume in the last 30 minutes of RTH" on ES 2020-2025, counted back from
+    each day's last bar: on its 52 short sessions those are 12:30-13:00 and 12:45-13:15
+    (around the stock market's early close), not 16:30-17:00, the thin end of the post-cash
+    hour, and they lift the mean by 18% (pandas over the sample's raw bars). Nothing was
+    said; now the windows are named with the mean without them."""
+    raw = pd.read_parquet(sample_settings.data_dir / "ES.parquet")
+    raw = raw[(raw["trading_date"] >= "2020-01-01") & (raw["trading_date"] <= "2025-12-31")]
+    rth = raw[(raw["minute"] >= 570) & (raw["minute"] < 1020)]
+    tail = rth.groupby("trading_date").tail(30)
+    volume = tail.groupby("trading_date")["volume"].sum()
+    ends = tail.groupby("trading_date")["minute"].max()
+    short = ends < 1019
+    assert sorted(ends[short].map(lambda m: clock(int(m) + 1)).unique()) == ["13:00", "13:15"]
+    assert int(short.sum()) == 52 and volume.mean() > 1.15 * volume[~short].mean()
+    result = ask(
+        {
+            **LAST_30,
+            "period": "2020:2025",
+            "group_by": "date()",
+            "select": "sum(volume) as v",
+            "then": {"select": "mean(v)"},
+        },
+        sample_settings,
+        "ES",
+        session="RTH",
+        **{"from": "1m"},
+    )
+    assert result.summary.value == pytest.approx(volume.mean())
+    said = warnings_with(result, SAID)
+    assert len(said) == 1
+    assert said[0].startswith("52 of the then stage's 1,548 days are short sessions")
+    assert "so their v reads 12:30-13:00 or 12:45-13:15, not the other days' 16:30-17:00" in said[0]
+    assert f"without them mean_v is {value_text(volume[~short].mean())}." in said[0]
+    assert said[0].endswith('"where": "… and not early_close()" leaves them out.')
+
+
+def test_a_pick_with_no_usual_time_of_day_is_not_said_to_move(settings, bars) -> None:
+    """Each day's busiest minute (place(volume, 'day') == 1) has no clock window the full
+    days share, so the short days' picks are at no other time than theirs: nothing said."""
+    cash = bars[(bars["minute"] >= CASH_OPEN) & (bars["minute"] < CASH_CLOSE)]
+    top = cash.loc[cash.groupby("trading_date")["volume"].idxmax()]
+    assert top["minute"].nunique() > 5  # the busiest minutes are spread over the day
+    result = ask(
+        {
+            "where": "place(volume, 'day') == 1",
+            "group_by": "date()",
+            "select": "sum(volume) as vol",
+        },
+        settings,
+        **ONE_MINUTE,
+    )
+    assert result.table["vol"].tolist() == top["volume"].tolist()
+    assert warnings_with(result, SAID) == []

@@ -352,6 +352,88 @@ def _() -> Answer:
     return [mfi[days.index.year == 2024].mean()]
 
 
+@answer("nq_above_sar_2024")
+def _() -> Answer:
+    days = daily("NQ", "RTH")
+    high, low, _, _ = arrays(days)
+    psar = _with(days, talib.SAR(high, low, 0.02, 0.2))
+    return count((days["close"] > psar) & (days.index.year == 2024))
+
+
+def _supertrend(days: pd.DataFrame, n: int, mult: float) -> pd.Series:
+    """TradingView's ta.supertrend(mult, n) as its Pine reference writes it, on TA-Lib's ATR."""
+    high, low, close, _ = arrays(days)
+    atr = talib.ATR(high, low, close, n)
+    out = np.full(len(close), np.nan)
+    prev_upper = prev_lower = 0.0
+    prev_line = np.nan
+    for i in range(len(close)):
+        if np.isnan(atr[i]):
+            continue
+        mid = (high[i] + low[i]) / 2
+        upper, lower = mid + mult * atr[i], mid - mult * atr[i]
+        lower = lower if lower > prev_lower or close[i - 1] < prev_lower else prev_lower
+        upper = upper if upper < prev_upper or close[i - 1] > prev_upper else prev_upper
+        if np.isnan(atr[i - 1]):
+            down = True
+        elif prev_line == prev_upper:
+            down = not close[i] > upper
+        else:
+            down = close[i] < lower
+        out[i] = upper if down else lower
+        prev_upper, prev_lower, prev_line = upper, lower, out[i]
+    return _with(days, out)
+
+
+@answer("es_above_supertrend_2023")
+def _() -> Answer:
+    days = daily("ES", "RTH")
+    return count((days["close"] > _supertrend(days, 10, 3.0)) & (days.index.year == 2023))
+
+
+@answer("nq_above_kama_2025")
+def _() -> Answer:
+    days = daily("NQ", "RTH")
+    kama = _with(days, talib.KAMA(days["close"].to_numpy(dtype=float), 10))
+    return count((days["close"] > kama) & (days.index.year == 2025))
+
+
+@answer("cl_above_wma_2024")
+def _() -> Answer:
+    days = daily("CL", "RTH")
+    wma = _with(days, talib.WMA(days["close"].to_numpy(dtype=float), 20))
+    return count((days["close"] > wma) & (days.index.year == 2024))
+
+
+@answer("nq_hma_rising_2024")
+def _() -> Answer:
+    days = daily("NQ", "RTH")
+    close = days["close"].to_numpy(dtype=float)
+    hull = _with(days, talib.WMA(2 * talib.WMA(close, 10) - talib.WMA(close, 20), 4))
+    return count((hull > hull.shift()) & (days.index.year == 2024))
+
+
+@answer("nq_green_heikin_ashi_run_2024")
+def _() -> Answer:
+    days = daily("NQ", "RTH")
+    o, h, lo, c = (days[k].tolist() for k in ("open", "high", "low", "close"))
+    ha_open, ha_close, runs, run = [(o[0] + c[0]) / 2], [], [], 0
+    for i in range(len(c)):
+        ha_close.append((o[i] + h[i] + lo[i] + c[i]) / 4)
+        if i:
+            ha_open.append((ha_open[-1] + ha_close[-2]) / 2)
+        run = run + 1 if ha_close[-1] > ha_open[-1] else 0
+        runs.append(run)
+    return [float(max(r for r, year in zip(runs, days.index.year, strict=True) if year == 2024))]
+
+
+@answer("nq_above_last_wide_day_close_2024")
+def _() -> Answer:
+    days = daily("NQ", "RTH")
+    wide_close = days["close"].where(days["range"] > 450).ffill()
+    return count((days["close"] > wide_close.shift()) & (days.index.year == 2024))
+
+
 # --- events ---------------------------------------------------------------------------------
 
 

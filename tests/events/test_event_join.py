@@ -194,3 +194,24 @@ def test_join_over_many_bars_marks_every_event(es: Instrument) -> None:
     minute = bars(stamps, trading)
     out = join_events(minute, "fomc", es, intraday=True)
     assert out["fomc_minutes"].notna().sum() == out["fomc"].sum()
+
+
+def test_the_join_shares_the_bars_columns_and_leaves_the_frame_alone(es: Instrument) -> None:
+    """The event columns are added to a new frame that shares the bars' own columns: a deep
+    copy of NQ's 6.4 million 1m bars took 10 of the 11 s of the reference's "range in the
+    hour after each FOMC statement" on a busy machine, past the 20 s limit. The input
+    frame keeps its columns, and its values are the output's."""
+    frame = minute_bars(es, "2012-06-20")
+    out = join_events(frame, "fomc", es)
+    assert list(frame.columns) == [
+        "timestamp",
+        "trading_date",
+        "open",
+        "high",
+        "low",
+        "close",
+        "volume",
+    ]
+    for column in frame.columns:
+        assert np.shares_memory(out[column].to_numpy(), frame[column].to_numpy()), column
+    assert out["fomc"].all() and "fomc_minutes" in out.columns

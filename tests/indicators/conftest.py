@@ -53,3 +53,9 @@ def intraday_frame() -> pd.DataFrame:
     days = ["2024-03-04"] * 100 + ["2024-03-05"] * 100 + ["2024-03-06"] * 40
     frame["trading_date"] = pd.to_datetime(days)
     return frame
+
+
+@pytest.fixture(scope="session", params=[11, 3, 4])
+def long_bars(request: pytest.FixtureRequest) -> pd.DataFrame:
+    """Long enough for a stop (SAR, Supertrend) to flip dozens of times each way."""
+    return make_bars(rows=3000, seed=request.param)

@@ -134,3 +134,44 @@ def test_donchian_window_includes_the_current_bar() -> None:
     lines = ind.donchian(high, low, 3)
     assert lines.donchian_upper.tolist()[2:] == [3.0, 4.0, 5.0]
     assert lines.donchian_lower.tolist()[2:] == [0.0, 1.0, 2.0]
+
+
+def _new_lines(b: dict[str, pd.Series]) -> dict[str, pd.Series]:
+    h, lo, c = b["high"], b["low"], b["close"]
+    out = {
+        "wma": ind.wma(c, 20),
+        "hma": ind.hma(c, 9),
+        "kama": ind.kama(c, 10),
+        "sar": ind.sar(h, lo),
+        "supertrend": ind.supertrend(h, lo, c),
+    }
+    out.update(ind.heikin_ashi(c, h, lo, c).as_dict())
+    return out
+
+
+@pytest.mark.parametrize("rows", [0, 1, 5])
+def test_the_averages_stops_and_candles_on_short_inputs(rows: int) -> None:
+    """Too few bars: empty values (Heikin-Ashi has none to wait for), never an error."""
+    lines = _new_lines(ohlcv([100.0 + i for i in range(rows)]))
+    for name, series in lines.items():
+        assert len(series) == rows and series.name == name and series.dtype == np.float64
+        if name.startswith("ha_"):
+            assert series.notna().all(), name
+        elif name == "sar":
+            assert series.iloc[:1].isna().all() and series.iloc[1:].notna().all()
+        else:
+            assert series.isna().all(), name
+
+
+def test_the_averages_and_stops_in_a_flat_market() -> None:
+    """No movement: the averages are the price; the stops sit on the bar (SAR on its low,
+    Supertrend with a zero ATR on its midpoint)."""
+    b = ohlcv([100.0] * 60, spread=0.0)
+    lines = _new_lines(b)
+    for name in ("wma", "hma", "kama"):
+        # Weighted sums of equal prices: the price to rounding, not always to the bit.
+        np.testing.assert_allclose(lines[name].dropna(), 100, rtol=1e-13, err_msg=name)
+        assert lines[name].notna().sum() > 40, name
+    assert (lines["supertrend"].iloc[10:] == 100).all()
+    assert (lines["sar"].iloc[1:] == 100).all()
+    assert (lines["ha_open"] == 100).all() and (lines["ha_close"] == 100).all()

@@ -139,10 +139,29 @@ def test_a_charting_name_points_to_barbs_line_not_a_neighbour(
     assert meant in hint and not_meant not in hint
 
 
-@pytest.mark.parametrize("name", ["sar", "psar", "supertrend"])
-def test_a_stop_no_expression_gives_is_said_to_be_missing(name: str) -> None:
+@pytest.mark.parametrize("name", ["zigzag", "renko", "alma", "mama", "swma", "bfill"])
+def test_what_no_expression_gives_is_said_to_be_missing(name: str) -> None:
+    """Not a did-you-mean to a near name that answers something else: alma() and mama() were
+    "did you mean kama()?", swma() "wma()?", bfill() "ffill()?" (the other way in time)."""
     error = unknown_function(name, [], "map")
     assert error.hint == ABSENT[name] and "Similar" not in error.message
+
+
+@pytest.mark.parametrize(
+    ("name", "meant"),
+    [
+        ("psar", "sar(acceleration=0.02, maximum=0.2)"),
+        ("parabolic_sar", "sar(acceleration=0.02, maximum=0.2)"),
+        ("super_trend", "supertrend(n=10, mult=3)"),
+        ("hull", "hma(col=close, n=9)"),
+        ("forward_fill", "ffill(col)"),
+    ],
+)
+def test_other_tools_names_of_the_stops_and_averages_name_barbs(name: str, meant: str) -> None:
+    """sar and supertrend were said to be missing ("each stop flips on the one before"): now
+    functions, their other names point to them."""
+    error = unknown_function(name, [], "map")
+    assert error.hint.startswith(f"Barb Script calls it {meant}: ")
 
 
 @pytest.mark.parametrize(
@@ -154,6 +173,7 @@ def test_a_stop_no_expression_gives_is_said_to_be_missing(name: str) -> None:
         ("donchian", ("donchian_upper", "donchian_middle", "donchian_lower")),
         ("stochastic", ("stochastic_k", "stochastic_d")),
         ("stoch", ("stochastic_k", "stochastic_d")),
+        ("heikin_ashi", ("ha_open", "ha_close", "ha_high", "ha_low")),
     ],
 )
 def test_the_seeds_multi_line_names_list_their_lines(name: str, lines: tuple[str, ...]) -> None:
@@ -184,10 +204,14 @@ def test_get_concept_gives_the_form(asked: str, form: str) -> None:
     assert text.endswith(f"write it {INDICATOR_FORMS[form].text()}.")
 
 
-def test_the_indicators_reference_names_the_forms_and_the_missing_stops() -> None:
+def test_the_indicators_reference_names_the_forms_and_the_missing_charts() -> None:
     text = indicators_reference()
-    for name in ("Williams %R", "ROC", "Bollinger %B", "Ichimoku", "No parabolic SAR"):
+    for name in ("Williams %R", "ROC", "Bollinger %B", "Ichimoku", "No ZigZag or Renko"):
         assert name in text
-    for asked in ("bollinger bands", "keltner", "stochastic"):
+    for name in ("sar(acceleration=0.02, maximum=0.2)", "supertrend(n=10, mult=3)", "ha_open()"):
+        assert f"- {name} — " in text
+    assert "parabolic SAR" not in text.split("No ZigZag")[1]
+    for asked in ("bollinger bands", "keltner", "stochastic", "Heikin Ashi"):
         assert " each line is its own function: " in describe_concept(asked)
-    assert describe_concept("parabolic SAR") == ABSENT["sar"] + "."
+    assert describe_concept("parabolic SAR").startswith("PARABOLIC_SAR in Barb Script is sar(")
+    assert describe_concept("ZigZag") == ABSENT["zigzag"] + "."

@@ -38,6 +38,15 @@ SIGNATURES = {
     "donchian_upper": "donchian_upper(n=20)",
     "donchian_middle": "donchian_middle(n=20)",
     "donchian_lower": "donchian_lower(n=20)",
+    "wma": "wma(col=close, n=20)",
+    "hma": "hma(col=close, n=9)",
+    "kama": "kama(col=close, n=10)",
+    "sar": "sar(acceleration=0.02, maximum=0.2)",
+    "supertrend": "supertrend(n=10, mult=3)",
+    "ha_open": "ha_open()",
+    "ha_close": "ha_close()",
+    "ha_high": "ha_high()",
+    "ha_low": "ha_low()",
 }
 
 
@@ -69,7 +78,7 @@ def test_every_indicator_line_is_registered_with_its_defaults() -> None:
 
 
 def test_series_parameters_default_to_close() -> None:
-    for name in ("rsi", "macd", "bollinger_upper"):
+    for name in ("rsi", "macd", "bollinger_upper", "wma", "hma", "kama"):
         col = library()[name].params[0]
         assert (col.name, col.kind, col.default_column) == ("col", "series", "close")
 
@@ -115,6 +124,14 @@ def test_vwap_on_daily_bars_warns(ctx: EvalContext) -> None:
     assert any("vwap() on daily bars" in w for w in ctx.warnings)
 
 
+def test_sar_with_acceleration_over_its_maximum_is_an_argument_error(ctx: EvalContext) -> None:
+    with pytest.raises(ArgumentError) as caught:
+        call("sar", ctx, 0.3, 0.2)
+    error = caught.value.to_dict()
+    assert "acceleration <= maximum" in error["message"]
+    assert "sar(0.02, 0.2)" in error["hint"]
+
+
 def test_macd_with_fast_not_below_slow_is_an_argument_error(ctx: EvalContext) -> None:
     with pytest.raises(ArgumentError) as caught:
         call("macd", ctx, ctx.frame["close"], 26, 12, 9)
@@ -143,3 +160,42 @@ def test_indicators_in_expressions(ctx: EvalContext) -> None:
     # Unknown while MACD warms up, then true or false.
     assert crossed.iloc[0] is pd.NA and crossed.iloc[40:].notna().all()
     assert crossed.fillna(False).any()
+
+
+def _reach_back(name: str, **args: object) -> int:
+    spec = library()[name]
+    literal = {p.name: p.default for p in spec.params if p.kind != "series"}
+    back = spec.reach({**literal, **args}).back
+    assert back is not None
+    return back
+
+
+def test_kamas_reach_is_where_its_start_no_longer_shows() -> None:
+    """KAMA is recursive: a period must read enough bars before it that the answer is the
+    one over all history. Over a choppy market (efficiency near 0, the slowest step) the
+    value computed from ``reach`` bars before a row equals the all-history one to 1e-9; from
+    a tenth of them it does not."""
+    rng = np.random.default_rng(5)
+    close = pd.Series(20000 + np.where(np.arange(30000) % 2, 40.0, -40.0) + rng.normal(0, 1, 30000))
+    close.iloc[:5000] += 3000  # a start far from where the row is
+    back = _reach_back("kama", n=10)
+    row = len(close) - 1
+    whole = ind.kama(close, 10).iloc[row]
+    assert ind.kama(close.iloc[row - back :], 10).iloc[-1] == pytest.approx(whole, rel=1e-9)
+    cut = ind.kama(close.iloc[row - back // 10 :], 10).iloc[-1]
+    assert cut != pytest.approx(whole, rel=1e-6)
+
+
+def test_heikin_ashi_opens_reach_is_where_its_start_no_longer_shows(bars: pd.DataFrame) -> None:
+    back = _reach_back("ha_open")
+    lines = ind.heikin_ashi(bars["open"], bars["high"], bars["low"], bars["close"])
+    tail = bars.iloc[-back - 1 :]
+    cut = ind.heikin_ashi(tail["open"], tail["high"], tail["low"], tail["close"])
+    assert cut.ha_open.iloc[-1] == pytest.approx(lines.ha_open.iloc[-1], rel=1e-12)
+    assert _reach_back("ha_close") == 0
+
+
+@pytest.mark.parametrize("name", ["sar", "supertrend"])
+def test_the_stops_read_all_history(name: str) -> None:
+    """A stop is a path: whatever a period cuts off changes it."""
+    assert library()[name].reach({"n": 10, "mult": 3, "acceleration": 0.02}).back is None

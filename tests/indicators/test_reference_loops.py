@@ -204,6 +204,66 @@ def ref_adx(
     return adx, plus_di, minus_di
 
 
+def ref_wma(xs: list[float], n: int) -> list[float]:
+    out = [NAN] * len(xs)
+    weight = n * (n + 1) / 2
+    for i in range(len(xs)):
+        window = xs[max(0, i - n + 1) : i + 1]
+        if len(window) == n and not any(math.isnan(x) for x in window):
+            out[i] = sum((k + 1) * x for k, x in enumerate(window)) / weight
+    return out
+
+
+def ref_hma(xs: list[float], n: int) -> list[float]:
+    """Alan Hull's definition with the periods rounded down: WMA of sqrt(n) over
+    2 * WMA(n/2) - WMA(n)."""
+    half, whole = ref_wma(xs, n // 2), ref_wma(xs, n)
+    raw = [2 * a - b for a, b in zip(half, whole, strict=True)]
+    return ref_wma(raw, int(math.sqrt(n)))
+
+
+def ref_supertrend(
+    high: list[float], low: list[float], close: list[float], n: int, mult: float
+) -> list[float]:
+    """TradingView's ta.supertrend(mult, n) as its Pine reference writes it, on TA-Lib's
+    ATR (Wilder's average, first value on row n)."""
+    atr = ref_atr(high, low, close, n)
+    out = [NAN] * len(close)
+    prev_upper = prev_lower = 0.0  # Pine's nz() of the bar before the first
+    prev_line = NAN
+    for i in range(len(close)):
+        if math.isnan(atr[i]):
+            continue
+        mid = (high[i] + low[i]) / 2
+        upper, lower = mid + mult * atr[i], mid - mult * atr[i]
+        before = close[i - 1]
+        lower = lower if lower > prev_lower or before < prev_lower else prev_lower
+        upper = upper if upper < prev_upper or before > prev_upper else prev_upper
+        if math.isnan(atr[i - 1]):
+            down = True
+        elif prev_line == prev_upper:
+            down = not close[i] > upper
+        else:
+            down = close[i] < lower
+        out[i] = upper if down else lower
+        prev_upper, prev_lower, prev_line = upper, lower, out[i]
+    return out
+
+
+def ref_heikin_ashi(
+    open_: list[float], high: list[float], low: list[float], close: list[float]
+) -> tuple[list[float], ...]:
+    ha_open, ha_close, ha_high, ha_low = [], [], [], []
+    for i in range(len(close)):
+        c = (open_[i] + high[i] + low[i] + close[i]) / 4
+        o = (open_[0] + close[0]) / 2 if i == 0 else (ha_open[-1] + ha_close[-1]) / 2
+        ha_open.append(o)
+        ha_close.append(c)
+        ha_high.append(max(high[i], o, c))
+        ha_low.append(min(low[i], o, c))
+    return ha_open, ha_close, ha_high, ha_low
+
+
 # --- tests ------------------------------------------------------------------------------
 
 
@@ -326,3 +386,38 @@ def test_adx(bars: pd.DataFrame, n: int) -> None:
     assert_same(lines.adx, adx)
     assert_same(lines.plus_di, plus_di)
     assert_same(lines.minus_di, minus_di)
+
+
+@pytest.mark.parametrize("n", [2, 4, 9, 16, 20, 55])
+def test_hma(bars: pd.DataFrame, n: int) -> None:
+    _, _, c, _ = columns(bars)
+    mine = ind.hma(bars["close"], n)
+    assert_same(mine, ref_hma(c, n))
+    assert mine.isna().sum() == n + int(math.sqrt(n)) - 2
+
+
+def test_wma_skips_nothing_across_a_gap(bars: pd.DataFrame) -> None:
+    close = bars["close"].copy()
+    close.iloc[[0, 50]] = NAN
+    assert_same(ind.wma(close, 10), ref_wma([float(x) for x in close], 10))
+
+
+@pytest.mark.parametrize(("n", "mult"), [(10, 3.0), (7, 2.0), (14, 1.5)])
+def test_supertrend(long_bars: pd.DataFrame, n: int, mult: float) -> None:
+    h, lo, c, _ = columns(long_bars)
+    mine = ind.supertrend(long_bars["high"], long_bars["low"], long_bars["close"], n, mult)
+    assert_same(mine, ref_supertrend(h, lo, c, n, mult))
+    # Both sides of the price, many times: the flips are exercised.
+    above = (long_bars["close"] > mine).to_numpy()[n:]
+    assert (np.diff(above.astype(int)) != 0).sum() > 20
+
+
+def test_heikin_ashi(bars: pd.DataFrame) -> None:
+    o = [float(x) for x in bars["open"]]
+    h, lo, c, _ = columns(bars)
+    lines = ind.heikin_ashi(bars["open"], bars["high"], bars["low"], bars["close"])
+    ha_open, ha_close, ha_high, ha_low = ref_heikin_ashi(o, h, lo, c)
+    assert_same(lines.ha_open, ha_open)
+    assert_same(lines.ha_close, ha_close)
+    assert_same(lines.ha_high, ha_high)
+    assert_same(lines.ha_low, ha_low)

@@ -193,3 +193,48 @@ def test_documented_differences_from_talib() -> None:
     barb_rsi = ind.rsi(pd.Series(close)).to_numpy()
     assert np.isnan(barb_rsi[40:42]).all()
     assert ((barb_rsi[42:] > 0) & (barb_rsi[42:] < 100)).all()
+
+
+@pytest.mark.parametrize("n", [1, 2, 9, 20, 50])
+def test_wma(bars: pd.DataFrame, n: int) -> None:
+    _, _, c, _ = arrays(bars)
+    assert_matches(ind.wma(bars["close"], n), talib.WMA(c, n), warmup=n - 1)
+
+
+@pytest.mark.parametrize("n", [2, 10, 30])
+@pytest.mark.parametrize("prices", ["bars", "cent_bars"])
+def test_kama(request: pytest.FixtureRequest, prices: str, n: int) -> None:
+    """Recursive from its start: over the whole input, not only after a warm-up."""
+    bars = request.getfixturevalue(prices)
+    _, _, c, _ = arrays(bars)
+    assert_matches(ind.kama(bars["close"], n), talib.KAMA(c, n), warmup=n)
+
+
+def test_kama_with_leading_nans_starts_at_the_first_value(bars: pd.DataFrame) -> None:
+    close = bars["close"].copy()
+    close.iloc[:7] = np.nan
+    assert_matches(ind.kama(close, 10), talib.KAMA(close.to_numpy(), 10), warmup=7 + 10)
+
+
+@pytest.mark.parametrize(("acceleration", "maximum"), [(0.02, 0.2), (0.01, 0.1), (0.05, 0.5)])
+def test_sar(long_bars: pd.DataFrame, acceleration: float, maximum: float) -> None:
+    """Long series with many flips both ways."""
+    bars = long_bars
+    h, lo, _, _ = arrays(bars)
+    mine = ind.sar(bars["high"], bars["low"], acceleration, maximum)
+    assert_matches(mine, talib.SAR(h, lo, acceleration, maximum), warmup=1)
+    flips = np.diff(np.sign(bars["close"].to_numpy() - mine.to_numpy())[1:])
+    assert (flips > 0).sum() > 20 and (flips < 0).sum() > 20
+
+
+@pytest.mark.parametrize("falls", [True, False])
+def test_sar_starts_short_when_the_second_bar_falls_further_than_it_rises(falls: bool) -> None:
+    """TA-Lib's first trend: the second bar's -DM against its +DM."""
+    high = np.array([10.0, 9.8, 11.0, 10.0, 9.0, 9.5, 10.5, 11.5])
+    low = np.array([9.0, 8.0, 9.5, 8.5, 8.0, 8.5, 9.5, 10.5])
+    if not falls:
+        low[1] = 9.25
+    mine = ind.sar(pd.Series(high), pd.Series(low))
+    ref = talib.SAR(high, low)
+    assert_matches(mine, ref, warmup=1)
+    assert (mine.iloc[1] > high[1]) == falls  # short: the stop over the bar

@@ -22,7 +22,7 @@ import threading
 import time
 from collections import defaultdict, deque
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Literal
 
@@ -44,8 +44,9 @@ class Canned:
     raw: bytes | None = None
     content_type: str = "application/json"
     #: Close the connection unanswered: "before" the model saw the request, or "after" it
-    #: answered (the answer, and what it cost, lost on the way back).
-    drop: Literal["before", "after"] | None = None
+    #: answered (the answer, and what it cost, lost on the way back); "midway": its status
+    #: and headers sent, and half of its body, as a server that dies while it answers.
+    drop: Literal["before", "after", "midway"] | None = None
 
 
 @dataclass(frozen=True)
@@ -142,7 +143,7 @@ class FakeAPIServer:
                 canned = fake._next(self.command, self.path, headers, body)
                 if canned.delay_s and fake._stopping.wait(canned.delay_s):
                     return
-                if canned.drop is not None:
+                if canned.drop in ("before", "after"):
                     self.close_connection = True  # no answer: the client sees the socket close
                     return
                 payload = canned.raw if canned.raw is not None else json.dumps(canned.body).encode()
@@ -153,6 +154,11 @@ class FakeAPIServer:
                     for name, value in canned.headers.items():
                         self.send_header(name, value)
                     self.end_headers()
+                    if canned.drop == "midway":
+                        self.wfile.write(payload[: len(payload) // 2])
+                        self.wfile.flush()
+                        self.close_connection = True
+                        return
                     self.wfile.write(payload)
                 except (BrokenPipeError, ConnectionResetError):
                     pass  # the client gave up (a timeout test): nothing to answer
@@ -171,6 +177,11 @@ def bad_gateway() -> Canned:
 def dropped(when: Literal["before", "after"] = "before") -> Canned:
     """The connection closes with no answer, before or after the model did the work."""
     return Canned(drop=when)
+
+
+def cut_midway(answer: Canned) -> Canned:
+    """``answer`` cut off halfway through its body: the connection closes mid-answer."""
+    return replace(answer, drop="midway")
 
 
 def closed_port() -> int:

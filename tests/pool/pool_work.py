@@ -33,11 +33,21 @@ def misbehaving(job: QueryJob) -> QueryOutcome:
         with open(trace, "a") as file:
             file.write(f"{os.getpid()}\n")
         return outcome
+    if job.query.get("store_past_soft_limit"):  # a Celery worker's Redis slow to store it
+        _store_past_soft_limit(job.time_limit_s or 0)
+        query = {k: v for k, v in job.query.items() if k != "store_past_soft_limit"}
+        return misbehaving(job.model_copy(update={"query": query}))
+    if job.query.get("hold_channel"):  # then says it started, and dies there when killed
+        _hold_workers_channel()
+        query = {k: v for k, v in job.query.items() if k != "hold_channel"}
+        return misbehaving(job.model_copy(update={"query": query}))
     started = job.query.get("started")
     if started is not None:  # this worker's pid, written when the job reaches it
         query = {k: v for k, v in job.query.items() if k != "started"}
         Path(started).write_text(str(os.getpid()))
         return misbehaving(job.model_copy(update={"query": query}))
+    if job.query.get("registered"):  # whether its worker is in the registry as it runs
+        return QueryOutcome(ok=True, summary_text=json.dumps(_registered(job.query["registered"])))
     if job.query.get("describe"):
         return QueryOutcome(ok=True, summary_text=json.dumps(_describe(job.query["describe"])))
     if job.query.get("die"):
@@ -58,6 +68,37 @@ def misbehaving(job: QueryJob) -> QueryOutcome:
         query = {k: v for k, v in job.query.items() if k != "sleep"}
         job = job.model_copy(update={"query": query})
     return run_query_job(job)
+
+
+def _store_past_soft_limit(soft_limit_s: float) -> None:
+    """In a Celery worker's child: the store of this job's result (the backend's next
+    ``set``, after the body returned) takes until 0.6 s past the job's soft limit, as with
+    a Redis slow to answer, so that the real limit (its parent's SIGUSR1) fires while
+    Celery stores the answer. The hard limit comes 2 s after the soft one."""
+    from celery import current_task
+
+    backend = current_task.backend
+    until = time.monotonic() + soft_limit_s + 0.6
+    store = backend.set
+
+    def slow_set(*args: object, **kwargs: object) -> object:
+        del backend.set  # once
+        time.sleep(max(0.0, until - time.monotonic()))
+        return store(*args, **kwargs)
+
+    backend.set = slow_set
+
+
+def _hold_workers_channel() -> None:
+    """Take pebble's workers' channel lock, as its worker holds it while it sends an answer
+    (``send_result``): a worker killed then leaves it held. The channel is found in the
+    frame of pebble's worker loop, which is running this job."""
+    import sys
+
+    frame = sys._getframe()
+    while frame.f_code.co_name != "worker_process":
+        frame = frame.f_back
+    assert frame.f_locals["channel"].mutex.writer_mutex.acquire(timeout=5)
 
 
 def _describe(variable: str) -> dict[str, object]:
@@ -169,3 +210,19 @@ class BreaksThePoolWhenSent:
         if self.pickled > 1:
             raise RecursionError("maximum recursion depth exceeded while pickling an object")
         return (BreaksThePoolWhenSent, ())
+
+
+def _registered(instruments: list[str]) -> bool:
+    """Whether this child's worker (its parent, the worker's main process) is alive in the
+    registry now."""
+    import redis
+
+    from bot.pool.queue_worker import node_name
+    from bot.pool.worker_registry import alive
+
+    client = redis.Redis.from_url(os.environ["BARB_QUEUE_URL"])
+    try:
+        [registered] = alive(client, [node_name(tuple(instruments), os.getppid())])
+    finally:
+        client.close()
+    return registered

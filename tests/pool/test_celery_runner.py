@@ -30,6 +30,7 @@ from barb.settings import EngineSettings, default_settings
 from bot.assistant.orchestrator import Assistant, AssistantSettings, Stopped
 from bot.assistant.replies import Asker
 from bot.llm.scripted import ScriptedProvider, tool_call, turn
+from bot.pool import worker_registry
 from bot.pool.celery_runner import CeleryRunner
 from bot.pool.job_claims import (
     CLAIM_PREFIX,
@@ -216,6 +217,31 @@ async def test_past_the_soft_limit_the_person_gets_the_timeout_sentence(
         # a query error the model was asked to correct (p48b #1).
         outcome = await runner.run(quick({**COUNT, "engine_sleep": 30}))
         assert outcome == timeout_outcome(1)
+        assert count_of(await runner.run(quick(COUNT))) == DAYS
+    finally:
+        await runner.close()
+
+
+async def test_the_soft_limit_met_while_the_answer_is_stored_keeps_the_answer(
+    redis_url: str, data_env: Path, workers: list, tmp_path: Path
+) -> None:
+    """A query that ends just before its soft limit, its result stored while the limit
+    fires (Redis slow to take it). Celery met ``SoftTimeLimitExceeded`` outside the task
+    ("Exception raised outside body"), stored the job as failed, and the person read "The
+    query could not be run (reference …)" for an answer computed in time. Now the soft
+    limit is held off from the answer on: the answer is stored, and the worker goes on."""
+    env = worker_env(redis_url, data_env, timeout_s=2)
+    worker = misbehaving_worker(env, tmp_path / "worker.log", "NQ")
+    workers.append(worker)
+    runner = CeleryRunner(redis_url, timeout_s=2, queue_wait_s=60)
+    try:
+        outcome = await runner.run(quick({**COUNT, "store_past_soft_limit": True}))
+        log = worker.log.read_text()
+        assert "Soft time limit (2s) exceeded" in log, "the limit never fired: nothing tested"
+        assert count_of(outcome) == DAYS
+        assert "raised outside body" not in log
+        # The next job has its soft limit again (not left held off), and the worker lives.
+        assert await runner.run(quick({**COUNT, "sleep": 30})) == timeout_outcome(2)
         assert count_of(await runner.run(quick(COUNT))) == DAYS
     finally:
         await runner.close()
@@ -706,6 +732,66 @@ async def test_redis_restarted_past_the_jobs_expiry_the_copies_neither_fail_nor_
         await runner.close()
 
 
+@pytest.fixture
+def volatile_redis(tmp_path: Path) -> Iterator[RedisServer]:
+    """A Redis of the test's own without persistence: restarted, it is empty."""
+    directory = tmp_path / "redis"
+    directory.mkdir()
+    server = RedisServer(directory)
+    yield server
+    server.stop()
+
+
+async def test_redis_restarted_empty_the_jobs_in_its_queue_are_sent_again_and_run_once(
+    volatile_redis: RedisServer, data_env: Path, workers: list, tmp_path: Path
+) -> None:
+    """Redis without persistence restarted while one job runs and two wait in the queue
+    behind it. The queue went with Redis: each of the two waited the whole queue wait
+    (60 s) and its person read "No query worker took the query within 60 seconds …". Now
+    the bot sees that Redis lost its data (its mark gone) and sends them again at once:
+    each of the three is answered, in the order sent, and computed once."""
+    url = volatile_redis.url()
+    env = worker_env(url, data_env, timeout_s=20)
+    workers.append(misbehaving_worker(env, tmp_path / "worker.log", "NQ"))
+    runner = CeleryRunner(url, timeout_s=20, queue_wait_s=60)
+    traces = [tmp_path / f"job{n}.trace" for n in (1, 2, 3)]
+    client = redis.Redis.from_url(url)
+    try:
+        running = asyncio.create_task(
+            runner.run(quick({**COUNT, "sleep": 2.0, "trace": str(traces[0])}))
+        )
+        while not client.keys("celery-task-meta-*"):  # the first is running
+            await asyncio.sleep(0.05)
+        queued = []
+        for trace in traces[1:]:
+            queued.append(asyncio.create_task(runner.run(quick({**COUNT, "trace": str(trace)}))))
+            await asyncio.sleep(0.2)  # sent one after the other
+        while client.llen(queue_name("NQ")) < 2:
+            await asyncio.sleep(0.05)
+        volatile_redis.stop()
+        volatile_redis.start()
+        assert client.llen(queue_name("NQ")) == 0  # the queued jobs are gone
+        # Before: 60 s, then "No query worker took the query within 60 seconds".
+        outcomes = await asyncio.wait_for(asyncio.gather(running, *queued), 45)
+        assert [count_of(outcome) for outcome in outcomes] == [DAYS] * 3
+        await asyncio.wait_for(_each_delivery_ran_or_was_dropped(workers[0], traces), 30)
+        assert [len(trace.read_text().splitlines()) for trace in traces] == [1, 1, 1]
+        ended = [trace.stat().st_mtime_ns for trace in traces[1:]]
+        assert ended == sorted(ended)  # the second sent ran before the third
+    finally:
+        client.close()
+        await runner.close()
+
+
+async def _each_delivery_ran_or_was_dropped(worker: WorkerProcess, traces: list[Path]) -> None:
+    while True:
+        log = worker.log.read_text()
+        runs = sum(len(trace.read_text().splitlines()) for trace in traces if trace.exists())
+        if log.count("] received") == runs + log.count("copy dropped"):
+            return
+        await asyncio.sleep(0.05)
+
+
 async def test_redis_away_longer_than_a_runs_claim_the_job_is_still_run_once(
     persistent_redis: RedisServer, data_env: Path, workers: list, tmp_path: Path
 ) -> None:
@@ -918,3 +1004,31 @@ async def test_checks_given_up_on_are_revoked_and_never_run(
         await runner.close()
     assert worker.log.read_text().count("Discarding revoked task: barb.query") == 2
     assert not queued.exists() and not sending.exists()
+
+
+async def test_a_check_waiting_while_redis_restarts_gets_its_answer(
+    persistent_redis: RedisServer, data_env: Path, workers: list, tmp_path: Path
+) -> None:
+    """Redis (its data kept, as a restart with persistence or a replica promoted leaves it)
+    away longer than a worker's beat lives while the worker computes a plan's check. Back,
+    Redis holds the check's STARTED record and the worker's entry in the registry past its
+    moment (by Redis's clock, which ran on), until the worker's next beat; the bot must not
+    take that for a worker gone and show the plan unchecked while its check computes."""
+    url = persistent_redis.url()
+    env = worker_env(url, data_env, timeout_s=30)
+    workers.append(misbehaving_worker(env, tmp_path / "worker.log", "NQ"))
+    runner = CeleryRunner(url, timeout_s=30, queue_wait_s=120, check_wait_s=120)
+    check = QueryJob(query={**COUNT, "sleep": 8.0}, chart=False, csv=False, check_only=True)
+    client = redis.Redis.from_url(url)
+    try:
+        job = asyncio.create_task(runner.check(check))
+        while not client.keys("celery-task-meta-*"):  # the worker computes it
+            await asyncio.sleep(0.05)
+        persistent_redis.stop()
+        await asyncio.sleep(worker_registry.HEARTBEAT_TTL_S + 1)  # every beat's moment past
+        persistent_redis.start()
+        outcome = await asyncio.wait_for(job, 120)
+        assert outcome.ok, outcome.summary_text  # checked: the query runs as it is
+    finally:
+        client.close()
+        await runner.close()

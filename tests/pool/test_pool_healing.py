@@ -403,3 +403,33 @@ async def test_a_run_stopped_at_shutdown_leaves_nothing_to_print(
     gc.collect()
     unread = [r for r in caplog.records if "never retrieved" in r.getMessage()]
     assert unread == [], unread[0].getMessage()
+
+
+async def test_a_worker_killed_holding_the_channel_lock_costs_the_other_job_nothing(
+    small_data: Path, tmp_path: Path
+) -> None:
+    """A worker killed while it holds the workers' channel lock (sending its answer, or
+    taking a job) while another worker runs a job. That other job's answer waited for the
+    lock pebble's 60 s, then its worker died and the person read "The query crashed its
+    worker"; now the pool is replaced as soon as the lock is found held by the dead, and
+    the other job runs again there: its right answer, and the next query answered too."""
+    runner = ProcessRunner(workers=2, timeout_s=120, work=misbehaving)
+    try:
+        other_mark, holder_mark = tmp_path / "other", tmp_path / "holder"
+        other = asyncio.create_task(
+            runner.run(QueryJob(query={**COUNT, "sleep": 1.0, "started": str(other_mark)}))
+        )
+        await started_pid(other_mark)
+        holding = {**COUNT, "hold_channel": True, "started": str(holder_mark), "sleep": 600}
+        holder = asyncio.create_task(runner.run(QueryJob(query=holding, chart=False)))
+        os.kill(await started_pid(holder_mark), signal.SIGKILL)
+
+        killed = await asyncio.wait_for(holder, 30)
+        assert not killed.ok and killed.error["error_type"] == "WorkerKilled"
+        # Before: after 60 s, "The query crashed its worker and was stopped (reference …)".
+        outcome = await asyncio.wait_for(other, 30)
+        assert answered(outcome), outcome.summary_text
+        assert runner.pool_replacements == 1
+        assert answered(await runner.run(QueryJob(query=COUNT, chart=False, csv=False)))
+    finally:
+        await runner.close()

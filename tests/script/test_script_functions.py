@@ -527,3 +527,19 @@ def test_the_library_is_whole_whatever_was_imported_first() -> None:
         for module in modules
     }
     assert set(sizes.values()) == {str(len(library()))}, sizes
+
+
+def test_building_the_library_imports_no_scipy() -> None:
+    """Every process builds the function table; wma's convolution imported scipy.signal with
+    it, seconds of start-up on a loaded machine for a function few queries call. scipy is
+    imported where it is used."""
+    import subprocess
+    import sys
+
+    script = (
+        "import sys; from barb.script.library import library; library(); "
+        "print(sorted(m for m in sys.modules if m.split('.')[0] == 'scipy'))"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"

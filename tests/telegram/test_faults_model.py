@@ -9,13 +9,14 @@ sentence, once, and the bot goes on answering.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import sys
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import pytest
-from bot_harness import ALICE, WEEKDAY_RANGE, barb_bot, keyboard_data
+from bot_harness import ALICE, WEEKDAY_RANGE, barb_bot, keyboard_data, press
 from fake_bot_api import FakeBotAPI
 
 from bot.llm.openai_provider import OpenAIProvider
@@ -28,6 +29,7 @@ from llm_fake_api import (
     Canned,
     FakeAPIServer,
     bad_gateway,
+    cut_midway,
     dropped,
     openai_completion,
     openai_error,
@@ -137,3 +139,41 @@ async def test_an_outage_gives_one_sentence_and_the_next_question_is_answered(
         assert len(model.requests_to(OPENAI_PATH)) == 2  # the call and its one retry
         model.outage(0)  # the provider is back
         assert is_plan(await ask(fake_telegram))
+
+
+async def test_the_final_answer_cut_midway_still_gives_the_numbers(
+    fake_telegram: FakeBotAPI, db_url: str, model: FakeAPIServer, provider: OpenAIProvider
+) -> None:
+    """The model's server closes the connection halfway through the final answer (after the
+    query ran), on the SDK's retry too. The person gets the numbers computed (the chart and
+    its CSV) with one sentence saying they are whole and only the model's comment is
+    missing (before: "The language model is not reachable right now; please try again in
+    a minute." under the chart, which read as a failed answer and, followed, ran the query
+    again), the plan ends, nothing stays in flight, and the next question is answered."""
+    fake = fake_telegram
+    words = openai_completion("Mondays have the widest RTH range.")
+    model.queue(OPENAI_PATH, PLAN, cut_midway(words), cut_midway(words))
+    async with barb_bot(fake, db_url, provider=provider) as svc:
+        plan = await ask(fake)
+        assert is_plan(plan)
+        run, _ = keyboard_data(plan)
+        await press(fake, ALICE, ALICE, plan, run)
+        await fake.wait_for("sendPhoto", 1, chat_id=ALICE, timeout=30)
+        while await svc.store.in_flight.open():
+            await asyncio.sleep(0.05)
+        [chart] = [r.result for r in fake.calls("sendPhoto", chat_id=ALICE) if r.status == 200]
+        headline, sentence = chart["caption"].split("\n\n")
+        assert headline.startswith("average range: Mon ")  # the numbers, computed once
+        assert sentence == t("llm_failed_after_numbers", "en")
+        assert sentence.startswith("These numbers are complete")
+        assert fake.message(ALICE, plan["message_id"])["text"].endswith("⏵ Done.")
+        csv_button = keyboard_data(chart)[0]
+        assert csv_button.startswith("f:")
+        await press(fake, ALICE, ALICE, chart, csv_button)
+        await fake.wait_for("sendDocument", 1, chat_id=ALICE, timeout=20)
+        assert len([r for r in fake.calls("sendDocument", chat_id=ALICE) if r.status == 200]) == 1
+        # One sentence, once; nothing else said.
+        assert [m["text"] for m in sent(fake)] == [plan["text"]]
+        assert len(model.requests_to(OPENAI_PATH)) == 3  # the plan, the answer and its retry
+        model.queue(OPENAI_PATH, PLAN)
+        assert is_plan(await ask(fake))

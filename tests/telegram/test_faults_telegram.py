@@ -432,3 +432,40 @@ async def test_a_plan_held_by_flood_control_says_done_once(
         held = [429] if method == "editMessageText" else []
         assert [r.status for r in done_edits(fake, plan)] == [*held, 200], fake.describe()
         assert [r.status for r in fake.calls(method, chat_id=ALICE)][-2:] == [429, 200]
+
+
+@pytest.mark.parametrize(
+    ("error_code", "times"), [(429, 1), (500, 2)], ids=["flood-wait-past-patience", "http-500"]
+)
+async def test_a_file_refused_after_the_chart_went_out_arrives_later_once_in_order(
+    fake_telegram: FakeBotAPI, db_url: str, error_code: int, times: int
+) -> None:
+    """A ``/query``'s answer: the chart captioned with the result, then the CSV as a
+    document. Telegram refuses the document past the sender's patience (a flood wait
+    longer than it waits, or 500 on every attempt) after the chart went out: the
+    document stays queued and the sending pass sends it, once, after the chart; the chart
+    is not sent again; nobody is told of an error; nothing is left queued or in flight."""
+    fake = fake_telegram
+    impatient = Patience(attempts=2, backoff_s=(0.05,), max_wait_s=1.0)
+    async with barb_bot(fake, db_url, patience=impatient, keep_sending_every_s=0.5) as svc:
+        fake.fail_next(
+            "sendDocument", error_code=error_code, retry_after=3, times=times, chat_id=ALICE
+        )
+        query = '/query {"session": "RTH", "from": "daily", "select": "count()"}'
+        fake.inject(fake.message_update(chat_id=ALICE, user_id=ALICE, text=query))
+        await until(lambda: delivered(fake, "sendDocument"), "the CSV", fake)
+        await no_work_in_flight(svc)
+        await asyncio.sleep(1.2)  # two more sending passes: nothing goes out again
+        statuses = [r.status for r in fake.calls("sendDocument", chat_id=ALICE)]
+        assert statuses == [error_code] * times + [200], fake.describe()
+        sent = [r.method for r in fake.requests if r.method in ("sendPhoto", "sendDocument")]
+        sent_ok = [
+            r.method
+            for r in fake.requests
+            if r.method in ("sendPhoto", "sendDocument") and r.status == 200
+        ]
+        assert sent_ok == ["sendPhoto", "sendDocument"], sent
+        [photo] = delivered(fake, "sendPhoto")
+        assert photo["caption"].split("\n\n", 1)[1].startswith("count: ")
+        assert delivered(fake, "sendMessage") == []
+        assert await svc.store.outbox.unsent() == []

@@ -18,6 +18,7 @@ from bot_harness import (
     barb_bot,
     keyboard_data,
     press,
+    settled_outbox,
 )
 from fake_bot_api import FakeBotAPI
 
@@ -260,3 +261,135 @@ async def test_a_follow_up_typed_instead_of_run_reads_the_plan_it_replaces(
         assert query == {"instrument": "NQ", **WEEKDAY_RANGE}
         assert now.text == "а для ES?"
         assert "Previous data shown" not in request.system  # nothing ran
+
+
+def replied_data_lines(request: ModelRequest) -> list[str]:
+    """The lines of the data a reply follows, after the line quoting its question."""
+    system = request.system
+    assert "is a reply to your answer" in system, system
+    return system.split("is a reply to your answer", 1)[1].splitlines()
+
+
+async def test_a_reply_to_another_members_answer_follows_that_answer(
+    fake_telegram: FakeBotAPI, db_url: str, sample_settings
+) -> None:
+    """Alice's weekday ranges, Bob's ES day count, then Alice's "and in 2023?" as a reply to
+    Bob's answer: she was read with her own weekday query as the data to follow, so the
+    model changed the wrong query. Now a reply follows the answer it replies to (its
+    question quoted, marked as Bob's, and its query whole), whoever asked it; the same
+    words without a reply still follow her own."""
+    fake = fake_telegram
+    provider = ScriptedProvider([group_model] * 20)
+    at = f"@{fake.bot['username']} "
+    in_group = {"chat_type": "supergroup"}
+    async with barb_bot(fake, db_url, provider=provider) as svc:
+        alices = await ask_and_get_plan(fake, GROUP, ALICE, at + "weekday ranges?", **in_group)
+        await run_and_wait(fake, GROUP, ALICE, alices, 2)
+        bobs = await ask_and_get_plan(fake, GROUP, BOB, at + "how many ES days?", **in_group)
+        said = await run_and_wait(fake, GROUP, BOB, bobs, 4)
+        bobs_answer = said[-1]
+        assert "Answer: Result: count = 4647" in bobs_answer["text"], bobs_answer
+        await settled_outbox(svc)  # marked sent: Alice reads it before she replies
+
+        await ask_and_get_plan(
+            fake,
+            GROUP,
+            ALICE,
+            "and in 2023?",
+            reply_to_message_id=bobs_answer["message_id"],
+            **in_group,
+        )
+        request = provider.requests[-1]
+        lines = replied_data_lines(request)
+        assert "(asked by another member of the group)" in lines[0]
+        assert lines[0].endswith('"how many ES days?"')
+        [query_line] = [x for x in lines if x.startswith("query ")]
+        assert json.loads(query_line.removeprefix("query ")) == ES_DAYS
+        assert "Previous data shown" not in request.system
+
+        # Her reply to her own (older) plan message follows her weekday question.
+        await ask_and_get_plan(
+            fake,
+            GROUP,
+            ALICE,
+            "and on Fridays only?",
+            reply_to_message_id=alices["message_id"],
+            **in_group,
+        )
+        lines = replied_data_lines(provider.requests[-1])
+        assert "another member" not in lines[0] and lines[0].endswith('"weekday ranges?"')
+        [query_line] = [x for x in lines if x.startswith("query ")]
+        assert json.loads(query_line.removeprefix("query ")) == {
+            "instrument": "NQ",
+            **WEEKDAY_RANGE,
+        }
+
+        # Without a reply: her own last data, as before.
+        await ask_and_get_plan(fake, GROUP, ALICE, at + "and for ES?", **in_group)
+        [query_line] = [
+            x for x in previous_data_lines(provider.requests[-1]) if x.startswith("query ")
+        ]
+        assert json.loads(query_line.removeprefix("query ")) == {
+            "instrument": "NQ",
+            **WEEKDAY_RANGE,
+        }
+
+        # Her reply to Bob's plan, still waiting for his Run: his plan's query, as shown.
+        bobs = await ask_and_get_plan(fake, GROUP, BOB, at + "how many ES days now?", **in_group)
+        await settled_outbox(svc)
+        await ask_and_get_plan(
+            fake, GROUP, ALICE, "and for CL?", reply_to_message_id=bobs["message_id"], **in_group
+        )
+        system = provider.requests[-1].system
+        assert "is a reply to your plan" in system, system
+        lines = system.split("is a reply to your plan", 1)[1].splitlines()
+        assert "(asked by another member of the group)" in lines[0]
+        assert lines[0].endswith('"how many ES days now?"')
+        [query_line] = [x for x in lines if x.startswith("query ")]
+        assert json.loads(query_line.removeprefix("query ")) == ES_DAYS
+
+
+async def test_a_reply_to_another_members_question_follows_its_answer(
+    fake_telegram: FakeBotAPI, db_url: str, sample_settings
+) -> None:
+    """Alice's weekday ranges, Bob's ES day count, then Alice's "@Barb and in 2023?" as a
+    reply to Bob's question message (not Barb's answer): only Barb's own messages were
+    looked up, so she was read with her own weekday query. Now the question message is
+    found by the answer that quotes it, and her reply follows Bob's count."""
+    fake = fake_telegram
+    provider = ScriptedProvider([group_model] * 20)
+    at = f"@{fake.bot['username']} "
+    in_group = {"chat_type": "supergroup"}
+    async with barb_bot(fake, db_url, provider=provider) as svc:
+        alices = await ask_and_get_plan(fake, GROUP, ALICE, at + "weekday ranges?", **in_group)
+        await run_and_wait(fake, GROUP, ALICE, alices, 2)
+        bobs_question = fake.message_update(
+            chat_id=GROUP, user_id=BOB, text=at + "how many ES days?", **in_group
+        )
+        fake.inject(bobs_question)
+        bobs = (await fake.wait_said(3, chat_id=GROUP))[2]
+        assert bobs["reply_to_message"]["message_id"] == bobs_question["message"]["message_id"]
+        await run_and_wait(fake, GROUP, BOB, bobs, 4)
+        await settled_outbox(svc)
+
+        await ask_and_get_plan(
+            fake,
+            GROUP,
+            ALICE,
+            at + "and in 2023?",
+            reply_to_message_id=bobs_question["message"]["message_id"],
+            **in_group,
+        )
+        lines = replied_data_lines(provider.requests[-1])
+        assert "(asked by another member of the group)" in lines[0]
+        assert lines[0].endswith('"how many ES days?"')
+        [query_line] = [x for x in lines if x.startswith("query ")]
+        assert json.loads(query_line.removeprefix("query ")) == ES_DAYS
+
+        # Her reply to her own question message follows her own weekday question.
+        mine = fake.said(GROUP)[0]["reply_to_message"]["message_id"]
+        await ask_and_get_plan(
+            fake, GROUP, ALICE, at + "Fridays only?", reply_to_message_id=mine, **in_group
+        )
+        lines = replied_data_lines(provider.requests[-1])
+        assert "another member" not in lines[0] and lines[0].endswith('"weekday ranges?"')

@@ -27,6 +27,7 @@ from test_commands_meanwhile import HeldModel, HeldRunner
 from bot.llm.messages import ModelRequest
 from bot.llm.scripted import ScriptedProvider, text, tool_call, turn
 from bot.telegram.services import BotServices
+from bot.texts import t
 
 #: A basic group, and the supergroup Telegram makes of it.
 OLD, NEW = -555, -100777
@@ -77,7 +78,8 @@ def posted_as_channel(fake: FakeBotAPI, message_id: int, said: str, **extra: Any
 async def test_an_edited_question_is_not_answered_again(
     fake_telegram: FakeBotAPI, db_url: str
 ) -> None:
-    """Fixing a typo in an answered question got a second answer and a second model call."""
+    """Fixing a typo in an answered question got a second answer and a second model call.
+    It is said once that edits are not read (``test_edits_and_captions_e2e``)."""
     fake = fake_telegram
     async with barb_bot(fake, db_url) as svc:
         asked = fake.message_update(chat_id=ALICE, user_id=ALICE, text="hello")
@@ -86,15 +88,18 @@ async def test_an_edited_question_is_not_answered_again(
         calls = len(svc.assistant.provider.requests)  # type: ignore[attr-defined]
         edited = dict(asked["message"], text="hello!", edit_date=int(time.time()))
         await handled(fake, svc, fake.inject({"edited_message": edited}))
-        # An edited command is not run again either.
+        # Handled is not yet delivered: the sentence goes out through the outbox.
+        await fake.wait_said(2, chat_id=ALICE)
+        assert fake.said(ALICE)[-1]["text"] == t("edit_not_read", "en")
+        # An edited command is not run again either, nor said anything about.
         command = fake.message_update(chat_id=ALICE, user_id=ALICE, text="/help")
         fake.inject(command)
-        await fake.wait_said(2, chat_id=ALICE)
+        await fake.wait_said(3, chat_id=ALICE)
         edited = dict(command["message"], text="/help ", edit_date=int(time.time()))
         await handled(fake, svc, fake.inject({"edited_message": edited}))
 
         assert len(svc.assistant.provider.requests) == calls  # type: ignore[attr-defined]
-        assert len(fake.said(ALICE)) == 2, [m.get("text") for m in fake.said(ALICE)]
+        assert len(fake.said(ALICE)) == 3, [m.get("text") for m in fake.said(ALICE)]
 
 
 async def test_a_channel_post_mentioning_the_bot_is_ignored(
