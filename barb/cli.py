@@ -14,6 +14,8 @@ from barb.data.cli import data
 from barb.i18n import DEFAULT, LANGUAGES
 
 if TYPE_CHECKING:
+    import pandas as pd
+
     from barb.result import Result
 
 PREVIEW_ROWS = 10
@@ -124,7 +126,7 @@ def query(
         if shown is not None and len(shown):
             label = "table" if result.table is not None else "rows behind the number"
             click.echo(f"\n{label} (first {min(PREVIEW_ROWS, len(shown))} of {len(shown):,}):")
-            click.echo(shown.head(PREVIEW_ROWS).to_string(index=False, max_colwidth=24))
+            click.echo(preview_text(shown.head(PREVIEW_ROWS)))
     if not result.ok:
         sys.exit(1)
     if csv_path is not None:
@@ -139,6 +141,21 @@ def query(
         else:
             _write_file(chart_path, png, "chart")
             click.echo(f"\nChart written to {chart_path}")
+
+
+def preview_text(rows: pd.DataFrame) -> str:
+    """The first rows as the summary writes them: no value as "n/a", a column of whole
+    numbers without ".0". A streak's first row, which has no bar before it, read
+    "run NaN" beside runs of "1.0", "2.0"."""
+    import pandas as pd
+
+    shown = rows.copy()
+    for name in shown.columns:
+        column = shown[name]
+        known = column.dropna()
+        if pd.api.types.is_float_dtype(column) and len(known) and (known % 1 == 0).all():
+            shown[name] = [f"{v:.0f}" if v == v else "n/a" for v in column]
+    return shown.to_string(index=False, max_colwidth=24, na_rep="n/a")
 
 
 def _no_chart_reason(result: Result) -> str:

@@ -37,6 +37,19 @@ _AGGREGATES: dict[str, str] = {
     "percentile": N_("aggregate.percentile"),
     "correlation": N_("aggregate.correlation"),
 }
+#: An aggregate's word alone, for answers of one column said after its name ("range:
+#: average 364.56 · median 343.50 · 90th percentile 516.30 points"); ``{p}`` a percentile's.
+_STATISTICS: dict[str, str] = {
+    "mean": N_("statistic.mean"),
+    "sum": N_("statistic.sum"),
+    "max": N_("statistic.max"),
+    "min": N_("statistic.min"),
+    "median": N_("statistic.median"),
+    "std": N_("statistic.std"),
+    "skew": N_("statistic.skew"),
+    "kurt": N_("statistic.kurt"),
+    "percentile": N_("statistic.percentile"),
+}
 _COUNT, _COUNT_WHERE = N_("aggregate.count"), N_("aggregate.count_where")
 #: What a count counts, by the unit of its rows (``barb.column_units.COUNTED_ROWS``), as the
 #: word after "number of" («количество дней»): on daily bars a count of bars is one of days,
@@ -108,7 +121,7 @@ def plain_words(expr: ast.Expr, lang: str | None = DEFAULT, rows: str = "bars") 
     plan said «количество баров», «доля баров, где закрытие > открытие»."""
     if isinstance(expr, ast.Column) and expr.name in _COLUMNS:
         return _text(_COLUMNS[expr.name][0], lang)
-    if _counted(expr):
+    if counts_rows(expr):
         return described(expr, lang, rows)
     if not isinstance(expr, ast.Call) or expr.name.lower() not in _AGGREGATES:
         return None
@@ -132,6 +145,22 @@ def aggregate_words(expr: ast.Expr, lang: str | None = DEFAULT) -> str | None:
     return _aggregate(expr, lang)
 
 
+def statistic_of(expr: ast.Expr, lang: str | None = DEFAULT) -> tuple[str, str] | None:
+    """An aggregate of one bar column as that column's name and the statistic's word alone
+    (``percentile(range, 90)``: "range", "90th percentile"), for several answers of one
+    column said once by its name; None for anything else."""
+    if not isinstance(expr, ast.Call) or expr.name.lower() not in _STATISTICS or not expr.args:
+        return None
+    first, rest = expr.args[0], expr.args[1:]
+    if not isinstance(first, ast.Column) or first.name not in _COLUMNS:
+        return None
+    if not all(isinstance(a, ast.Number) for a in rest):
+        return None
+    p = ast.literal_value(rest[0]) if rest else None
+    word = _text(_STATISTICS[expr.name.lower()], lang, p=p, ordinal_of=_ordinal(p))
+    return _text(_COLUMNS[first.name][0], lang), word
+
+
 def described(expr: ast.Expr, lang: str | None = DEFAULT, rows: str = "bars") -> str:
     """``expr`` as a sentence names it: in words as far as it has them (an aggregate of a name
     the query made keeps that name, quoted: «среднее «rng_pct»»), else as written; a count
@@ -149,16 +178,13 @@ def described(expr: ast.Expr, lang: str | None = DEFAULT, rows: str = "bars") ->
 
 
 def condition_text(expr: ast.Expr, lang: str | None = DEFAULT) -> str:
-    """A condition or formula with the bar columns it compares in words (``range < 150``,
-    «диапазон < 150»), when it names no other column and calls nothing: a word inside a
-    call («sma(закрытие, 20)») or beside a name the query made reads worse than the
-    formula as written, which it then is."""
-    nodes = list(ast.walk(expr))
-    if any(isinstance(n, ast.Call) for n in nodes):
-        return expr.to_text()
-    if not all(n.name in _COLUMNS for n in nodes if isinstance(n, ast.Column)):
-        return expr.to_text()
-    return _said(_renamed(expr, lang), lang)
+    """A condition or formula in words as far as it has them: and, or and not in
+    ``lang``'s words, and each comparison they join with the bar columns it compares named
+    (``range < 150``, «диапазон < 150»), when it names no other column and calls nothing:
+    a word inside a call («sma(закрытие, 20)») or beside a name the query made reads worse
+    than the comparison as written, which it then is. «gap_pct > 0.5 и закрытие > открытие»:
+    one call or made name had left the whole filter code («… and close > open»)."""
+    return _said(expr, lang)
 
 
 def _said(node: ast.Node, lang: str | None) -> str:
@@ -175,7 +201,18 @@ def _said(node: ast.Node, lang: str | None) -> str:
         if isinstance(node.operand, _CONDITIONS):
             operand = f"({operand})"
         return f"{_text(_JOINS['not'], lang)} {operand}"
-    return node.to_text()
+    return _compared(node, lang)
+
+
+def _compared(node: ast.Node, lang: str | None) -> str:
+    """One comparison (or any operand of and, or, not): its bar columns in words when it
+    names no other column and calls nothing, else as written."""
+    nodes = list(ast.walk(node))
+    if any(isinstance(n, ast.Call) for n in nodes):
+        return node.to_text()
+    if not all(n.name in _COLUMNS for n in nodes if isinstance(n, ast.Column)):
+        return node.to_text()
+    return _renamed(node, lang).to_text()
 
 
 def _said_within(node: ast.Node, min_precedence: int, lang: str | None) -> str:
@@ -197,7 +234,12 @@ def _aggregate(expr: ast.Call, lang: str | None) -> str:
         return _text(_COLUMNS[first.name][2], lang)
     x, y = (_argument(a, lang) for a in (*expr.args, None, None)[:2])
     p = ast.literal_value(expr.args[1]) if len(expr.args) > 1 else None
-    return _text(_AGGREGATES[func], lang, x=x, y=y, p=p)
+    return _text(_AGGREGATES[func], lang, x=x, y=y, p=p, ordinal_of=_ordinal(p))
+
+
+def _ordinal(p: object) -> float | None:
+    """A percentile's number as an ordinal takes it: "1st", "22nd", "90th" ("1th" before)."""
+    return float(p) if isinstance(p, int | float) and not isinstance(p, bool) else None
 
 
 def _argument(expr: ast.Expr | None, lang: str | None) -> str:
@@ -212,7 +254,7 @@ def _is_condition(args: tuple[ast.Expr, ...]) -> bool:
     return len(args) == 1 and isinstance(args[0], _CONDITIONS)
 
 
-def _counted(expr: ast.Expr) -> bool:
+def counts_rows(expr: ast.Expr) -> bool:
     """Whether ``expr`` counts bars: ``count()``, ``count(range > 300)``, or takes the share
     of them meeting a condition, ``mean(close > open)``."""
     if not isinstance(expr, ast.Call):

@@ -237,14 +237,15 @@ def _day_start(instrument: Instrument | None) -> str:
 
 def _midnight_line(times: SessionTimes) -> str:
     """hour() * 60 + minute() restarts at midnight, inside a trading day that began the
-    evening before: averaged over ETH it puts a 08:06 low at 12:30."""
+    evening before: averaged over ETH it puts a 08:06 low at 12:30; ranked, place(t, 'day')
+    <= 30 took 23:30-23:59 for ETH's last 30 minutes."""
     start = times.instrument.trading_day_start
     hour = times.instrument.trading_day_start_minute // 60
     return (
         "TIME OF DAY AS A NUMBER: hour() * 60 + minute() falls back to 0 at midnight. Over a "
-        f"session from the {start} open (ETH, OVERNIGHT), average or compare times counted "
-        f"from that open: if(hour() >= {hour}, hour() * 60 + minute() - 1440, hour() * 60 + "
-        "minute())."
+        f"session from the {start} open (ETH, OVERNIGHT), average, compare or rank (rank, "
+        f"place: a day's last 30 minutes are its 30 highest) times counted from that open: "
+        f"if(hour() >= {hour}, hour() * 60 + minute() - 1440, hour() * 60 + minute())."
     )
 
 

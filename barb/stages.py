@@ -83,6 +83,7 @@ from barb.stage_output import SINGLE_ROW, StageOutput, counted_columns, query_co
 from barb.summary_text import value_text
 from barb.time_keys import calendar_part, from_the_open, period_keys
 from barb.timeframes import timeframe as timeframe_spec
+from barb.where_values import where_sides, with_where_values
 
 # A table of the latest bars keeps this many bars before them, to show the series it ends.
 LATEST_HISTORY_ROWS = 1_000
@@ -243,6 +244,10 @@ def run_stage(
         outcomes=outcomes,
     )
     output.warnings[:0] = said
+    if again is not None and stage.where is not None and stage.shape in SINGLE_ROW:
+        sides = where_sides(stage.where)  # the where's indicators, beside the rows it kept
+        if sides and callable(output.source_rows):
+            output.source_rows = partial(with_where_values, output.source_rows, sides, again, keep)
     if stage.shape in SINGLE_ROW and record_columns(stage):
         # A run begun before the period is proved by its rows there, read as history.
         history = None

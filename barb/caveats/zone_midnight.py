@@ -16,8 +16,14 @@ and the form that counts across midnight in the clock's unit (``if(tm < 720, tm 
 tm)``; an hour stays an hour: ``hour('MSK') + if(hour('MSK') < 12, 24, 0)``). A grouping
 by such a clock is ``zone_clock_groups``'s. Nothing is said where the session lies within one
 day on that clock on every date (RTH on UTC's: 14:30-22:00), of a window written across the
-zone's midnight (``hour('MSK') >= 23 or hour('MSK') < 1``), of that form itself, nor of the
-exchange's own clock, which the reference's TIME OF DAY AS A NUMBER covers.
+zone's midnight (``hour('MSK') >= 23 or hour('MSK') < 1``), nor of that form itself.
+
+The exchange's own clock averaged, taken min/max of or compared with a time of day is the
+reference's TIME OF DAY AS A NUMBER (``hour() >= 18`` is ETH's evening, written on purpose);
+ranked by rank()/place() or two of its times compared, it is said, with the form counted from
+the open: "ETH's last 30 minutes of each day" as ``place(t, 'day') <= 30`` over ``t = hour()
+* 60 + minute()`` kept 23:30-23:59 (NQ 2024: mean volume 2,577.85 for 16:30-16:59's
+3,164.15), and ``mean(hi < lo)`` of two such times read 0.5308 for the bars' 0.4808.
 
 A session written as a window on a zone's clock is judged on the hours it traded each date:
 '23:00-01:00 MSK' is 15:00-17:00 ET on US-winter dates, crossing Moscow's midnight, and
@@ -54,6 +60,8 @@ _CLOCKS = frozenset({"hour", "time"})
 _ORDERING = frozenset({"min", "max", "median", "percentile", "mean", "std"})
 # Aggregates that pick a row by their second argument's order.
 _PICKS = frozenset({"arg_min", "arg_max"})
+# Each row's place among its unit's by their first argument's order.
+_RANKS = frozenset({"rank", "place"})
 _ORDER_OPS = frozenset({"<", "<=", ">", ">="})
 _NOON = 720
 _MAX_DEPTH = 20  # names followed before giving up (and the guard against a cycle)
@@ -72,6 +80,7 @@ class Reading:
     text: bool = False
     name: str | None = None
     aggregated: bool = False
+    own: bool = False  # the exchange's own clock: hour() * 60 + minute()
 
 
 @dataclass(frozen=True)
@@ -115,7 +124,12 @@ def zone_midnight_caveat(plan: Plan, covered: tuple[dt.date | None, dt.date | No
         return []
     dates = period_dates(plan, covered)
     warnings = []
-    for zone, said in _by_zone(uses).items():
+    own = [use for use in uses if use.reading.own]
+    if own:
+        text = _own_warning(plan, own, _clock_hours(plan, dates, home, home))
+        if text:
+            warnings.append(text)
+    for zone, said in _by_zone([use for use in uses if not use.reading.own]).items():
         text = _warning(plan, said, _clock_hours(plan, dates, zone, home))
         if text:
             warnings.append(text)
@@ -137,7 +151,7 @@ def _by_zone(uses: list[Use]) -> dict[str, list[Use]]:
 def _ordered_uses(plan: Plan, home: str) -> list[Use]:
     """The places the query orders values of a clock on another zone than ``home``'s, in
     the order written: each stage's map, where, group keys, select, then its sort."""
-    reader = _Reader(home)
+    reader = _Reader(home, own=True)
     uses: list[Use] = []
     for stage, inner, out in _stage_scopes(plan):
         exprs = [e for _, e in stage.map_exprs + stage.hoisted + stage.group_keys]
@@ -184,8 +198,10 @@ def _output(stage: StagePlan) -> dict[str, ast.Expr]:
 class _Reader:
     """Reads which expressions hold another zone's clock and where they are ordered."""
 
-    def __init__(self, home: str) -> None:
+    def __init__(self, home: str, *, own: bool = False) -> None:
         self.home = home
+        # The exchange's own clock read too (its ranks and two-clock comparisons): hour().
+        self.own = own
         # Each name once per scope: a chain of map entries that each read the one before
         # twice (b = a * a) is not walked 2**n times.
         self.named: dict[tuple[int, str], Reading | None] = {}
@@ -224,9 +240,14 @@ class _Reader:
         name = spec.name if spec is not None else call.name.lower()
         if name in _CLOCKS:
             zone = literal_value(call.args[0]) if call.args else None
-            if not isinstance(zone, str) or zone_name(zone) in (None, self.home):
+            scale = 60 if name == "hour" else None
+            if zone is None or (isinstance(zone, str) and zone_name(zone) == self.home):
+                # time()'s 'HH:MM' on the exchange's clock is the evaluator's (clock_order).
+                own = self.own and name == "hour"
+                return Reading(call, self.home, scale, own=True) if own else None
+            if not isinstance(zone, str) or zone_name(zone) is None:
                 return None
-            return Reading(call, zone, 60 if name == "hour" else None, text=name == "time")
+            return Reading(call, zone, scale, text=name == "time")
         if name == "if" and len(call.args) == 3:
             if self._across_midnight(call, scope, depth):
                 return None
@@ -302,10 +323,12 @@ class _Reader:
         if isinstance(expr, ast.Call):
             spec = lookup(expr.name)
             name = spec.name if spec is not None else expr.name.lower()
-            ordered = expr.args[:1] if name in _ORDERING else expr.args[1:2]
-            if name in _ORDERING | _PICKS and ordered:
+            ordered = expr.args[:1] if name in _ORDERING | _RANKS else expr.args[1:2]
+            if name in _ORDERING | _PICKS | _RANKS and ordered:
                 held = self.reading(ordered[0], scope)
-                if held is not None:
+                # The exchange's clock averaged or taken min/max of is the reference's
+                # TIME OF DAY AS A NUMBER; ranked, it is said (place(t, 'day') <= 30).
+                if held is not None and (not held.own or name in _RANKS):
                     yield Use(expr.to_text(), held)
         elif isinstance(expr, ast.Compare) and expr.op in _ORDER_OPS:
             held = self._compared(expr, scope)
@@ -328,8 +351,8 @@ class _Reader:
         if left is not None and right is not None:
             return left
         held, other = (left, compare.right) if left is not None else (right, compare.left)
-        if held is None:
-            return None
+        if held is None or held.own:
+            return None  # the exchange's hour() >= 18 is a window written on purpose
         at = _minutes(held, other)
         return held if at is not None and 0 < at < MINUTES_PER_DAY else None
 
@@ -530,3 +553,51 @@ def _form(held: Reading, hours: ClockHours) -> str:
         return f"{hour} + if({hour} < {cut // 60}, 24, 0) in place of {held.call.to_text()}"
     counted = f"{hour} * 60 + {minute} + if({hour} < {cut // 60}, 1440, 0)"
     return f"{counted} in place of {name or held.call.to_text()}"
+
+
+def _own_warning(plan: Plan, uses: list[Use], hours: ClockHours) -> str:
+    """The warning for the exchange's own clock ranked (or two of its times compared) over a
+    session that crosses its midnight: over ETH (18:00-17:00), "the last 30 minutes of each
+    day" as place(hour() * 60 + minute(), 'day') <= 30 kept 23:30-23:59, not 16:30-16:59,
+    with nothing said."""
+    wraps = hours.wraps
+    if not wraps.any():
+        return ""
+    use = uses[0]
+    held = use.reading
+    opened = Counter(hours.opens[wraps].tolist()).most_common(1)[0][0]
+    ended = Counter(hours.ends[wraps].tolist()).most_common(1)[0][0]
+    zone = plan.dataset.instrument.session(plan.session).zone is not None
+    session = f"the window {plan.session}" if zone else plan.session
+    evening = f"{format_clock(opened)}-23:59"
+    ranked = use.text.split("(", 1)[0].strip().lower() in _RANKS
+    latest = (
+        f", so a day's latest minute reads {format_clock(MINUTES_PER_DAY - 1)}, not "
+        f"{format_clock(ended - 1)}"
+        if ranked
+        else ""
+    )
+    morning = f"00:00-{format_clock(ended - 1)}"
+    clock_ = held.call.to_text()
+    subject = clock_ if held.name is None else f"{clock_}, and {held.name} with it,"
+    return (
+        f"{subject} falls back to 0 at midnight inside {session} "
+        f"({format_clock(opened)}-{format_clock(ended)}, from the evening before): "
+        f"{use.text} orders {morning} before {evening}, though it comes after it"
+        f"{latest}. Count minutes from the {format_clock(opened)} open "
+        f"instead (TIME OF DAY AS A NUMBER): {_own_form(held, opened)}."
+    )
+
+
+def _own_form(held: Reading, opened: int) -> str:
+    """The exchange's clock counted from the open, negative before midnight, as the
+    reference writes it: ``if(t >= 1080, t - 1440, t) in place of t``."""
+    name, hour = held.name, opened // 60
+    if name is not None and held.scale == 1:
+        return f"if({name} >= {opened}, {name} - 1440, {name}) in place of {name}"
+    if name is not None and held.scale == 60:
+        return f"if({name} >= {hour}, {name} - 24, {name}) in place of {name}"
+    if held.scale == 60:
+        return f"if(hour() >= {hour}, hour() - 24, hour()) in place of hour()"
+    counted = "hour() * 60 + minute()"
+    return f"if(hour() >= {hour}, {counted} - 1440, {counted}) in place of {counted}"

@@ -9,11 +9,15 @@ from typing import Any
 
 from barb.charts.columns import column_name, counted_unit, timeframe, unit
 from barb.charts.select_calls import parse_call
-from barb.charts.tick_values import unit_text
+from barb.charts.tick_values import unit_number, unit_text
 from barb.charts.time_of_day import part_text, time_kind, time_text
 from barb.charts.words import ENGLISH, Words
+from barb.column_units import SHARE
+from barb.column_words import statistic_of
+from barb.lineage import Lineage
 from barb.proof_names import as_list
 from barb.result import Result
+from barb.script import ast
 
 CORRELATION = frozenset({"correlation", "corr"})
 
@@ -74,11 +78,57 @@ def answer_value(agg: Aggregate, result: Result, words: Words = ENGLISH) -> str:
     return unit_text(agg.value, agg_unit, result, words)
 
 
-def answer_text(agg: Aggregate, result: Result, words: Words = ENGLISH) -> str:
+def answer_text(
+    agg: Aggregate, result: Result, words: Words = ENGLISH, *, with_word: bool = True
+) -> str:
     """``average range = 239.9 points``: the number the person asked for, with its unit,
-    named as the plan names it (``column_name``)."""
+    named as the plan names it (``column_name``); without its unit word (``with_word``
+    False, ``average range = 239.9``) when the next answer says the same one."""
     name = column_name(agg.name, result, words)
-    return words("answer", name=name, value=answer_value(agg, result, words))
+    word = word_unit(agg, result)
+    if with_word or word is None:
+        return words("answer", name=name, value=answer_value(agg, result, words))
+    return words("answer", name=name, value=unit_number(agg.value, word, result, words))
+
+
+def one_column_answers(aggs: list[Aggregate], result: Result, words: Words = ENGLISH) -> str | None:
+    """Answers of one bar column in one unit word, the column and the unit said once:
+    "range: average 364.56 · median 343.50 · 90th percentile 516.30 points", where the
+    three in full ran past three lines of a Russian chart's title; None unless there are
+    several such answers, none of them named by the query."""
+    lineage = Lineage(result.query)
+    said: list[tuple[str, str]] = []
+    for agg in aggs:
+        found = lineage.definition(agg.name)
+        expr = found[0] if found is not None else None
+        pair = statistic_of(expr, words.language) if expr is not None else None
+        if pair is None or ast.default_name(expr) != agg.name:  # an alias is the query's
+            return None
+        said.append(pair)
+    if any(agg.value is None or agg.value != agg.value for agg in aggs):
+        return None  # "n/a" of no rows is said as nothing matched
+    units = {word_unit(agg, result) for agg in aggs}
+    if len(aggs) < 2 or len({name for name, _ in said}) != 1 or len(units) != 1 or None in units:
+        return None
+    [word] = units
+    values = [unit_number(agg.value, word, result, words) for agg in aggs]
+    values[-1] = answer_value(aggs[-1], result, words)
+    answers = " · ".join(f"{stat} {value}" for (_, stat), value in zip(said, values, strict=True))
+    return words("answers_of", name=said[0][0], answers=answers)
+
+
+def word_unit(agg: Aggregate, result: Result) -> str | None:
+    """The unit a word after the answer's number names (points, contracts, days), which
+    answers of one unit side by side can say once; None for a number written without one
+    (a share's percent, a price, a time of day, a count its name says)."""
+    if time_kind(agg.name, result.query, [agg.value]) is not None or agg.func in CORRELATION:
+        return None
+    if part_text(agg.name, agg.value, result, ENGLISH) is not None:
+        return None
+    found = unit(agg.name, result)
+    if found in (None, "%", SHARE, "price") or counted_unit(agg.name, result) is not None:
+        return None
+    return found
 
 
 def baseline(agg: Aggregate, result: Result, words: Words = ENGLISH) -> tuple[float, str] | None:

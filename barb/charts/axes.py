@@ -284,9 +284,15 @@ def fix_ticks(fig: Figure) -> None:
                 continue
             lo, hi = sorted(axis.get_view_interval())
             slack = (hi - lo) * 1e-10  # the tolerance matplotlib draws ticks with
-            keep = np.flatnonzero((locs >= lo - slack) & (locs <= hi + slack))
+            shares = isinstance(axis.major.formatter, TickFormatter) and axis.major.formatter.share
+            top = min(hi, 1.0) if shares and axis is ax.yaxis else hi
+            keep = np.flatnonzero((locs >= lo - slack) & (locs <= top + slack))
             axis.set_major_locator(FixedLocator(locs[keep]))
             axis.set_major_formatter(FixedFormatter([labels[i] for i in keep]))
+            if top < hi:
+                # A share never passes 100%: the room above it holds the bars' labels (run
+                # upright, they took the axis to 120-180%), so the axis ends at 100%.
+                ax.spines["left"].set_bounds(lo, top)
 
 
 def fill_height(fig: Figure, header_bottom: float) -> None:

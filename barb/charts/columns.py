@@ -82,7 +82,7 @@ _COUNTED_UNITS = frozenset({*COUNTED_ROWS.values(), "bars"})
 def unit(column: str, result: Result) -> str | None:
     found = column_unit(column, timeframe(result), result.query, point_values(result))
     if found == ROWS:
-        return _then_rows_unit(result)
+        return then_rows_unit(result.query, timeframe(result))
     if found is None and _count_named_for_its_unit(column, result):
         return column  # "count() as days" counts days: "09:30 71 days", not "09:30 71"
     return price_unit(result) if found == POINTS else found
@@ -131,13 +131,6 @@ def row_kind(result: Result) -> tuple[str, bool]:
     return stage_rows(result.query, timeframe(result))
 
 
-def _then_rows_unit(result: Result) -> str | None:
-    """What a count made in a then stage counts: its rows, which are the bars a first stage
-    lists, or its groups: days for date(), weeks for week()…; None for groups of no calendar
-    period (hours), which no unit word names."""
-    return then_rows_unit(result.query, timeframe(result))
-
-
 def row_word(result: Result, words: Words = ENGLISH, count: int | None = None) -> str:
     """What the result's rows are called (after ``count`` of them, in that number's form)."""
     tf, groups = row_kind(result)
@@ -169,7 +162,7 @@ def _rows_counted(column: str, result: Result) -> str:
     lineage = Lineage(result.query)
     found = lineage.definition(column)
     if found is not None and found[1] == 0 and lineage.two_stages:
-        return _then_rows_unit(result) or "groups"
+        return then_rows_unit(result.query, timeframe(result)) or "groups"
     return COUNTED_ROWS.get(timeframe(result), "bars")
 
 
@@ -211,6 +204,24 @@ def keys_text(keys: Sequence[str], result: Result, words: Words = ENGLISH) -> st
         return written.get(key, key)
 
     return " · ".join(named(k) for k in keys)
+
+
+def shown_names(result: Result, words: Words = ENGLISH) -> dict[str, str]:
+    """What the chart calls each column a text shows of ``result`` (its answers, its
+    table's columns), for those it calls other than the engine does: ``/query`` in
+    Russian headed its numbers ``mean_range``, ``dayname`` where the chart says «средний
+    диапазон», «день недели». A group key as the axis names it, any other column as its
+    panel does (``column_name``)."""
+    summary = result.summary
+    if summary is None:
+        return {}
+    keys = set(summary.by or ())
+    names = [*(summary.values or {}), *(summary.columns or ()), *(summary.shown or ())]
+    named = {
+        name: keys_text([name], result, words) if name in keys else column_name(name, result, words)
+        for name in dict.fromkeys(names)
+    }
+    return {name: said for name, said in named.items() if said != name}
 
 
 def zone_name(result: Result) -> str | None:

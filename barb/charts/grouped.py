@@ -105,7 +105,7 @@ from barb.lineage import (
 from barb.period_rows import still_open
 from barb.result import Metadata, Result, ShortWeek
 from barb.script import ast
-from barb.time_keys import from_the_open, is_minute_of_hour, minutes_of_day
+from barb.time_keys import from_the_open, is_minute_of_hour, key_call, minutes_of_day
 
 MAX_GROUP_BARS = 150  # more groups than this are drawn as a line
 MAX_HOUR_GROUPS = 24  # groups of times of day this few are hours or longer
@@ -179,6 +179,9 @@ class Groups:
     # Of those, the ones no test compared: a calendar part's groups, one stretch each
     # (``Metadata.untested_groups``); the headline says so, not "within noise".
     untested: frozenset[str] = frozenset()
+    # What the groups are when a calendar key makes them ("yearly": years), for a tie too
+    # many to name: "100.0% (9 years tied)", where "9 groups tied" named no unit.
+    rows: str | None = None
 
     def compared(self, values: np.ndarray) -> np.ndarray:
         """Which groups highest and lowest compare: finite values of groups the result
@@ -380,6 +383,7 @@ def read_groups(result: Result, words: Words = ENGLISH) -> Groups | None:
             thinned=thinned,
             even=even,
             untested=untested,
+            rows=_tied_rows(by, result),
         )
     few = not by_value and len(table) <= MAX_GROUP_BARS
     layout = side_by_side(table, by, keys) if few else None
@@ -410,7 +414,21 @@ def read_groups(result: Result, words: Words = ENGLISH) -> Groups | None:
         near=near,
         even=even,
         untested=untested,
+        rows=_tied_rows(by, result),
     )
+
+
+#: The timeframe whose rows a group of a calendar key is (``Words.of_rows``).
+_KEY_ROWS = {"year": "yearly", "quarter": "quarterly", "month": "monthly", "week": "weekly",
+             "date": "daily"}  # fmt: skip
+
+
+def _tied_rows(by: list[str], result: Result) -> str | None:
+    """What one key's groups are, when a calendar call makes them (years, days); None for
+    any other key (hours, weekdays: groups)."""
+    if len(by) != 1:
+        return None
+    return _KEY_ROWS.get(key_call(by[0], result.query) or "")
 
 
 def _hour_and_minute(table: pd.DataFrame, by: list[str], query: dict[str, Any]) -> list[str] | None:

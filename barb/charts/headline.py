@@ -17,7 +17,9 @@ from barb.charts.answers import (
     Aggregate,
     answer_text,
     answer_value,
+    one_column_answers,
     read_aggregates,
+    word_unit,
 )
 from barb.charts.calendar_values import calendar_headline
 from barb.charts.columns import (
@@ -100,10 +102,18 @@ def headline_forms(result: Result, words: Words) -> list[str]:
     assert summary is not None
     if summary.type in ("scalar", "dict"):
         answers = _answers(result, words)
+        # Answers of one unit with it said once, last: three statistics of the range in
+        # Russian ran past three lines and lost the third (the 90th percentile).
+        short = _answers(result, words, unit_once=True)
+        aggs = read_aggregates(result)
+        shortest = one_column_answers(_shown_answers(aggs, result), result, words)
         # A streak record begun before the period says so in the caption; a chart short of
         # room says it under its subtitle instead (``header.cut_run_text``).
         began = _run_began(result, words)
-        return [f"{answers} {began}", answers] if began else [answers]
+        forms = [f"{answers} {began}", answers, short] if began else [answers, short]
+        if shortest is not None:
+            forms.append(shortest)
+        return list(dict.fromkeys(forms))
     if summary.type == "grouped" or keyed_rows(result):
         return _groups(result, words)
     return _rows(result, words)
@@ -142,7 +152,9 @@ def _no_value(value: object) -> bool:
     return value is None or (isinstance(value, float) and value != value)
 
 
-def _answers(result: Result, words: Words) -> str:
+def _answers(result: Result, words: Words, *, unit_once: bool = False) -> str:
+    """The answers, joined; ``unit_once``: an answer followed by one in the same unit word
+    written without it ("average range = 364.56 · median range = 343.50 points")."""
     now = latest(result)
     parts = []
     aggs = read_aggregates(result)
@@ -151,11 +163,8 @@ def _answers(result: Result, words: Words) -> str:
         if nothing is not None:
             return nothing
     times = _times_of(aggs, result)
-    paired = {id(t) for t in times.values()}
-    answers = [a for a in aggs if id(a) not in paired]
-    if len(answers) > MAX_ANSWERS:  # the rows counted are in the footer: an answer first
-        answers = [a for a in answers if not (a.func == "count" and not a.args)] or answers
-    for agg in answers[:MAX_ANSWERS]:
+    shown = _shown_answers(aggs, result)
+    for at, agg in enumerate(shown):
         when = times.get(id(agg))
         if when is not None:  # "high = 25,804.25 (09:32)": the level and when it was
             value = answer_value(when, result, words)
@@ -167,8 +176,23 @@ def _answers(result: Result, words: Words) -> str:
         elif agg.func == "last" and now is not None and agg.column == now.column:
             parts.append(_now_text(result, now, answer_value(agg, result, words), words))
         else:
-            parts.append(answer_text(agg, result, words))
+            # The next answer says this one's unit word: "364.56 · … = 343.50 points".
+            own = word_unit(agg, result) if unit_once else None
+            after = shown[at + 1] if at + 1 < len(shown) else None
+            said_next = own is not None and after is not None and own == word_unit(after, result)
+            parts.append(answer_text(agg, result, words, with_word=not said_next))
     return " · ".join(parts)
+
+
+def _shown_answers(aggs: list[Aggregate], result: Result) -> list[Aggregate]:
+    """Of ``aggs``, the answers a headline says: not the time of an extreme it says beside
+    it, and of more than ``MAX_ANSWERS`` the first but a bare count (the footer says the
+    rows)."""
+    paired = {id(t) for t in _times_of(aggs, result).values()}
+    answers = [a for a in aggs if id(a) not in paired]
+    if len(answers) > MAX_ANSWERS:
+        answers = [a for a in answers if not (a.func == "count" and not a.args)] or answers
+    return answers[:MAX_ANSWERS]
 
 
 def _run_began(result: Result, words: Words) -> str:
@@ -600,7 +624,9 @@ def _extreme_text(
     if tied <= MAX_TIED_NAMED and not count_ties:
         labels = ", ".join(groups.named(i, words) for i in at)
         return words("tied", value=full[at[0]], labels=labels)
-    return _tied_many(full[at[0]], tied, words, buckets=groups.buckets is not None)
+    return _tied_many(
+        full[at[0]], tied, words, buckets=groups.buckets is not None, rows=groups.rows
+    )
 
 
 def _tied_many(

@@ -16,7 +16,15 @@ from matplotlib.ticker import MaxNLocator
 from barb.charts.answers import Aggregate, answer_text, answer_value, baseline
 from barb.charts.axes import headroom, legend, plot_axes, text_handle, value_label
 from barb.charts.bars import draw_bars
-from barb.charts.columns import axis_text, floats, row_word, timeframe, unit, zoned
+from barb.charts.columns import (
+    axis_text,
+    column_name,
+    floats,
+    row_word,
+    timeframe,
+    unit,
+    zoned,
+)
 from barb.charts.style import (
     ACCENT_LIGHT,
     ANSWER_COLORS,
@@ -105,16 +113,19 @@ def draw_histogram(
         other_counts, _ = np.histogram(other_values, bins=edges)
         ax.stairs(other_counts, edges, color=INK, linewidth=2.0)
         counts = np.maximum(counts, other_counts)
+        # Named as the axis names them: "high", "low" in a Russian chart's legend were the
+        # engine's, under an axis reading «максимум · минимум».
         handles += [
-            Patch(color=ACCENT_LIGHT, label=column),
-            Line2D([], [], color=INK, linewidth=2.0, label=other),
+            Patch(color=ACCENT_LIGHT, label=column_name(column, result, words)),
+            Line2D([], [], color=INK, linewidth=2.0, label=column_name(other, result, words)),
         ]
     for agg, color in zip(marked, ANSWER_COLORS, strict=False):
         at, label = float(agg.value), answer_text(agg, result, words)
         signed = _signed_partner(agg, aggs, result) if other is not None else None
         if signed is not None:  # max(absret) is the −3.79% day, marked where it fell
             at = float(signed.value)
-            label = words("answer", name=agg.name, value=f"|{answer_value(signed, result, words)}|")
+            name = column_name(agg.name, result, words)
+            label = words("answer", name=name, value=f"|{answer_value(signed, result, words)}|")
         ax.axvline(at, color=color, linewidth=3.2)
         handles.append(Line2D([], [], color=color, linewidth=3.2, label=label))
     for _, (at, label) in bases:

@@ -196,10 +196,7 @@ def draw_share(fig: Figure, result: Result, share: Share, words: Words = ENGLISH
         bars = _Bars(positions, values, counts, kept, faces, inside, label_pt)
         _write_counts(ax, bars, result, words)
     category_ticks(ax, labels, rotate=rotate, step=step, words=words)
-    # A share never passes 100%: the room above it is for labels, not a 120% tick.
-    lo, hi = ax.get_ylim()
-    ax.set_yticks([t for t in ax.get_yticks() if lo <= t <= min(hi, 1.0 + 1e-9)])
-    ax.set_ylim(lo, hi)
+    # A share never passes 100%: no tick above it (``axes.fix_ticks``).
     ax.yaxis.set_major_formatter(TickFormatter(words, SHARE))
     value_label(ax, words("share_per", rows=row_word(result, words), per=words.per(per)))
     legend(ax, handles, loc="upper left")

@@ -13,7 +13,14 @@ from typing import Any
 import numpy as np
 
 from barb.column_units import COUNTED_ROWS, then_rows_unit
-from barb.column_words import condition_text, described, key_after_by, plain_words, quoted
+from barb.column_words import (
+    condition_text,
+    counts_rows,
+    described,
+    key_after_by,
+    plain_words,
+    quoted,
+)
 from barb.errors import DataError, QueryError
 from barb.i18n import N_, decimal
 from barb.instruments import Instrument, load_instrument
@@ -43,7 +50,10 @@ def _metric(text: str, lang: Language, rows: str = "bars") -> str:
     except QueryError:
         return text
     words = described(expr, lang, rows)
-    names = [alias] if alias else [c for c in referenced_columns(expr) if plain_words(Column(c))]
+    # A count or share names its condition's columns itself, in words or as written: "(close,
+    # open)" after «доля дней, где закрытие > открытие» named no column of the CSV.
+    read = [] if counts_rows(expr) else referenced_columns(expr)
+    names = [alias] if alias else [c for c in read if plain_words(Column(c))]
     shown = [name for name in names if not re.search(rf"\b{re.escape(name)}\b", words)]
     return f"{words} ({', '.join(shown)})" if shown else words
 
@@ -122,11 +132,28 @@ def _period(query: Query, last: dt.date, lang: Language, calendar: str) -> str:
     label = f"{start.isoformat() if start else '…'} — {end.isoformat() if end else '…'}"
     if start is not None and start == end:  # one day: "2025-12-24 (2025-12-24 — 2025-12-24)"
         label = start.isoformat()
+    quarter = _quarter(start, end)
+    if quarter is not None:
+        # A quarter's dates do not say which quarter they are: named once, in words, with
+        # them ("Q4 2025 (2025-10-01 — 2025-12-31)"), whether written "2025-Q4",
+        # "last_quarter" or pinned to its dates; «2025-Q4 (…)» and «last_quarter (…)» put
+        # the query's token in the person's sentence.
+        return t("plan.quarter", lang, quarter=quarter, year=end.year, dates=label)
     if not (query.period or "").strip()[:1].isalpha():
         # Dates (a pinned period, "2024", "2015:") read as the dates they cover alone:
         # «2015: (2015-01-01 — …)» showed the query's token beside its own dates.
         return label
     return f"{query.period} ({label})"
+
+
+def _quarter(start: dt.date | None, end: dt.date | None) -> int | None:
+    """The quarter (1-4) ``start`` to ``end`` is exactly, whole; None for any other span."""
+    if start is None or end is None or start.day != 1 or (start.month - 1) % 3:
+        return None
+    following = dt.date(start.year + start.month // 10, (start.month + 2) % 12 + 1, 1)
+    if end != following - dt.timedelta(days=1):
+        return None
+    return (start.month - 1) // 3 + 1
 
 
 def _range(start: dt.date | None, end: dt.date | None) -> str:

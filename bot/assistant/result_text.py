@@ -13,7 +13,7 @@ as formatting.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from barb.i18n import decimal
@@ -49,7 +49,10 @@ def _escaped_start(match: re.Match[str]) -> str:
 
 def _number(value: Any, lang: Language, decimals: int | None = None) -> str:
     """A number as the person's locale writes it (``4,512.25`` / ``4 512,25``), with
-    ``decimals`` digits after the point when given (a table's column writes all alike)."""
+    ``decimals`` digits after the point when given (a table's column writes all alike);
+    no value as "—" (a streak's first row has no run: it read "None")."""
+    if value is None:
+        return "—"
     if isinstance(value, bool) or not isinstance(value, int | float):
         return str(value)
     if isinstance(value, float):
@@ -114,17 +117,20 @@ def result_lines(
     lang: Language,
     preview: Sequence[dict[str, Any]] = (),
     csv_rows: int | None = None,
+    names: Mapping[str, str] | None = None,
 ) -> list[str]:
     """The result itself, as Markdown lines: a number, named numbers, or the first rows of a
     table in a code block. ``csv_rows``: the rows the CSV holds when it was cut to fewer
-    than the table's."""
+    than the table's; ``names``: what the chart calls a column, where that is not the
+    engine's name (``QueryOutcome.names``)."""
+    names = names or {}
     kind = summary.get("type")
     if kind == "scalar":
         [name] = summary.get("columns") or ["value"]
-        return [plain(f"{name}: {_number(summary.get('value'), lang)}")]
+        return [plain(f"{names.get(name, name)}: {_number(summary.get('value'), lang)}")]
     if kind == "dict":
         return [
-            plain(f"{name}: {_number(value, lang)}")
+            plain(f"{names.get(name, name)}: {_number(value, lang)}")
             for name, value in summary.get("values", {}).items()
         ]
     columns, rows = _shown_rows(summary, preview)
@@ -134,11 +140,15 @@ def result_lines(
         return [plain(t("result_no_rows", lang))]
     if csv_rows is not None and csv_rows < total:
         head = t("result_rows_cut", lang, csv=decimal(csv_rows, lang), **values)
+    elif len(rows) >= total:
+        # Every row shown: "1 row (also in the CSV)", where "1 rows (first 1 below, all in
+        # the CSV)" and «Строк: 1 (первые 1 ниже…)» counted a first of one.
+        head = t("result_rows_all", lang, plural_of=total, **values)
     else:
         head = t("result_rows", lang, **values)
     lines = [plain(head)]
     if columns and rows:
-        lines += _code(_table(columns, rows, lang))
+        lines += _code(_table([names.get(c, c) for c in columns], rows, lang))
     return lines
 
 
@@ -153,11 +163,13 @@ def person_text(
     lang: Language,
     preview: Sequence[dict[str, Any]] = (),
     csv_rows: int | None = None,
+    names: Mapping[str, str] | None = None,
 ) -> str:
     """What ``/query`` answers (Markdown): the result, the bars it came from, the engine's
     notes under a lead-in that says they are its own (in English), and whether the data
-    are synthetic. ``preview``: the table's first rows; ``csv_rows``: see ``result_lines``."""
-    lines = result_lines(result.get("summary", {}), lang, preview, csv_rows)
+    are synthetic. ``preview``: the table's first rows; ``csv_rows``, ``names``: see
+    ``result_lines``."""
+    lines = result_lines(result.get("summary", {}), lang, preview, csv_rows, names)
     meta = result.get("metadata", {})
     if meta:
         source = t(

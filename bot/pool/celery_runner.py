@@ -18,9 +18,11 @@ The same ``QueryRunner`` contract as the in-process pool: every job ends in one
 Celery's calls block, so they run on one thread of their own: it sends the jobs, and one
 poller reads the state of every job in flight with a single ``MGET`` per tick (Celery's own
 result keys, decoded by its backend), however many chats are waiting. The data the workers
-serve (``data_meta``), and where each live worker reads it (``data_on_workers``), are read
-by a task of its own with Redis's asyncio client: never in the event loop, where a Redis
-slow or away stalled every chat.
+serve (``data_meta``) is read every ``_META_FRESH_S`` by a task of its own with Redis's
+asyncio client: never in the event loop, where a Redis slow or away stalled every chat.
+Where each live worker reads it (``data_on_workers``) is read at the moment an import is
+decided, from the workers' registry (``worker_registry``), which a worker joins before it
+takes any job: a worker started a moment before the press is counted.
 """
 
 from __future__ import annotations
@@ -44,7 +46,8 @@ from pydantic import ValidationError
 
 from barb.data.store import DataMeta
 from barb.instruments import available_instruments
-from bot.pool.data_place import DataPlace, WorkerBeat, imports_reach_workers, read_beat
+from bot.pool import worker_registry
+from bot.pool.data_place import DataPlace, WorkerBeat, imports_reach_workers
 from bot.pool.jobs import (
     QueryJob,
     QueryOutcome,
@@ -55,7 +58,6 @@ from bot.pool.jobs import (
     timeout_outcome,
 )
 from bot.pool.queue_app import (
-    HEARTBEAT_PREFIX,
     TASK_NAME,
     data_meta_key,
     hard_limit,
@@ -69,6 +71,13 @@ log = logging.getLogger(__name__)
 POLL_S = 0.05
 #: After the hard limit, how long a worker that is alive takes to report the killed child.
 _DEAD_WORKER_MARGIN_S = 3.0
+#: How long a job's worker must stay out of the registry, read after read, before the bot
+#: takes it for gone. Its entry can be past its moment while the worker lives: Redis back
+#: after more than ``HEARTBEAT_TTL_S`` away (restarted with its data kept, a replica
+#: promoted) holds every entry so until that worker's next beat, which comes within a
+#: beat and its client's connect timeout (1 s each); a plan's check given up then was
+#: shown unchecked while it computed.
+_GONE_AFTER_S = 3 * worker_registry.HEARTBEAT_S
 #: The key each runner keeps in Redis while it has jobs there (``barb.bot.<uuid>``), and how
 #: long it holds after its last job: Redis restarted without its data (no ``appendonly``)
 #: is seen by the key's absence, and the jobs that waited in their queues are sent again.
@@ -90,7 +99,10 @@ class _InFlight:
     done: asyncio.Future[tuple[str, Any]]
     #: When the poller first saw that a worker had taken it.
     started: float | None = None
-    #: Set by the poller when the worker that took it no longer says it is alive.
+    #: When the poller first read that the worker that took it is not in the registry,
+    #: in a run of such reads (None: alive at the last read, or not judged yet).
+    absent_since: float | None = None
+    #: Set by the poller once that worker has been absent ``_GONE_AFTER_S``.
     worker_gone: bool = False
 
 
@@ -127,9 +139,6 @@ class CeleryRunner:
             url, socket_timeout=_META_TIMEOUT_S, socket_connect_timeout=_META_TIMEOUT_S
         )
         self._metas: dict[str, DataMeta | None] = {}
-        #: The heartbeat of every live worker as last read; None: not read yet, or Redis
-        #: unreachable at the last read.
-        self._beats: list[WorkerBeat | None] | None = None
         self._meta_reader: asyncio.Task[None] | None = None
         # Made by the bot in its event loop (``make_runner``): read from now, so that the
         # first question already has the workers' dates.
@@ -149,17 +158,29 @@ class CeleryRunner:
         self._keep_reading_metas()
         return self._metas.get(symbol.upper())
 
-    def data_on_workers(self, symbol: str, data_dir: str | Path) -> bool:
+    async def data_on_workers(self, symbol: str, data_dir: str | Path) -> bool:
         """Whether some query of ``symbol`` may run on other data than ``data_dir``'s, the
         bot's own: a file of bars imported there would not reach it, and is refused
-        (``data_upload``). False only when every live worker of ``symbol`` said at the last
-        read that it reads that very directory (bot and workers on one machine sharing one
+        (``data_upload``). False only when every live worker of ``symbol`` says, as read now,
+        that it reads that very directory (bot and workers on one machine sharing one
         ``BARB_DATA_DIR``); a worker elsewhere, none up, or Redis unreachable: True.
 
-        Only what ``_read_metas`` last read (the event loop never waits on Redis); a worker
-        started since is seen within ``_META_FRESH_S``."""
-        self._keep_reading_metas()
-        return not imports_reach_workers(self._beats, symbol, DataPlace.of(data_dir))
+        Read now, not from the last periodic read: a worker that started elsewhere a moment
+        ago is in the registry before it takes a job, and an import pressed then would
+        never reach it. The directory's stat runs off the event loop (a slow or hung
+        filesystem stalls this one question, not every chat)."""
+        bot, beats = await asyncio.gather(
+            asyncio.to_thread(DataPlace.of, data_dir), self._live_beats()
+        )
+        return not imports_reach_workers(beats, symbol, bot)
+
+    async def _live_beats(self) -> list[WorkerBeat | None] | None:
+        """Every live worker's beat, read now; None when Redis cannot be read (then no
+        worker is taken to share the bot's data)."""
+        try:
+            return list((await worker_registry.live_beats(self._meta_client)).values())
+        except redis.RedisError:
+            return None
 
     def _keep_reading_metas(self) -> None:
         """Start ``_read_metas`` if it does not run (outside an event loop: at the first
@@ -183,10 +204,6 @@ class CeleryRunner:
                 raws = await self._meta_client.mget(keys)
             except redis.RedisError:
                 raws = []
-            try:
-                self._beats = await self._read_beats()
-            except redis.RedisError:  # unknown: no worker is taken to share the bot's data
-                self._beats = None
             for symbol, raw in zip(symbols, raws, strict=False):
                 try:
                     self._metas[symbol] = (
@@ -195,16 +212,6 @@ class CeleryRunner:
                 except ValueError:  # another release's shape
                     continue
             await asyncio.sleep(_META_FRESH_S)
-
-    async def _read_beats(self) -> list[WorkerBeat | None]:
-        """The heartbeat of every live worker: its instruments and where it reads them."""
-        keys = [
-            key async for key in self._meta_client.scan_iter(f"{HEARTBEAT_PREFIX}*", count=1000)
-        ]
-        if not keys:
-            return []
-        # A key that expired between the SCAN and the MGET is a worker gone: left out.
-        return [read_beat(raw) for raw in await self._meta_client.mget(keys) if raw is not None]
 
     async def check(self, job: QueryJob) -> QueryOutcome:
         return await self._submit(job)
@@ -367,7 +374,13 @@ class CeleryRunner:
                     continue
                 if flight.started is None:
                     flight.started = now
-                flight.worker_gone = isinstance(value, dict) and value.get("alive") is False
+                alive = value.get("alive") if isinstance(value, dict) else None
+                if alive is True:
+                    flight.absent_since = None
+                elif alive is False and flight.absent_since is None:
+                    flight.absent_since = now
+                absent = flight.absent_since
+                flight.worker_gone = absent is not None and now - absent >= _GONE_AFTER_S
             await asyncio.sleep(POLL_S)
 
     def _read_states(self, task_ids: list[str]) -> tuple[dict[str, tuple[str, Any]], float | None]:
@@ -392,19 +405,23 @@ class CeleryRunner:
         return states, lost_at
 
     def _read_heartbeats(self, states: dict[str, tuple[str, Any]]) -> None:
-        """Marks each job a worker runs with whether that worker still says it is alive
-        (``"alive"`` in its STARTED record). A worker of a release before the heartbeat
-        names no key, and is not judged."""
+        """Marks each job a worker runs with whether that worker is still in the registry
+        (``"alive"`` in its STARTED record, ``worker_registry.alive``). A worker of a release
+        before the registry names no node, and is not judged."""
         running = [
             value
             for state, value in states.values()
-            if state == STARTED and isinstance(value, dict) and value.get("heartbeat")
+            if state == STARTED and isinstance(value, dict) and value.get("node")
         ]
         if not running:
             return
-        beats = self._app.backend.client.mget([value["heartbeat"] for value in running])
-        for value, beat in zip(running, beats, strict=True):
-            value["alive"] = beat is not None
+        nodes = [str(value["node"]) for value in running]
+        try:
+            alive = worker_registry.alive(self._app.backend.client, nodes)
+        except redis.RedisError:  # unknown this tick: not judged (the results read stay)
+            return
+        for value, up in zip(running, alive, strict=True):
+            value["alive"] = up
 
     def _finished(self, job: QueryJob, task_id: str, state: str, value: Any) -> QueryOutcome:
         if state == SUCCESS:

@@ -1,7 +1,7 @@
 """Where a process reads its bars, so that the bot can tell whether a file it imports reaches
 the workers that answer its queries (``BARB_QUEUE_URL``).
 
-Each ``barb worker`` says with its heartbeat (``queue_app.heartbeat_key``) which instruments
+Each ``barb worker`` says with its heartbeat (``worker_registry``) which instruments
 it serves and where its data directory is (``WorkerBeat``). The bot imports a file sent in
 Telegram only when every live worker of that instrument reads the very directory the bot
 would import into (one machine, one ``BARB_DATA_DIR``: bot and workers there see one set of

@@ -83,6 +83,9 @@ class QueryOutcome(BaseModel):
     # The rows the file was cut from (the first 50,000 of 1,774,380); 0 when it is whole.
     csv_cut_from: int = 0
     warnings: list[str] = Field(default_factory=list)
+    # What the chart calls the result's columns in the person's language, where that is
+    # not the engine's name ("mean_range": "средний диапазон"): /query's text says them.
+    names: dict[str, str] = Field(default_factory=dict)
 
 
 def failed_outcome(error_type: str, message: str, reference: str | None = None) -> QueryOutcome:
@@ -211,8 +214,12 @@ def _run(job: QueryJob, started: float) -> QueryOutcome:
     budget = chart_budget(job, started)
     try:
         from barb.charts import chart_headline, render_answer
+        from barb.charts.columns import shown_names
+        from barb.charts.words import words_for
 
         with _chart_time_limit(budget):
+            # The chart's names for the columns, for /query's text in the same words.
+            outcome.names = shown_names(result, words_for(job.language))
             if job.chart:
                 # The headline once, for both.
                 chart = render_answer(result, language=job.language)

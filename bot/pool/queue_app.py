@@ -62,14 +62,10 @@ RESULT_EXPIRES_S = 600
 #: Past the hard limit, how long a job taken by a worker stays unacknowledged before Redis
 #: gives it to another worker: a live worker has finished (or failed) it by then.
 REDELIVERY_MARGIN_S = 3.0
-#: Each ``barb worker`` says it is alive with a key of its own that it sets every
-#: ``HEARTBEAT_S`` to expire after ``HEARTBEAT_TTL_S`` (``queue_worker``): the bot knows a
-#: check whose worker vanished (``kill -9``, a machine lost) from that key's absence,
-#: instead of waiting out the plan's whole wait for it (``celery_runner``).
-HEARTBEAT_PREFIX = "barb.worker."
-HEARTBEAT_S = 1.0
-HEARTBEAT_TTL_S = 4.0
-
+# Each ``barb worker`` says it is alive in ``worker_registry`` (its node name, scored with
+# when it counts as gone): the bot knows a check whose worker vanished (``kill -9``, a
+# machine lost) from its absence there, instead of waiting out the plan's whole wait for it
+# (``celery_runner``).
 
 #: What each worker says of the data it serves: the ``DataMeta`` of each of its
 #: instruments (first and last date, rows), set with its heartbeat, for the bot, which
@@ -82,11 +78,6 @@ DATA_META_TTL_S = 10.0
 def data_meta_key(symbol: str) -> str:
     """The key of the data the workers serve for ``symbol``: ``barb.data.NQ``."""
     return f"{DATA_META_PREFIX}{symbol.upper()}"
-
-
-def heartbeat_key(hostname: str) -> str:
-    """The key that says the worker ``hostname`` (its Celery node name) is alive."""
-    return f"{HEARTBEAT_PREFIX}{hostname}"
 
 
 class PolledRedisBackend(RedisBackend):
@@ -269,7 +260,10 @@ def _query(
     started = {
         "pid": os.getpid(),
         "hostname": request.hostname,
-        "heartbeat": heartbeat_key(request.hostname),
+        # Looked up in ``worker_registry`` by the bot while it waits for the answer: the
+        # hostname again, under a name that says this worker beats there (a worker of the
+        # release before the registry names the hostname alone, and is not judged).
+        "node": request.hostname,
     }
     task.update_state(state=STARTED, meta=started)
 

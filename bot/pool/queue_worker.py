@@ -10,7 +10,6 @@ import os
 import signal
 import socket
 import threading
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -27,16 +26,14 @@ from bot.pool.data_place import DataPlace, WorkerBeat
 from bot.pool.jobs import QueryJob, QueryOutcome, run_query_job
 from bot.pool.queue_app import (
     DATA_META_TTL_S,
-    HEARTBEAT_S,
-    HEARTBEAT_TTL_S,
     data_meta_key,
     hard_limit,
-    heartbeat_key,
     make_queue_app,
     queue_name,
     visibility_timeout,
 )
 from bot.pool.runner import DEFAULT_MEMORY_GB, memory_bytes, warm_instruments
+from bot.pool.worker_registry import HEARTBEAT_S, announce, withdraw
 
 log = logging.getLogger(__name__)
 
@@ -71,8 +68,10 @@ def serve_worker(
     # the worker's log. Failures and time limits are still logged.
     logging.getLogger("celery.app.trace").setLevel(logging.WARNING)
     signals.worker_process_init.connect(_leave_sigterm_to_parent, weak=False)
-    beat = functools.partial(_start_heartbeat, url, instruments)
-    signals.worker_ready.connect(beat, weak=False)
+    node = node_name(instruments, os.getpid())
+    # Said before Celery consumes anything: a bot deciding whether an import reaches every
+    # worker of an instrument (``data_upload``) must see this one before it can run a job.
+    _start_heartbeat(url, node, instruments)
     app = make_queue_app(url, work=work)
     # The bot sends its own limits with each job; these hold for a job that has none.
     app.conf.task_soft_time_limit = timeout_s
@@ -95,13 +94,18 @@ def serve_worker(
             f"--concurrency={concurrency}",
             f"--queues={queues}",
             f"--loglevel={loglevel}",
-            # Unique per process, so that two workers on one machine are told apart.
-            f"--hostname=barb-{'-'.join(instruments)}-{os.getpid()}@{socket.gethostname()}",
+            f"--hostname={node}",
             # Workers never talk to one another: no gossip, mingle or remote-control chatter.
             "--without-gossip",
             "--without-mingle",
         ]
     )
+
+
+def node_name(instruments: tuple[str, ...], pid: int) -> str:
+    """The Celery node name of the worker ``pid`` (its main process) on this machine:
+    unique per process, so that two workers on one machine are told apart."""
+    return f"barb-{'-'.join(instruments)}-{pid}@{socket.gethostname()}"
 
 
 def _leave_sigterm_to_parent(**_: Any) -> None:
@@ -119,35 +123,49 @@ def _leave_sigterm_to_parent(**_: Any) -> None:
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
 
 
-def _start_heartbeat(url: str, instruments: tuple[str, ...], sender: Any = None, **_: Any) -> None:
-    """Once the worker is ready (its processes forked): a thread of the main process that
-    says every ``HEARTBEAT_S`` that this worker is alive (``queue_app.heartbeat_key`` of
-    its node name, ``sender.hostname``, set to its instruments and where their directory
-    is, ``data_place.WorkerBeat``: the bot imports a file sent to it only into a directory
-    every worker of that instrument reads) and what data it serves (``data_meta_key``). Not
-    the children's: a child busy with a query, or replaced, says nothing of the worker; a
-    worker killed whole stops saying it."""
-    key = heartbeat_key(sender.hostname)
+def _start_heartbeat(url: str, node: str, instruments: tuple[str, ...]) -> None:
+    """Say now, and then every ``HEARTBEAT_S`` from a thread of the main process, that the
+    worker ``node`` is alive (``worker_registry``), which instruments it serves and where
+    their directory is (``data_place.WorkerBeat``: the bot imports a file sent to it only
+    into a directory every worker of that instrument reads), and what data it serves
+    (``data_meta_key``). Not the children's: a child busy with a query, or replaced, says
+    nothing of the worker; a worker killed whole stops saying it, one that stops takes
+    itself out (``worker_shutdown``, once its jobs are done)."""
     # Short timeouts: a Redis that does not answer delays one beat, not the next ones.
     client = redis.Redis.from_url(url, socket_timeout=1.0, socket_connect_timeout=1.0)
     settings = default_settings()
     served = tuple(symbol.upper() for symbol in instruments)
+    stopped = threading.Event()
+    # A beat under way when the worker leaves would put it back for its time to live.
+    saying = threading.Lock()
+
+    def say() -> None:
+        with saying, contextlib.suppress(redis.RedisError):  # away: the bot reads nothing
+            if stopped.is_set():
+                return
+            # Stat each beat: a directory replaced (moved, mounted anew) is another one.
+            announce(
+                client, node, WorkerBeat(instruments=served, data=DataPlace.of(settings.data_dir))
+            )
+            pipe = client.pipeline(transaction=False)
+            for symbol in instruments:
+                meta = _served_meta(data_path(symbol, settings))
+                if meta is not None:
+                    published = meta.model_dump_json()
+                    pipe.set(data_meta_key(symbol), published, px=int(DATA_META_TTL_S * 1000))
+            pipe.execute()
 
     def beat() -> None:
-        while True:
-            with contextlib.suppress(redis.RedisError):  # away: the bot reads nothing either
-                pipe = client.pipeline(transaction=False)
-                # Stat each beat: a directory replaced (moved, mounted anew) is another one.
-                said = WorkerBeat(instruments=served, data=DataPlace.of(settings.data_dir))
-                pipe.set(key, said.model_dump_json(), px=int(HEARTBEAT_TTL_S * 1000))
-                for symbol in instruments:
-                    meta = _served_meta(data_path(symbol, settings))
-                    if meta is not None:
-                        published = meta.model_dump_json()
-                        pipe.set(data_meta_key(symbol), published, px=int(DATA_META_TTL_S * 1000))
-                pipe.execute()
-            time.sleep(HEARTBEAT_S)
+        while not stopped.wait(HEARTBEAT_S):
+            say()
 
+    def leave(**_: Any) -> None:
+        stopped.set()
+        with saying, contextlib.suppress(redis.RedisError):
+            withdraw(client, node)
+
+    say()
+    signals.worker_shutdown.connect(leave, weak=False)
     threading.Thread(target=beat, name="barb-heartbeat", daemon=True).start()
 
 

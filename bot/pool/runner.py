@@ -30,11 +30,13 @@ import time
 import uuid
 from collections.abc import Callable
 from concurrent.futures.process import BrokenProcessPool
+from pathlib import Path
 from typing import Any, Protocol
 
 from pebble import ProcessExpired, ProcessPool
 from pebble.pool.process import PoolManager
 
+from barb.data.store import DataMeta
 from barb.process_memory import set_memory_ceiling
 from bot.pool.jobs import (
     QueryJob,
@@ -78,10 +80,35 @@ class QueryRunner(Protocol):
         runner that counts, holds or fails runs is not asked about checks."""
         ...
 
+    def data_meta(self, symbol: str) -> DataMeta | None:
+        """The data the queries of ``symbol`` run on, as the processes that run them say
+        it when they read another directory than the bot's (workers on other machines);
+        None when they read the bot's own (the caller reads its file there), or nobody
+        says. Called in the event loop: never waits on anything."""
+        ...
+
+    async def data_on_workers(self, symbol: str, data_dir: str | Path) -> bool:
+        """Whether some query of ``symbol`` may run on other bars than those in
+        ``data_dir`` (the bot's data directory): a file imported there would not reach
+        it, so the bot refuses it (``data_upload``)."""
+        ...
+
     async def close(self) -> None: ...
 
 
-class InlineRunner:
+class ReadsBotData:
+    """A runner whose queries run on this machine, on the bot's own data directory (the
+    workers take the bot's environment, ``_adopt``): the bot's file is the data, and an
+    import there reaches every query."""
+
+    def data_meta(self, symbol: str) -> DataMeta | None:
+        return None
+
+    async def data_on_workers(self, symbol: str, data_dir: str | Path) -> bool:
+        return False
+
+
+class InlineRunner(ReadsBotData):
     """Runs jobs in a thread of this process: for tools and tests."""
 
     async def run(self, job: QueryJob) -> QueryOutcome:
@@ -297,7 +324,7 @@ class _Pool(ProcessPool):
         self._pool_manager = _IdleDeathManager(self._context, context)
 
 
-class ProcessRunner:
+class ProcessRunner(ReadsBotData):
     """A pool of worker processes with a per-query time limit, replaced when it breaks."""
 
     def __init__(

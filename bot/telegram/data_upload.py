@@ -71,7 +71,7 @@ def expire_offers(svc: BotServices) -> None:
     _desk(svc).expire()
 
 
-def _data_on_workers(svc: BotServices, symbol: str) -> bool:
+async def _data_on_workers(svc: BotServices, symbol: str) -> bool:
     """Whether the queries of ``symbol`` may run on workers' data other than the bot's own
     directory (``CeleryRunner.data_on_workers``), which an import there never reaches: the
     admin was told "imported" and every answer after came from the workers' old bars.
@@ -79,10 +79,9 @@ def _data_on_workers(svc: BotServices, symbol: str) -> bool:
     not on others (one away, one whose stored data differs) would answer one question from
     two sets of bars. Workers on the bot's machine reading its directory see the import as
     the in-process pool does."""
-    elsewhere = getattr(svc.assistant.runner, "data_on_workers", None)
-    if elsewhere is None:  # the in-process pool reads the bot's own directory
-        return False
-    return elsewhere(symbol, svc.assistant.engine_settings.data_dir)
+    return await svc.assistant.runner.data_on_workers(
+        symbol, svc.assistant.engine_settings.data_dir
+    )
 
 
 def _import_command(file_name: str | None, symbol: str, options: str) -> str:
@@ -153,7 +152,7 @@ async def on_document(update: Update, context: ContextTypes.DEFAULT_TYPE) -> Non
             await sender.text(chat_id, _html(t("upload_refused", lang, reason=str(exc))))
             return
         symbol = caption.symbol or chat.instrument
-        if _data_on_workers(svc, symbol):  # nothing fetched, nothing staged
+        if await _data_on_workers(svc, symbol):  # nothing fetched, nothing staged
             command = _import_command(document.file_name, symbol, caption.options.command())
             await sender.text(
                 chat_id, _html(t("upload_on_workers", lang, symbol=symbol, command=command))
@@ -248,7 +247,7 @@ async def on_upload_button(update: Update, context: ContextTypes.DEFAULT_TYPE) -
                 return
             # Asked again: offered before the bot sent its queries to workers, or before a
             # worker of another machine joined.
-            if _data_on_workers(svc, offer.symbol):
+            if await _data_on_workers(svc, offer.symbol):
                 desk.discard(offer)
                 command = _import_command(offer.file_name, offer.symbol, offer.options.command())
                 text = t("upload_on_workers", lang, symbol=offer.symbol, command=command)

@@ -109,7 +109,7 @@ async def test_query_command_runs_the_same_path_without_the_model(make_assistant
     )
     [proof] = reply.proofs
     assert proof.query == {"instrument": "NQ", **COUNT_DAYS}
-    assert reply.text.startswith("count: ")
+    assert reply.text.startswith("number of days: ")  # as the chart names count()
     assert "say so" not in reply.text
     assert assistant.provider.requests == []
     bad = await assistant.query_command(ALICE, '{"select": "mean(rnage)"}')

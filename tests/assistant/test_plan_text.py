@@ -148,9 +148,10 @@ def test_russian_plans_name_columns_in_words_and_quote_the_query_s_names() -> No
         "Compute: number of days, average range, median volume (vol), average rng_pct, by weekday"
     )
     assert "Filter: range < 150" in en
-    # A condition naming a column the query made, or calling a function, stays a formula.
+    # A comparison naming a column the query made, or calling a function, stays a formula;
+    # the others beside it are in words, joined by the language's words.
     gap = {**query, "map": {"gap": "open - prev(close)"}, "where": "gap > 50 and range > 10"}
-    assert "Фильтр: gap > 50 and range > 10" in render_plan(gap, nq, last, "ru")
+    assert "Фильтр: gap > 50 и диапазон > 10" in render_plan(gap, nq, last, "ru")
     share = {"session": "RTH", "from": "daily", "select": "mean(close > open)", "where": "1 > 0"}
     assert render_plan(share, nq, last, "ru").startswith(
         "Посчитаю: доля дней, где закрытие > открытие"
@@ -222,3 +223,79 @@ def test_a_period_written_as_dates_reads_as_its_dates() -> None:
     assert period(":2015") == "Период: … — 2015-12-31"
     assert period("2020:2023") == "Период: 2020-01-01 — 2023-12-31"
     assert period("2024-03") == "Период: 2024-03-01 — 2024-03-31"
+
+
+def test_a_filter_that_calls_a_function_reads_in_words_around_the_call() -> None:
+    """«Фильтр: gap_pct > 0.5 and close > open»: one name the query made, or one call, left
+    the whole filter code, "and" and the bar columns in English, where a filter without
+    them reads «закрытие > открытие и объём > 100000». Each comparison now reads as the
+    others do: the bar columns in words where it calls nothing and names nothing else, the
+    call as written; and, or, not always in words. The count's condition reads so too."""
+    nq, last = load_instrument("NQ"), dt.date(2026, 1, 7)
+    query = {
+        "session": "RTH",
+        "from": "daily",
+        "map": {"gap_pct": "(open - prev(close)) / prev(close) * 100"},
+        "where": "gap_pct > 0.5 and close > open or not inside_day() and rsi(close, 14) < 30",
+        "select": "count(close > prev(close) and volume > 100000)",
+    }
+    words = {
+        "ru": (
+            "Фильтр: gap_pct > 0.5 и закрытие > открытие или не inside_day() и rsi(close, 14) < 30",
+            "Посчитаю: количество дней, где close > prev(close) и объём > 100000",
+        ),
+        "en": (
+            "Filter: gap_pct > 0.5 and close > open or not inside_day() and rsi(close, 14) < 30",
+            "Compute: number of days where close > prev(close) and volume > 100000",
+        ),
+    }
+    for lang, (where, count) in words.items():
+        lines = render_plan(query, nq, last, lang).splitlines()
+        assert where in lines
+        assert lines[0] == count
+    # Parenthesized where precedence needs it, in words too.
+    grouped = {**query, "where": "(gap_pct > 0.5 or range > 300) and not (close > open)"}
+    assert "Фильтр: (gap_pct > 0.5 или диапазон > 300) и не (закрытие > открытие)" in (
+        render_plan(grouped, nq, last, "ru").splitlines()
+    )
+
+
+def test_a_quarter_is_named_once_in_words_beside_its_dates() -> None:
+    """«Период: last_quarter (2025-10-01 — 2025-12-31)» put the query's token in a Russian
+    sentence, and a quarter's dates alone do not say which quarter they are. Written as
+    "2025-Q4", "last_quarter" or pinned to its dates (as the bot shows a plan), the quarter
+    is said once, in words, beside its dates; any other span reads as before."""
+    nq, last = load_instrument("NQ"), dt.date(2026, 1, 7)
+
+    def period(text: str, lang: str) -> str:
+        query = {"session": "RTH", "from": "daily", "period": text, "select": "count()"}
+        return render_plan(query, nq, last, lang).splitlines()[2]
+
+    for text in ("2025-Q4", "last_quarter", "2025-10-01:2025-12-31", "2025q4"):
+        assert period(text, "en") == "Period: Q4 2025 (2025-10-01 — 2025-12-31)"
+        assert period(text, "ru") == "Период: 4-й квартал 2025 (2025-10-01 — 2025-12-31)"
+    assert period("2024-Q1", "ru") == "Период: 1-й квартал 2024 (2024-01-01 — 2024-03-31)"
+    # Not a whole quarter: its dates, as before.
+    assert period("2025-10-01:2025-12-30", "en") == "Period: 2025-10-01 — 2025-12-30"
+    assert period("2025-11:2026-01", "en") == "Period: 2025-11-01 — 2026-01-31"
+    assert period("qtd", "en") == "Period: qtd (2026-01-01 — 2026-01-07)"
+
+
+def test_a_percentile_takes_its_ordinal_suffix() -> None:
+    """ "Compute: 1th percentile of range, 22th percentile of range": the plan (and the
+    chart's names, the same words) put "th" after every number."""
+    nq, last = load_instrument("NQ"), dt.date(2026, 1, 7)
+    query = {
+        "session": "RTH",
+        "from": "daily",
+        "select": [f"percentile(range, {p})" for p in (1, 2, 3, 11, 22, 90)],
+    }
+    assert render_plan(query, nq, last, "en").splitlines()[0] == (
+        "Compute: 1st percentile of range, 2nd percentile of range, 3rd percentile of range, "
+        "11th percentile of range, 22nd percentile of range, 90th percentile of range"
+    )
+    assert (
+        render_plan(query, nq, last, "ru")
+        .splitlines()[0]
+        .startswith("Посчитаю: 1-й перцентиль диапазона (range), 2-й перцентиль диапазона (range)")
+    )

@@ -111,7 +111,7 @@ def test_an_hour_of_every_date_draws_a_few_thousand_with_the_named_extremes(
 def test_ties_are_counted_over_every_group(sample_settings, bars_per_day, limit) -> None:
     """RTH hourly bars per date: 8 on most days, fewer on short ones. The tie the headline
     counts is of all 4,649 days, drawn or not, and cut for display or not: a spread of the
-    table had "8 bars (965 tied)" of 4,498."""
+    table had "8 bars (965 tied)" of 4,498. The groups of date() are days, and counted so."""
     settings = sample_settings.model_copy(update={"max_table_rows": limit})
     result = run(BARS_PER_DAY, settings)
     assert result.summary.rows == len(bars_per_day) > MAX_DRAWN_GROUPS
@@ -119,8 +119,8 @@ def test_ties_are_counted_over_every_group(sample_settings, bars_per_day, limit)
     tied_most, tied_least = (bars_per_day == most).sum(), (bars_per_day == least).sum()
     assert min(tied_most, tied_least) > MAX_TIED_NAMED  # counted, not named
     assert chart_headline(result) == (
-        f"number of bars: most often {most} bars ({tied_most:,} groups tied), "
-        f"least often {least} bars ({tied_least:,} groups tied)"
+        f"number of bars: most often {most} bars ({tied_most:,} days tied), "
+        f"least often {least} bars ({tied_least:,} days tied)"
     )
     fig = figure(result)
     assert dots(fig) == [least, most]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import subprocess
@@ -139,6 +140,30 @@ def test_the_command_starts_without_the_assistant_s_libraries() -> None:
     )
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
+
+
+def test_a_streak_s_first_row_reads_n_a_and_whole_runs_as_whole_numbers(run) -> None:
+    """The rows behind max(run) read "run NaN" on the data's first day (no bar before it,
+    so no run) beside runs of "1.0", "2.0": the summary says "n/a" and whole numbers. Each
+    run is checked against the closes the same table shows."""
+    query = {
+        "session": "RTH",
+        "from": "daily",
+        "map": {"run": "streak(close > prev(close))"},
+        "select": "max(run)",
+    }
+    out = run(json.dumps(query))
+    assert out.exit_code == 0, out.output
+    table = out.output.split("rows behind the number")[1].splitlines()[1:]
+    header, rows = table[0].split(), [line.split() for line in table[1:] if line.strip()]
+    closes = [float(row[header.index("close")]) for row in rows]
+    runs = [row[header.index("run")] for row in rows]
+    assert "NaN" not in out.output and runs[0] == "n/a"
+    expected, streak = [], 0
+    for before, close in itertools.pairwise(closes):
+        streak = streak + 1 if close > before else 0
+        expected.append(str(streak))
+    assert runs[1:] == expected
 
 
 MEAN_RANGE = '{"session": "RTH", "from": "daily", "select": "mean(range)"}'

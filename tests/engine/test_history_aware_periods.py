@@ -3,11 +3,15 @@ TA-Lib and DuckDB over the whole sample (bars built here from the minute file, n
 
 from __future__ import annotations
 
+import io
+
 import numpy as np
 import pandas as pd
 import pytest
 import talib
 from asking import ask
+
+from barb.export import csv_bytes
 
 pytestmark = pytest.mark.slow
 
@@ -41,6 +45,28 @@ def test_rsi_below_30_in_2024_uses_all_history(sample_settings, con) -> None:
     rsi = talib.RSI(daily["close"].to_numpy(), timeperiod=14)
     in_2024 = daily["d"].dt.year.to_numpy() == 2024
     assert result.summary.value == int(np.sum(in_2024 & (rsi < 30)))
+
+
+@pytest.mark.parametrize(
+    ("mapped", "where", "column"),
+    [({}, "rsi(close, 14) < 30", "rsi(close, 14)"), ({"rsi": "rsi(close, 14)"}, "rsi < 30", "rsi")],
+)
+def test_the_csv_of_rsi_days_lists_each_days_rsi_however_it_is_written(
+    sample_settings, con, mapped, where, column
+) -> None:
+    """ "Days with RSI below 30 in 2024": computed in the where alone, the CSV behind the
+    count listed OHLCV only, where the mapped form listed the RSI; now both list it, as
+    TA-Lib reads it over all history on the days it keeps."""
+    query = {"session": "RTH", "from": "daily", "period": "2024", "where": where}
+    result = ask({**query, "map": mapped, "select": "count()"}, sample_settings)
+    daily = _daily(con)
+    rsi = pd.Series(talib.RSI(daily["close"].to_numpy(), timeperiod=14), index=daily["d"])
+    in_2024 = rsi[(rsi.index >= pd.Timestamp("2024-01-01")) & (rsi.index < pd.Timestamp("2025"))]
+    expected = in_2024[in_2024 < 30]
+    assert result.summary.value == len(expected) > 0
+    rows = pd.read_csv(io.BytesIO(csv_bytes(result, "en")), encoding="utf-8-sig")
+    assert rows["date"].tolist() == [d.strftime("%Y-%m-%d") for d in expected.index]
+    np.testing.assert_allclose(rows[column], expected.to_numpy(), rtol=0, atol=1e-4)
 
 
 def test_rsi_values_in_a_period_match_talib_over_all_history(sample_settings, con) -> None:

@@ -464,3 +464,98 @@ def test_a_then_stage_over_a_listing_of_bars_reads_their_own_clock(engine_settin
         "those at 18:00-23:59, which come before 03:00 in ETH (18:00-17:00); if you meant "
         "before 03:00 in the session, write t >= '18:00' or t < '03:00'."
     ]
+
+
+def test_a_day_ranked_by_its_clock_as_a_number_says_midnight_and_the_form_from_the_open(
+    engine_settings, eth
+) -> None:
+    """ "The last 30 minutes of each ETH day" as place(t, 'day') <= 30 over t = hour() * 60 +
+    minute(): the number restarts at midnight, so it kept 23:30-23:59 (NQ 2024: mean volume
+    2,577.85 for the 3,164.15 of 16:30-16:59), with nothing said. The warning names the wrap
+    and the form counted from the open, which keeps pandas' last 30 bars of each date."""
+    first = {"session": "ETH", "from": "1m", "group_by": "date()"}
+    select = ["sum(volume) as v", "min(time()) as start"]
+    then = {"select": ["mean(v)", "mode(start)"]}
+
+    def run(t: str):
+        where = 'place(t, "day") <= 30'
+        query = {**first, "map": {"t": t}, "where": where, "select": select, "then": then}
+        result = execute(query, "NQ", settings=engine_settings)
+        assert result.ok, result.to_dict()
+        return result
+
+    def midnight(result) -> list[str]:
+        return [w for w in result.metadata.warnings if "at midnight" in w]
+
+    rows = eth.sort_values("timestamp").groupby("tdate").tail(30)
+    last = rows.groupby("tdate").agg(v=("volume", "sum"), start=("minute", "min"))
+    assert (last["start"] < ETH_OPEN).all()  # the last 30 bars lie after midnight
+
+    wrong = run("hour() * 60 + minute()")
+    assert wrong.summary.values == {
+        "mean_v": pytest.approx(wrong.summary.values["mean_v"]),
+        "mode_start": "23:30",
+    }
+    assert wrong.summary.values["mean_v"] != pytest.approx(last["v"].mean())
+    assert midnight(wrong) == [
+        "hour(), and t with it, falls back to 0 at midnight inside ETH (18:00-17:00, from the "
+        "evening before): place(t, 'day') orders 00:00-16:59 before 18:00-23:59, though it "
+        "comes after it, so a day's latest minute reads 23:59, not 16:59. "
+        "Count minutes from the 18:00 open instead (TIME OF DAY AS A NUMBER): "
+        "if(t >= 1080, t - 1440, t) in place of t."
+    ]
+
+    fixed = run("if(hour() >= 18, hour() * 60 + minute() - 1440, hour() * 60 + minute())")
+    assert fixed.summary.values == {
+        "mean_v": pytest.approx(last["v"].mean(), abs=0.01),  # rounded to quotable digits
+        "mode_start": clock(int(last["start"].mode().iloc[0])),
+    }
+    assert midnight(fixed) == []
+
+
+def test_a_day_ranked_by_its_clock_inside_one_calendar_day_says_nothing(engine_settings) -> None:
+    """RTH (09:30-17:00) never crosses midnight: its clock ranks as the session runs."""
+    query = {
+        "session": "RTH",
+        "from": "1m",
+        "map": {"t": "hour() * 60 + minute()"},
+        "where": 'place(t, "day") <= 30',
+        "select": "sum(volume)",
+    }
+    result = execute(query, "NQ", settings=engine_settings)
+    assert result.ok, result.to_dict()
+    assert not [w for w in result.metadata.warnings if "at midnight" in w]
+
+
+def test_two_clock_numbers_compared_say_midnight_and_the_form_gives_the_sessions_order(
+    engine_settings, eth
+) -> None:
+    """ "Is the ETH high made before the low" over t = hour() * 60 + minute(): a 18:30 high
+    read as after a 03:00 low (NQ 2024: 0.5308 where the bars' order gives 0.4808)."""
+    first = {"session": "ETH", "from": "1m", "group_by": "date()"}
+    select = ["arg_max(t, high) as hi", "arg_min(t, low) as lo"]
+    bars = eth.sort_values("timestamp").reset_index(drop=True)
+    days = bars.groupby("tdate")
+    high = bars.loc[days["high"].idxmax(), "timestamp"].to_numpy()
+    low = bars.loc[days["low"].idxmin(), "timestamp"].to_numpy()
+    clock_ = bars.loc[days["high"].idxmax(), "minute"].to_numpy()
+    wrapped = clock_ < bars.loc[days["low"].idxmin(), "minute"].to_numpy()
+    assert np.mean(wrapped) != pytest.approx(np.mean(high < low))
+
+    def run(t: str):
+        query = {**first, "map": {"t": t}, "select": select, "then": {"select": "mean(hi < lo)"}}
+        result = execute(query, "NQ", settings=engine_settings)
+        assert result.ok, result.to_dict()
+        return result, [w for w in result.metadata.warnings if "at midnight" in w]
+
+    result, said = run("hour() * 60 + minute()")
+    assert result.summary.value == pytest.approx(np.mean(wrapped), abs=1e-4)
+    assert said == [
+        "hour(), and t with it, falls back to 0 at midnight inside ETH (18:00-17:00, from the "
+        "evening before): hi < lo orders 00:00-16:59 before 18:00-23:59, though it comes "
+        "after it. Count minutes from the 18:00 open instead (TIME OF DAY AS A NUMBER): "
+        "if(t >= 1080, t - 1440, t) in place of t."
+    ]
+    result, said = run("if(hour() >= 18, hour() * 60 + minute() - 1440, hour() * 60 + minute())")
+    assert result.summary.value == pytest.approx(np.mean(high < low), abs=1e-4)
+    assert said == []

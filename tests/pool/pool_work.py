@@ -46,6 +46,8 @@ def misbehaving(job: QueryJob) -> QueryOutcome:
         query = {k: v for k, v in job.query.items() if k != "started"}
         Path(started).write_text(str(os.getpid()))
         return misbehaving(job.model_copy(update={"query": query}))
+    if job.query.get("registered"):  # whether its worker is in the registry as it runs
+        return QueryOutcome(ok=True, summary_text=json.dumps(_registered(job.query["registered"])))
     if job.query.get("describe"):
         return QueryOutcome(ok=True, summary_text=json.dumps(_describe(job.query["describe"])))
     if job.query.get("die"):
@@ -208,3 +210,19 @@ class BreaksThePoolWhenSent:
         if self.pickled > 1:
             raise RecursionError("maximum recursion depth exceeded while pickling an object")
         return (BreaksThePoolWhenSent, ())
+
+
+def _registered(instruments: list[str]) -> bool:
+    """Whether this child's worker (its parent, the worker's main process) is alive in the
+    registry now."""
+    import redis
+
+    from bot.pool.queue_worker import node_name
+    from bot.pool.worker_registry import alive
+
+    client = redis.Redis.from_url(os.environ["BARB_QUEUE_URL"])
+    try:
+        [registered] = alive(client, [node_name(tuple(instruments), os.getppid())])
+    finally:
+        client.close()
+    return registered

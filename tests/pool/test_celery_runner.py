@@ -30,6 +30,7 @@ from barb.settings import EngineSettings, default_settings
 from bot.assistant.orchestrator import Assistant, AssistantSettings, Stopped
 from bot.assistant.replies import Asker
 from bot.llm.scripted import ScriptedProvider, tool_call, turn
+from bot.pool import worker_registry
 from bot.pool.celery_runner import CeleryRunner
 from bot.pool.job_claims import (
     CLAIM_PREFIX,
@@ -1003,3 +1004,31 @@ async def test_checks_given_up_on_are_revoked_and_never_run(
         await runner.close()
     assert worker.log.read_text().count("Discarding revoked task: barb.query") == 2
     assert not queued.exists() and not sending.exists()
+
+
+async def test_a_check_waiting_while_redis_restarts_gets_its_answer(
+    persistent_redis: RedisServer, data_env: Path, workers: list, tmp_path: Path
+) -> None:
+    """Redis (its data kept, as a restart with persistence or a replica promoted leaves it)
+    away longer than a worker's beat lives while the worker computes a plan's check. Back,
+    Redis holds the check's STARTED record and the worker's entry in the registry past its
+    moment (by Redis's clock, which ran on), until the worker's next beat; the bot must not
+    take that for a worker gone and show the plan unchecked while its check computes."""
+    url = persistent_redis.url()
+    env = worker_env(url, data_env, timeout_s=30)
+    workers.append(misbehaving_worker(env, tmp_path / "worker.log", "NQ"))
+    runner = CeleryRunner(url, timeout_s=30, queue_wait_s=120, check_wait_s=120)
+    check = QueryJob(query={**COUNT, "sleep": 8.0}, chart=False, csv=False, check_only=True)
+    client = redis.Redis.from_url(url)
+    try:
+        job = asyncio.create_task(runner.check(check))
+        while not client.keys("celery-task-meta-*"):  # the worker computes it
+            await asyncio.sleep(0.05)
+        persistent_redis.stop()
+        await asyncio.sleep(worker_registry.HEARTBEAT_TTL_S + 1)  # every beat's moment past
+        persistent_redis.start()
+        outcome = await asyncio.wait_for(job, 120)
+        assert outcome.ok, outcome.summary_text  # checked: the query runs as it is
+    finally:
+        client.close()
+        await runner.close()

@@ -1,17 +1,19 @@
 """Whether a file the bot imports reaches the workers that answer its queries: only when
 every live worker of the instrument reads the bot's own data directory (same host, same
-device and inode), as each says with its heartbeat."""
+device and inode), as each says with its heartbeat (``worker_registry``)."""
 
 from __future__ import annotations
 
 import asyncio
+import threading
 from pathlib import Path
 
+import pytest
 import redis
 
 from bot.pool.celery_runner import CeleryRunner
 from bot.pool.data_place import DataPlace, WorkerBeat, imports_reach_workers, read_beat
-from bot.pool.queue_app import heartbeat_key
+from bot.pool.worker_registry import announce
 
 
 def place(directory: Path) -> DataPlace:
@@ -63,28 +65,62 @@ def test_only_the_instruments_own_workers_count_and_at_least_one_must_be_up(
     assert not imports_reach_workers([here], "NQ", DataPlace.of(tmp_path / "missing"))
 
 
-async def test_the_runner_reads_where_each_live_worker_reads_from_redis(
+async def test_the_runner_reads_where_each_live_worker_reads_at_the_moment_it_is_asked(
     redis_url: str, tmp_path: Path
 ) -> None:
+    """Each answer reflects the registry as it is when asked: a worker that says it reads
+    elsewhere refuses the next import at once. The bot read the workers every 2 s, and an
+    import pressed within 2 s of a worker elsewhere starting went ahead."""
     ours, theirs = tmp_path / "ours", tmp_path / "theirs"
     ours.mkdir()
     theirs.mkdir()
     client = redis.Redis.from_url(redis_url)
     runner = CeleryRunner(redis_url, timeout_s=20)
     try:
-        here = WorkerBeat(instruments=("NQ", "ES"), data=place(ours))
-        client.set(heartbeat_key("barb-NQ-ES-1@box"), here.model_dump_json(), px=60_000)
+        assert await runner.data_on_workers("NQ", ours)  # no worker up
+        announce(client, "barb-NQ-ES-1@box", WorkerBeat(instruments=("NQ", "ES"), data=place(ours)))
+        assert not await runner.data_on_workers("NQ", ours)
+        assert await runner.data_on_workers("NQ", theirs)
+        assert await runner.data_on_workers("CL", ours)  # no worker serves it
+        announce(client, "barb-NQ-2@box", WorkerBeat(instruments=("NQ",), data=place(theirs)))
+        assert await runner.data_on_workers("NQ", ours)
+        assert not await runner.data_on_workers("ES", ours)
+    finally:
+        await runner.close()
+        client.close()
+
+
+async def test_the_data_directory_is_read_off_the_event_loop(
+    redis_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The bot's data directory is stat'ed for each import decision: on a filesystem that
+    hangs (a network mount away) that stalled every chat of the bot while it ran in the
+    event loop. Here its stat waits until the event loop has run something else meanwhile:
+    in the loop itself it would wait for ever (here 30 s), then fail."""
+    ours = tmp_path / "ours"
+    ours.mkdir()
+    real = DataPlace.of.__func__
+    started, released = threading.Event(), threading.Event()
+    waited: list[bool] = []
+
+    def hanging(cls: type[DataPlace], data_dir: Path) -> DataPlace | None:
+        started.set()
+        waited.append(released.wait(30))
+        return real(cls, data_dir)
+
+    client = redis.Redis.from_url(redis_url)
+    runner = CeleryRunner(redis_url, timeout_s=20)
+    try:
+        announce(client, "barb-NQ-1@box", WorkerBeat(instruments=("NQ",), data=place(ours)))
+        monkeypatch.setattr(DataPlace, "of", classmethod(hanging))
+        deciding = asyncio.create_task(runner.data_on_workers("NQ", ours))
         async with asyncio.timeout(30):
-            while runner.data_on_workers("NQ", ours):
-                await asyncio.sleep(0.05)
-        assert runner.data_on_workers("NQ", theirs)
-        assert runner.data_on_workers("CL", ours)  # no worker serves it
-        there = WorkerBeat(instruments=("NQ",), data=place(theirs))
-        client.set(heartbeat_key("barb-NQ-2@box"), there.model_dump_json(), px=60_000)
-        async with asyncio.timeout(30):
-            while not runner.data_on_workers("NQ", ours):
-                await asyncio.sleep(0.05)
-        assert not runner.data_on_workers("ES", ours)
+            while not started.is_set():
+                await asyncio.sleep(0.01)
+        await asyncio.sleep(0)  # the loop runs on while the stat hangs
+        released.set()
+        assert not await deciding  # the worker reads this very directory
+        assert waited == [True]
     finally:
         await runner.close()
         client.close()

@@ -685,6 +685,19 @@ class FakeBotAPI:
         An update whose id is already pending, or below the confirmed offset, is not queued
         again: Telegram delivers each update until it is confirmed, then never again.
         """
+        update = self.prepare(update)
+        update_id = update["update_id"]
+        pending = any(u["update_id"] == update_id for u in self._pending)
+        if update_id >= self._confirmed and not pending:
+            self._pending.append(update)
+            self._pending.sort(key=lambda u: u["update_id"])
+            self._updates_pulse.fire()
+        return update_id
+
+    def prepare(self, update: dict[str, Any]) -> dict[str, Any]:
+        """A copy of ``update`` as Telegram would send it (its update_id assigned if
+        missing), its message and callback known to this fake, but not queued: for a test
+        that delivers it itself (to one replica's webhook, say)."""
         update = copy.deepcopy(update)
         update_id = update.setdefault("update_id", self._next_update_id)
         self._next_update_id = max(self._next_update_id, update_id + 1)
@@ -696,12 +709,7 @@ class FakeBotAPI:
             self._callbacks.add(query["id"])
             if query.get("message"):
                 self._remember(query["message"], keep_known=True)
-        pending = any(u["update_id"] == update_id for u in self._pending)
-        if update_id >= self._confirmed and not pending:
-            self._pending.append(update)
-            self._pending.sort(key=lambda u: u["update_id"])
-            self._updates_pulse.fire()
-        return update_id
+        return update
 
     @property
     def confirmed_offset(self) -> int:

@@ -335,7 +335,7 @@ async def test_query_rounds_once_aligns_its_table_and_speaks_the_chats_language(
     assert entities[0]["type"] == "bold" and entities[0]["offset"] == 0  # the headline
     [pre] = [e for e in entities if e["type"] == "pre"]
     table = shown[pre["offset"] : pre["offset"] + pre["length"]].split("\n")
-    assert table[0].split() == ["date", "range", "range_pct"]
+    assert table[0].split() == ["date", "диапазон", "range_pct"]  # the bars' own in words
     assert len({len(line) for line in table}) == 1  # aligned: every line as wide
     for line, (date, row) in zip(table[1:], widest.iterrows(), strict=True):
         assert line.split() == [
@@ -349,6 +349,65 @@ async def test_query_rounds_once_aligns_its_table_and_speaks_the_chats_language(
     assert any(re.match(r"По \d+ барам NQ \(недельные, RTH\)", line) for line in lines)
     notes = lines.index("Примечания движка (на английском):")
     assert lines[notes + 1].startswith("⚠ 2 weekly bars cut")
+
+
+async def test_query_names_columns_in_the_chats_words_and_an_empty_cell_plainly(
+    fake_telegram: FakeBotAPI, db_url: str
+) -> None:
+    """/query in Russian headed its numbers with the engine's names ("mean_range: 364,56",
+    a table under "dayname  mean_range") where the chart says «средний диапазон», «день
+    недели»; a streak's first row, which has no bar before it, read "None"; a table of one
+    row read «Строк: 1 (первые 1 ниже, все — в CSV)»."""
+    fake = fake_telegram
+    days = rth_days("NQ")
+    days["range"] = days["high"] - days["low"]
+    weekdays = pd.to_datetime(days.index).dayofweek
+    by_day = days.groupby(weekdays)["range"].mean()
+    answers = {**MEAN_RANGE_2024, "select": ["mean(range)", "count()"]}
+    grouped = {**MEAN_RANGE_2024, "group_by": "dayname()"}
+    first = rth_days("NQ", 2008).index[0]
+    runs = {
+        "session": "RTH",
+        "from": "daily",
+        "period": "2008-01",
+        "map": {"run": "streak(close > prev(close))"},
+        "select": ["date()", "run"],
+    }
+    widest = {**MEAN_RANGE_2024, "select": ["date()", "range"], "sort": "range desc", "limit": 1}
+    async with barb_bot(fake, db_url):
+        for number, query in enumerate((answers, grouped, runs, widest), start=1):
+            fake.inject(
+                fake.message_update(
+                    chat_id=ALICE,
+                    user_id=ALICE,
+                    text=f"/query {json.dumps(query)}",
+                    language_code="ru",
+                )
+            )
+            await fake.wait_for("sendDocument", number, chat_id=ALICE)
+
+    said, by_weekday, streak, top = (r.result for r in fake.requests if r.method == "sendPhoto")
+    lines = said["caption"].split("\n")
+    assert f"средний диапазон: {two_places(days['range'].mean(), comma=True)}" in lines
+    assert f"количество дней: {len(days)}" in lines
+    assert "mean_range" not in said["caption"] and "count:" not in said["caption"]
+
+    def table(caption: dict) -> list[str]:
+        [pre] = [e for e in caption["caption_entities"] if e["type"] == "pre"]
+        return caption["caption"][pre["offset"] : pre["offset"] + pre["length"]].split("\n")
+
+    rows = table(by_weekday)
+    # Every row shown, counted in the number's form: «Строк: 1 (первые 1 ниже, все — в
+    # CSV)» counted a first of one.
+    assert "5 строк (все ниже и в CSV):" in by_weekday["caption"].split("\n")
+    assert "1 строка (она же в CSV):" in top["caption"].split("\n")
+    assert table(top)[1].split()[-1] == two_places(days["range"].max(), comma=True)
+    assert rows[0].split() == ["день", "недели", "средний", "диапазон"]
+    for line, (_, mean) in zip(rows[1:], by_day.items(), strict=True):
+        assert line.split()[-1] == two_places(mean, comma=True)
+    rows = table(streak)
+    assert rows[1].split() == [first, "—"]  # no run before the data's first bar
+    assert rows[2].split()[-1] in ("0", "1")
 
 
 LONG_ANSWER = "\n\n".join(

@@ -301,7 +301,7 @@ async def test_commands(fake_telegram: FakeBotAPI, db_url: str) -> None:
         # The caption: the headline, then the result as /query words it.
         headline, result = photo.result["caption"].split("\n\n", 1)
         assert headline.startswith("number of days = ") and not headline.endswith(" days")
-        assert result.startswith("count: ")
+        assert result.startswith("number of days: ")
 
         bad = await ask_and_get_plan(fake, ALICE, ALICE, "/query {nope")
         assert "not valid JSON" in bad["text"]

@@ -83,7 +83,7 @@ async def test_query_reads_as_a_person_reads_it_with_smart_quotes(
         [answer] = await fake.wait_said(1, chat_id=ALICE)  # the chart, captioned
         headline, shown = answer["text"].split("\n\n", 1)  # the chart's headline first
         assert headline == f"number of days = {rth_days('NQ'):,}"
-        assert shown.splitlines()[0] == f"count: {rth_days('NQ'):,}"
+        assert shown.splitlines()[0] == f"number of days: {rth_days('NQ'):,}"
         assert keyboard_data(answer) == []  # the person typed the query: no Query button
         assert "Synthetic sample data" in shown
         for leak in MODEL_FACING:
@@ -239,7 +239,8 @@ async def test_query_answers_in_russian_for_a_russian_speaker(
         lines = shown.splitlines()
         assert lines[0].startswith(f"Строк: {rth_days('NQ', 2024)} ") and "в CSV" in lines[0]
         # The table in a <pre> block of its own, its columns aligned.
-        assert lines[2].split() == ["date", "open", "high", "low", "close"]
+        # The bars' columns as the chart names them, in Russian.
+        assert lines[2].split() == ["date", "открытие", "максимум", "минимум", "закрытие"]
         assert lines[3].startswith("2024-01-02")
         entities = answer.get("caption_entities") or answer.get("entities") or []
         assert any(e["type"] == "pre" for e in entities)

@@ -22,7 +22,7 @@ COUNT = f"/query {COUNT_QUERY}"
 def count_answer() -> str:
     """The answer computed in this process, to compare with what the worker sent."""
     value = execute(json.loads(COUNT_QUERY), "NQ").summary.value
-    return f"count: {value:,}"  # as a person reads it
+    return f"number of days: {value:,}"  # as a person reads it (the chart's words)
 
 
 DEEP = '/query {"select": ' + "[" * 500 + '"close"' + "]" * 500 + "}"

@@ -157,6 +157,64 @@ async def test_a_file_sent_to_a_bot_whose_workers_hold_the_data_is_refused_with_
         worker.stop()
 
 
+async def test_import_pressed_as_a_worker_elsewhere_starts_is_refused(
+    fake_telegram: FakeBotAPI, db_url: str, redis_url: str, tmp_path: Path
+) -> None:
+    """The file was offered while the only worker shared the bot's data directory; then a
+    worker reading its own directory started on another machine, and Import was pressed at
+    once. The bot read the workers every 2 s: within those 2 s the import went ahead, and
+    that worker answered from its own bars. Now the worker is in the registry before it
+    takes a job and the press reads it: refused, nothing imported. (How long the press
+    takes to reach the decision varies, so this alone does not tell a read made when asked
+    from one 2 s old: ``test_data_place``'s runner test does; this is the whole path.)"""
+    fake = fake_telegram
+    shared = tmp_path / "shared"
+    minutes = small_bars()
+    served = DataMeta(
+        instrument="NQ",
+        timezone="America/New_York",
+        source="imported",
+        description="the bars before the upload",
+        first_date=dt.date(2024, 3, 4),
+        last_date=dt.date(2024, 3, 15),
+        rows=len(minutes),
+    )
+    write_bars(minutes, served, data_path("NQ", EngineSettings(data_dir=shared)))
+    here = barb_worker(worker_env(redis_url, shared, timeout_s=20), tmp_path / "here.log", "NQ")
+    elsewhere = tmp_path / "elsewhere"  # another machine's directory
+    elsewhere.mkdir()
+    bot_data = EngineSettings(data_dir=shared)
+    runner = CeleryRunner(redis_url, timeout_s=20)
+    csv = bf.plain_csv(tmp_path / "x.csv", bf.week_of_bars())
+    there: WorkerProcess | None = None
+    try:
+        async with barb_bot(fake, db_url, runner=runner, engine_settings=bot_data, admins={ALICE}):
+            fake.inject(
+                fake.document_update(
+                    chat_id=ALICE,
+                    user_id=ALICE,
+                    content=csv.read_bytes(),
+                    file_name="nq week.csv",
+                    caption="NQ --timezone America/New_York",
+                )
+            )
+            [offer] = await fake.wait_for("sendMessage", chat_id=ALICE)
+            assert keyboard_data(offer.result), offer.result["text"]  # offered: one machine
+            env = worker_env(redis_url, elsewhere, timeout_s=20)
+            there = barb_worker(env, tmp_path / "there.log", "NQ")  # up, ready for jobs
+            await press(fake, ALICE, ALICE, offer.result, keyboard_data(offer.result)[0])
+            [_, refused] = await fake.wait_for("sendMessage", 2, chat_id=ALICE)
+    finally:
+        for worker in (here, there):
+            if worker is not None:
+                worker.kill()
+                worker.stop()
+    command = "barb data import 'nq week.csv' -i NQ --timezone America/New_York"
+    said = t("upload_on_workers", "en", symbol="NQ", command=command)
+    assert refused.result["text"] == said.replace("`", "")
+    assert read_meta(data_path("NQ", bot_data)).description == "the bars before the upload"
+
+
 async def test_a_file_sent_to_a_bot_whose_workers_read_its_own_data_dir_is_imported(
     fake_telegram: FakeBotAPI, db_url: str, redis_url: str, tmp_path: Path
 ) -> None:
@@ -199,7 +257,7 @@ async def test_a_file_sent_to_a_bot_whose_workers_read_its_own_data_dir_is_impor
 
     try:
         async with barb_bot(fake, db_url, runner=runner, engine_settings=bot_data, admins={ALICE}):
-            while runner.data_on_workers("NQ", bot_data.data_dir):  # the first beats read
+            while await runner.data_on_workers("NQ", bot_data.data_dir):  # the worker is up
                 await asyncio.sleep(0.05)
             # The worker answers from the old bars (and has them mapped) before the upload.
             assert (await query(days, 1)).splitlines()[0] == "number of days = 10"

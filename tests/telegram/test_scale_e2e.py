@@ -15,6 +15,7 @@ import pandas as pd
 import pytest
 from fake_bot_api import FakeBotAPI
 from scale_cluster import (
+    SECRET,
     Cluster,
     ask,
     charts,
@@ -31,6 +32,7 @@ from servers.postgres import PostgresServer, running_postgres
 from barb.data.store import read_meta
 from barb.i18n import day
 from barb.settings import EngineSettings
+from bot.telegram.intake import WEBHOOK_PATH
 from bot.texts import t
 
 pytestmark = pytest.mark.scale
@@ -335,3 +337,51 @@ async def test_postgresql_away_briefly_the_replicas_recover_nothing_lost_or_twic
         assert answers_question(charts(fake, a)[0]["caption"], tag(a))
         assert answers_question(charts(fake, b)[0]["caption"], tag(b, 2))
         assert len(texts(fake, a)) == 2 and len(texts(fake, b)) == 3  # nothing twice
+
+
+async def _post_to(replica_port: str, update: dict) -> int:
+    """Deliver ``update`` to one replica's webhook directly, as Telegram's retry of a
+    delivery that HAProxy routed while the ring changed would."""
+    import httpx
+
+    async with httpx.AsyncClient(timeout=30) as client:
+        response = await client.post(
+            f"http://127.0.0.1:{replica_port}/{WEBHOOK_PATH}",
+            json=update,
+            headers={"X-Telegram-Bot-Api-Secret-Token": SECRET},
+        )
+    return response.status_code
+
+
+async def test_a_plan_made_on_one_replica_pressed_on_both_at_once_runs_once(
+    cluster: Cluster,
+) -> None:
+    """A double tap on Run, one press reaching each replica at the same moment (HAProxy
+    moved the chat between them: a replica marked down a moment, a rolling restart): the
+    plan was made and stored by one replica, both read it from PostgreSQL. The query runs
+    once on the workers, the person gets one chart, and the plan says Done once."""
+    fake = cluster.fake
+    chat = CHATS[0]
+    await ask_everyone(cluster, [chat], "average range by weekday?")
+    [plan] = plans(fake, chat)
+    received = sum(w.log.read_text().count("Task barb.query[") for w in cluster.workers)
+    data = run_button(plan)
+    assert data is not None
+    presses = [
+        fake.prepare(
+            fake.callback_update(
+                chat_id=chat, user_id=chat, message_id=plan["message_id"], data=data
+            )
+        )
+        for _ in cluster.replicas
+    ]
+    ports = [replica.env["BARB_WEBHOOK_PORT"] for replica in cluster.replicas]
+    statuses = await asyncio.gather(*map(_post_to, ports, presses))
+    assert statuses == [200, 200]
+    await cluster.wait_until(
+        lambda: charts(fake, chat) and plan_status(fake, chat, plan) == "⏵ Done.", "the answer"
+    )
+    await cluster.settled()
+    assert_conversation(cluster, chat)  # one chart, nothing twice
+    runs = sum(w.log.read_text().count("Task barb.query[") for w in cluster.workers) - received
+    assert runs == 1, [w.log.read_text()[-2000:] for w in cluster.workers]

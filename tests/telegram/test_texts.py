@@ -33,6 +33,8 @@ DOMAINS = {
 SAME_IN_RUSSIAN = {
     ("bot", "forget_one_button"),
     ("barb", "answer"),
+    # "range: average 364.56 · median 343.50 points": a column's name before its answers.
+    ("barb", "answers_of"),
     # ▲ and ▼ for highest and lowest: a headline's short form, the same in every language.
     ("barb", "highest_lowest_marks"),
     ("barb", "highest_lowest_short"),
@@ -66,7 +68,16 @@ NAMES = {
 }
 NAMES |= {"open", "high", "low", "close", "OHLC", "volume"}
 #: Vendors whose file layouts Barb imports.
-NAMES |= {"Sierra", "Chart", "TradingView", "NinjaTrader", "Kibot", "Databento"}
+NAMES |= {
+    "Sierra",
+    "Chart",
+    "TradingView",
+    "NinjaTrader",
+    "MetaTrader",
+    "TradeStation",
+    "Kibot",
+    "Databento",
+}
 NAMES |= {"Interactive", "Brokers", "TWS", "API"}
 #: Formats and standards an import refusal names: Parquet files, UTF-8 text, IANA zones.
 NAMES |= {"Parquet", "UTF", "IANA"}
