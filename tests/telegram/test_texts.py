@@ -87,7 +87,7 @@ NAMES |= {"Parquet", "UTF", "IANA"}
 # codes, and the CLDR plural categories that name a word's forms
 # (one=пункт|few=пункта|many=пунктов).
 _VERBATIM = re.compile(
-    r"\{[^}]*\}|/\w+|--\w+|`[^`]*`|«[^»]*»|<[^>]*>|%[a-zA-Z]|\b(?:zero|one|two|few|many|other)="
+    r"\{[^}]*\}|/\w+|--[\w-]+|`[^`]*`|«[^»]*»|<[^>]*>|%[a-zA-Z]|\b(?:zero|one|two|few|many|other)="
 )
 
 
