@@ -316,7 +316,7 @@ def _plan(query: Query, dataset: Dataset, settings: EngineSettings) -> Plan:
         then = _plan_then(query.then, first, columns, errors, settings, dataset.instrument)
     errors += _daily_off_intraday(first, tf)
     raise_collected(_follows_a_failed_join(errors))
-    check_volumes(dataset, first)
+    check_volumes(dataset, first, period)
     warnings += _fractional_percentiles(first, then)
     joined = {j.dataset.instrument.symbol for j in instruments}
     warnings += _windows_at_another_open(query.session, dataset, settings, joined, first, then)
@@ -642,24 +642,69 @@ def _computes_volume(first: StagePlan) -> bool:
     )
 
 
-def check_volumes(dataset: Dataset, first: StagePlan) -> None:
+def check_volumes(dataset: Dataset, first: StagePlan, period: Period | None = None) -> None:
     """A question of volume on data imported without it (a file with no volume column,
     stored with volume 0 on every bar) is refused: "mean(volume)" answered 0, with no word
-    that the data holds no volumes. Only imported data is looked at, once per data file."""
+    that the data holds no volumes. So is one over the dates of such data that a file with
+    volumes was added to before the mix was refused: their zeros were averaged in without
+    a word. Only imported data is looked at, once per data file."""
     if dataset.meta.source != "imported" or not _computes_volume(first):
         return
     volume = dataset.bars.frame["volume"]
-    if dataset.derived("has_volume", lambda: bool(volume.to_numpy().any())):
-        return
     meta = dataset.meta
+    if not dataset.derived("has_volume", lambda: bool(volume.to_numpy().any())):
+        raise NoData(
+            f"{dataset.instrument.symbol} data holds no volumes: it was imported from "
+            f"{meta.source_file or 'a file'} without a volume column, and every bar's volume "
+            "is stored as 0, so volume cannot be answered from it.",
+            step="select",
+            hint="Answer from prices only and say that the data has no volumes; a file with a "
+            "volume column, imported with --replace, brings them.",
+        )
+    silent = dataset.derived("dates_without_volume", lambda: _dates_without_volume(dataset))
+    inside = _within_period(silent, period, dataset)
+    if inside.size == 0:
+        return
+    days = [str(pd.Timestamp(d).date()) for d in inside]
+    named = ", ".join(days[:5]) + (f" … {days[-1]}" if len(days) > 5 else "")
     raise NoData(
-        f"{dataset.instrument.symbol} data holds no volumes: it was imported from "
-        f"{meta.source_file or 'a file'} without a volume column, and every bar's volume is "
-        "stored as 0, so volume cannot be answered from it.",
+        f"{dataset.instrument.symbol} data holds no volumes on {len(days)} trading "
+        f"date{'s' if len(days) > 1 else ''} of the period ({named}): they were imported "
+        "without a volume column and stored as 0, so a volume statistic over them would "
+        "count them as bars without trades.",
         step="select",
-        hint="Answer from prices only and say that the data has no volumes; a file with a "
-        "volume column, imported with --replace, brings them.",
+        hint="Ask again over a period without those dates and say that they have no volumes.",
     )
+
+
+def _dates_without_volume(dataset: Dataset) -> np.ndarray:
+    """The trading dates (datetime64[ns]) whose every bar has volume 0."""
+    frame = dataset.bars.frame
+    traded = frame["volume"].to_numpy() != 0
+    dates = frame["trading_date"].to_numpy()
+    starts = np.flatnonzero(np.r_[True, dates[1:] != dates[:-1]])
+    any_traded = np.maximum.reduceat(traded.astype(np.int8), starts) if len(dates) else []
+    return dates[starts][np.asarray(any_traded) == 0]
+
+
+def _within_period(dates: np.ndarray, period: Period | None, dataset: Dataset) -> np.ndarray:
+    """``dates`` the period may reach: from ``start`` to ``end``; a last-N-bars period
+    as its last N trading dates (N bars of any timeframe span at most N dates back, or N
+    whole calendar units: then every date up to ``end``)."""
+    if period is None:
+        return dates
+    keep = np.ones(dates.size, dtype=bool)
+    if period.end is not None:
+        keep &= dates <= np.datetime64(period.end, "ns")
+    if period.start is not None:
+        keep &= dates >= np.datetime64(period.start, "ns")
+    elif period.bars is not None and period.unit is None:
+        all_dates = dataset.trading_dates()
+        if period.end is not None:
+            all_dates = all_dates[all_dates <= np.datetime64(period.end, "ns")]
+        if all_dates.size > period.bars:
+            keep &= dates >= all_dates[-period.bars]
+    return dates[keep]
 
 
 def _bar_columns_read(first: StagePlan) -> set[str]:

@@ -405,7 +405,9 @@ class DataUploads:
         symbol = checked.instrument.symbol
         target = data_path(symbol, self.settings)
         if not target.exists():
-            return "replace", "", ""
+            # Nothing stored to compare with: the file is held to the instrument's known
+            # level (refused far from it unless the caption says --any-level).
+            return "replace", "", plan_write(checked, self.settings, "replace").note
         try:
             current = read_meta(target)
         except DamagedData:

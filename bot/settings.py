@@ -96,6 +96,13 @@ class BotSettings(BaseSettings):
     allowed_chats: IdList = frozenset()
     admins: IdList = frozenset()
     questions_per_minute: int = Field(default=6, ge=1)
+    split_window_s: float = Field(
+        default=1.5,
+        ge=0,
+        description="A long message (2048+ characters) waits this long for the parts Telegram's "
+        "apps split a message over 4096 characters into; the parts are asked as one question "
+        "(bot.telegram.split_questions). 0: every message asked on its own",
+    )
     queries_per_minute: int = Field(
         default=20, ge=1, description="/query runs per person per minute (no model, no tokens)"
     )

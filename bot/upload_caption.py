@@ -38,7 +38,9 @@ OPTIONS = {
     "--format": "fmt",
     "--columns": "columns",
 }
-FLAGS = {name: flag for flag, name in reversed(OPTIONS.items())}  # "fmt" -> "--format"
+#: The caption's options that take no value, and the ``check_file`` argument each sets True.
+SWITCHES = {"--any-level": "any_level"}
+FLAGS = {name: flag for flag, name in reversed((OPTIONS | SWITCHES).items())}  # "fmt" -> "--format"
 #: ``--stamp``'s values and what each makes of the file's times.
 STAMPS = {"open": N_("upload_option_stamp_open"), "close": N_("upload_option_stamp_close")}
 #: ``--date-order``'s values and what each makes of the file's dates.
@@ -69,15 +71,18 @@ class UploadOptions(BaseModel):
     date_order: DateOrder | None = None
     fmt: str | None = None
     columns: str | None = None
+    any_level: bool | None = None  # None when not given, so ``arguments`` leaves it out
 
-    def arguments(self) -> dict[str, str]:
+    def arguments(self) -> dict[str, str | bool]:
         """The ``check_file`` keyword arguments that are set: ``{"timezone": "Asia/Dubai"}``."""
         return self.model_dump(exclude_none=True)
 
     def command(self) -> str:
         """As written on the command line: ``--timezone Asia/Dubai --interval 5m``."""
         return shlex.join(
-            part for name, value in self.arguments().items() for part in (FLAGS[name], value)
+            part
+            for name, value in self.arguments().items()
+            for part in ((FLAGS[name],) if value is True else (FLAGS[name], str(value)))
         )
 
     def described(self, lang: str) -> str:
@@ -96,6 +101,8 @@ class UploadOptions(BaseModel):
             parts.append(t("upload_option_format", lang, format=self.fmt))
         if self.columns:
             parts.append(t("upload_option_columns", lang, columns=self.columns))
+        if self.any_level:
+            parts.append(t("upload_option_any_level", lang))
         return ", ".join(parts)
 
 
@@ -132,9 +139,16 @@ def read_caption(caption: str | None, symbols: set[str], lang: str) -> Caption:
                 named = word
             continue
         flag, has_value, value = token.partition("=")
+        if flag in SWITCHES and not has_value:
+            if SWITCHES[flag] in given:
+                raise CaptionError(t("upload_caption_twice", lang, option=flag))
+            given[SWITCHES[flag]] = "true"
+            continue
         name = OPTIONS.get(flag)
         if name is None:
-            known = ", ".join(f for f, n in OPTIONS.items() if f.startswith("--") and n != "symbol")
+            known = ", ".join(
+                f for f, n in (OPTIONS | SWITCHES).items() if f.startswith("--") and n != "symbol"
+            )
             raise CaptionError(t("upload_caption_unknown", lang, option=flag, known=known))
         if name in given:
             raise CaptionError(t("upload_caption_twice", lang, option=flag))

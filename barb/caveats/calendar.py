@@ -22,7 +22,7 @@ from barb.errors import BarbError, DataError
 from barb.events.names import resolve_event
 from barb.events.rules import OPTIONS_CALENDAR, closure_name, early_close_days, us_market_closed
 from barb.events.schedule import join_arrays
-from barb.frames import last_weekday_of_period, period_start, take_rows
+from barb.frames import last_weekday_of_period, masked_values, period_start, take_rows
 from barb.instruments import format_clock
 from barb.lineage import conjuncts, nodes, through_map
 from barb.period_rows import Scope, StartCut, data_start_cut
@@ -106,7 +106,7 @@ def holiday_shift(
         return None
     if "trading_date" not in kept.columns:
         return None
-    drop = np.isin(kept["trading_date"].to_numpy().astype("datetime64[D]"), closed)
+    drop = _on_days(kept["trading_date"].to_numpy().astype("datetime64[D]"), closed)
     picked = [
         item
         for item in stage.select
@@ -120,7 +120,11 @@ def holiday_shift(
     # Read in place: the stage's rows carry a fresh RangeIndex (``take_rows``) already.
     plain = isinstance(kept.index, pd.RangeIndex) and kept.index.equals(pd.RangeIndex(len(kept)))
     before = dataclasses.replace(ctx, frame=kept if plain else kept.reset_index(drop=True), **quiet)
-    after = dataclasses.replace(ctx, frame=take_rows(kept, ~drop), **quiet) if drop.any() else None
+    after = (
+        dataclasses.replace(ctx, frame=_rows_read(kept, ~drop, items, by), **quiet)
+        if drop.any()
+        else None
+    )
     shown = shown or {}
     most, ends = 0.0, []
     try:
@@ -148,6 +152,39 @@ def holiday_shift(
     except BarbError:
         return None
     return HolidayShift(most, ends)
+
+
+def _on_days(days: np.ndarray, closed: np.ndarray) -> np.ndarray:
+    """Which of ``days`` are among the sorted, distinct ``closed``: a binary search in the
+    few closed days, where np.isin sorts the thousands of rows' days too."""
+    if not len(closed):
+        return np.zeros(len(days), dtype=bool)
+    found = np.searchsorted(closed, days).clip(max=len(closed) - 1)
+    return closed[found] == days
+
+
+def _rows_read(
+    kept: pd.DataFrame, mask: np.ndarray, exprs: list[ast.Expr], by: list[str] | None
+) -> pd.DataFrame:
+    """The ``kept`` rows where ``mask`` holds, of the columns ``exprs`` and the group keys
+    ``by`` read when that is all they read (aggregates of columns and their arithmetic:
+    mean(range), sum(close - open)): the other columns of a weekday question's days are
+    never read, and taking them cost more than the statistic. Every column otherwise (a
+    function may read a column it does not name: dayname() the trading date)."""
+    names = list(by or [])
+    for expr in exprs:
+        for node in ast.walk(expr):
+            if isinstance(node, ast.Column):
+                names.append(node.name)
+            elif isinstance(node, ast.Call) and is_aggregate_call(node):
+                continue
+            elif not isinstance(node, (ast.Binary, ast.Unary, *ast.LITERAL_TYPES)):
+                return take_rows(kept, mask)
+    names = list(dict.fromkeys(names))
+    if not names or not all(name in kept.columns for name in names):
+        return take_rows(kept, mask)  # the evaluation says which is missing, as before
+    rows = np.flatnonzero(mask)
+    return pd.DataFrame({name: masked_values(kept[name], rows) for name in names}, copy=False)
 
 
 def _numbers(values: pd.Series) -> np.ndarray:

@@ -42,6 +42,7 @@ from barb.column_units import (
     column_unit,
 )
 from barb.errors import BarbError
+from barb.frames import masked_values
 from barb.instruments import format_clock
 from barb.lineage import nodes, through_map
 from barb.period_rows import Scope
@@ -583,7 +584,7 @@ def _on_full_days(
         again = ctx.on_daily_bars(full)
     except BarbError:
         return None
-    days = again.frame.copy()
+    days = again.frame.copy(deep=False)  # a frame of its own already: columns added to it
     period = _period_rows(plan, days["trading_date"].to_numpy(), scope)
     again = dataclasses.replace(again, frame=days, period=period, period_unit=ctx.period_unit)
     for name, expr in made:
@@ -598,7 +599,11 @@ def _on_full_days(
     if not (held[at] == dates).all():
         return None
     found = [name for name in wanted if name in days.columns]
-    return days[found].iloc[at].reset_index(drop=True)
+    if not found:
+        return days[found].iloc[at].reset_index(drop=True)
+    # Column by column at the kept dates: a frame of the columns first, then of their rows,
+    # then a fresh index, cost three copies of every column.
+    return pd.DataFrame({name: masked_values(days[name], at) for name in found}, copy=False)
 
 
 def _period_rows(plan: Plan, dates: np.ndarray, scope: Scope | None) -> np.ndarray | None:

@@ -428,9 +428,14 @@ class _Groups:
         rows, args = answer.rows, answer.samples.get(expr)
         if not rows.grouped or not args or not isinstance(args[0], pd.Series):
             return None
-        values = pd.to_numeric(pd.Series(answer.value), errors="coerce")
         median = expr.name.lower() == "median"
-        values_ = values.to_numpy(dtype=np.float64)
+        value = answer.value
+        numbers = isinstance(value, pd.Series) and isinstance(value.dtype, np.dtype)
+        if numbers and value.dtype.kind in "iuf":  # what to_numeric would give back as it is
+            values_ = value.to_numpy(dtype=np.float64)
+        else:
+            values = pd.to_numeric(pd.Series(value), errors="coerce")
+            values_ = values.to_numpy(dtype=np.float64)
         # Overlapping windows ahead are counted by their own rule (one window at a time).
         stretches = blocks if blocks in BLOCKS and windows is None else None
         return cls(values_, args[0], rows, median, windows, stretches, blocks)

@@ -49,7 +49,7 @@ from barb.column_units import (
     column_units,
     first_map_unit,
 )
-from barb.frames import Dataset
+from barb.frames import Dataset, equality_values
 from barb.lineage import MAX_DEPTH, nodes, through_map
 from barb.planning import HIDDEN, Plan, SelectItem, StagePlan
 from barb.script import ast
@@ -706,7 +706,7 @@ def _whole_groups(
     to 12 days: the fair share had left NQ's RSI(2) trades of 1-4 days out, and the last
     12 months' "pnl runs -1,062.50–-269.50" read as every trade lost, where 7 of 13 won."""
     if len(by) == 1 and len(index):
-        keys = frame[by[0]].to_numpy()
+        keys = equality_values(frame[by[0]])
         changes = int(np.count_nonzero(keys[1:] != keys[:-1])) + 1 if len(keys) else 0
         if changes == len(index):  # every group one run of rows
             return (
@@ -722,7 +722,11 @@ def _fair_groups(sizes: pd.Series) -> np.ndarray:
     least half as many as the largest. Weekdays hold about 52 days each of the last 12
     months; of yearly groups the year before holds a week or two, whose value is no year's
     ("runs 157.25–206.54 across the groups", 157.25 one week's range)."""
-    counts = np.asarray(sizes, dtype=np.float64)
+    counts = (
+        sizes.to_numpy(dtype=np.float64)
+        if isinstance(sizes, pd.Series)
+        else np.asarray(sizes, dtype=np.float64)
+    )
     return counts >= FAIR_SHARE * counts.max() if len(counts) else counts.astype(bool)
 
 

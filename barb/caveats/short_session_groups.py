@@ -31,6 +31,7 @@ from barb.caveats.short_sessions import (
     same_hours,
 )
 from barb.events.rules import us_market_closed
+from barb.frames import equality_values
 from barb.planning import Plan
 from barb.short_days import close_clock, day_edges, short_days
 from barb.summary_text import either_text, group_name, listed_text
@@ -137,7 +138,7 @@ def _some_group_mostly(kept: pd.DataFrame, keys: list[str], short: np.ndarray) -
     keys, or keys with empty values): the groupby decides."""
     if len(keys) != 1:
         return True
-    values = kept[keys[0]].to_numpy()
+    values = equality_values(kept[keys[0]])
     try:
         found, counts = np.unique(values[short], return_counts=True)
     except TypeError:  # keys of mixed kinds (text and empty) do not sort

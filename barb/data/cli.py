@@ -113,6 +113,12 @@ def sample(symbols: tuple[str, ...], force: bool) -> None:
     help="Name the columns of any other layout: timestamp=Time,open=O,high=H,low=L,close=C,"
     "volume=V (or date=…,time=… instead of timestamp).",
 )
+@click.option(
+    "--any-level",
+    is_flag=True,
+    help="Import prices far from the instrument's known level (a new contract, a split); "
+    "without it such a file is refused as another instrument's or another unit's.",
+)
 @click.option("--check", is_flag=True, help="Only show the validation report; write nothing.")
 def import_(
     file: Path,
@@ -124,6 +130,7 @@ def import_(
     mode: Mode | None,
     fmt: str | None,
     columns: str | None,
+    any_level: bool,
     check: bool,
 ) -> None:
     """Check FILE (CSV, Parquet, .gz or .zip), show the report, and import its bars."""
@@ -141,6 +148,7 @@ def import_(
             columns=columns,
             date_order=date_order,
             progress=True,
+            any_level=any_level,
         )
         click.echo(checked.report.text())
         if check:

@@ -93,7 +93,8 @@ Mode = Literal["new", "replace", "append"]
 # futures rarely gap that much between sessions, and a unit mix-up (×100) is far beyond it.
 SEAM_JUMP = 1.2
 # How far a first import's prices may stray from the instrument's known level (its YAML's
-# approximate ``sample.anchors``) before the report asks whether it is another instrument.
+# approximate ``sample.anchors``) before it is refused as another instrument's or another
+# unit's (``--any-level`` imports it anyway).
 KNOWN_JUMP = 2.0
 
 
@@ -153,6 +154,9 @@ class CheckedFile:
     frame: pd.DataFrame | None
     instrument: Instrument
     name: str  # how the file is named in messages
+    # Import prices far from the instrument's known level (a new contract, a split): said in
+    # the note instead of refused (``_known_level``).
+    any_level: bool = False
 
 
 @dataclass(frozen=True)
@@ -375,6 +379,7 @@ def check_file(
     lang: str = "en",
     advice: Advice = "command",
     unpacked_limit: int | None = None,
+    any_level: bool = False,
 ) -> CheckedFile:
     """Read and validate ``path`` as bars of ``symbol``; nothing is written.
 
@@ -420,6 +425,7 @@ def check_file(
             checked = _check_raw(raw, instrument, where, timezone, declared_interval, stamp, words)
             checked.report.file = name or path.name
             checked.report.file_kind = "CSV" if shape else "Parquet"
+            checked.any_level = any_level
         except BadFile as exc:
             raise Refused(words, exc.said, path=where, line=exc.line) from None
         except UnicodeDecodeError:
@@ -962,6 +968,7 @@ def import_file(
     date_order: DateOrder | None = None,
     progress: bool = False,
     name: str | None = None,
+    any_level: bool = False,
 ) -> ImportResult:
     """Check ``path`` and write it as the data of ``symbol`` (see the module's docstring)."""
     settings = settings or EngineSettings()
@@ -977,6 +984,7 @@ def import_file(
         date_order=date_order,
         progress=progress,
         name=name,
+        any_level=any_level,
     )
     return write_checked(checked, settings, mode)
 
@@ -1016,7 +1024,7 @@ def plan_write(checked: CheckedFile, settings: EngineSettings, mode: Mode) -> _W
         elif exists and mode == "replace":
             note = _level_note(checked, target)
         elif not exists:
-            note = _known_level_note(checked)
+            note = _known_level(checked)
         else:
             note = ""
     except DamagedData as exc:
@@ -1105,7 +1113,7 @@ def _level_note(checked: CheckedFile, target: Path) -> str:
         stored, on="timestamp", suffixes=("", "_stored")
     )
     if shared.empty:
-        return _known_level_note(checked)
+        return _known_level(checked)
     ratio = float((shared["close"] / shared["close_stored"]).median())
     if 1 / SEAM_JUMP <= ratio <= SEAM_JUMP:
         return ""
@@ -1122,13 +1130,15 @@ def _level_note(checked: CheckedFile, target: Path) -> str:
     )
 
 
-def _known_level_note(checked: CheckedFile) -> str:
-    """On a first import (or a replace sharing no time with the stored bars), the sentence
-    saying the file's prices are far from the level the instrument had then ('' when near,
-    or when its YAML gives no ``sample.anchors`` within a year of the file): ES's 4,450
-    imported as NQ (16,900-21,200 in 2024) without a word, with nothing stored to compare
-    with. The anchors are approximate closes with the turning points between them, so only
-    a factor of ``KNOWN_JUMP`` is said."""
+def _known_level(checked: CheckedFile) -> str:
+    """On a first import (or a replace sharing no time with the stored bars), a refusal
+    when the file's prices are far from the level the instrument had then; with
+    ``any_level``, the sentence saying so instead ('' when near, or when its YAML gives no
+    ``sample.anchors`` within a year of the file). NQ at 180.77 (points over 100) was stored
+    with only a note after the write, and every answer over it was off a hundredfold; ES's
+    4,450 imported as NQ (16,900-21,200 in 2024) likewise. The anchors are approximate
+    closes with the turning points between them, so only a factor of ``KNOWN_JUMP`` counts;
+    a new contract or a split that truly moves the level is imported with ``--any-level``."""
     assert checked.frame is not None
     spec = checked.instrument.sample
     if spec is None or not spec.anchors:
@@ -1154,14 +1164,16 @@ def _known_level_note(checked: CheckedFile) -> str:
     if 1 / KNOWN_JUMP <= ratio <= KNOWN_JUMP:
         return ""
     words = checked.report.words
-    return words(
-        "import.level_known",
-        close=quote(round(close, 9)),  # a median of two prices: 180.765, not 180.76500000000001
-        ratio=f"{ratio:.2g}",
-        symbol=checked.instrument.symbol,
-        date=middle,
-        known=words.count(round(known, -1)),
-    )
+    values = {
+        "close": quote(round(close, 9)),  # a median of two prices: 180.765, not 180.76500000000001
+        "ratio": f"{ratio:.2g}",
+        "symbol": checked.instrument.symbol,
+        "date": middle,
+        "known": words.count(round(known, -1)),
+    }
+    if not checked.any_level:
+        raise Refused(words, (N_("import.refuse.level_known"), values), path=checked.name)
+    return words("import.level_known", **values)
 
 
 def write_checked(

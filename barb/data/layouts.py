@@ -261,6 +261,13 @@ HEADER_ZONES = {
     "gmt": "UTC",
     "et": "America/New_York",
     "ct": "America/Chicago",
+    # A header's "EST"/"CST" is the vendor's name for the exchange's clock, written all year
+    # as IB's stamps do: read as the region's zone, clock changes included. Times kept on a
+    # fixed UTC-5 instead fall an hour off it in summer and are refused by the clock checks.
+    "est": "America/New_York",
+    "edt": "America/New_York",
+    "cst": "America/Chicago",
+    "cdt": "America/Chicago",
 }
 # "Time (UTC)", "Time [America/Chicago]", "timestamp UTC", "datetime_utc"; "Gmt time"
 # (Dukascopy's). Only a time column's name: "High_ct" is no high in Chicago.

@@ -1117,9 +1117,10 @@ class Assistant:
         return lines
 
     async def _replied_data(self, chat: Chat, state: LoopState) -> str | None:
-        """A message that replies to one of Barb's answers (or plans) follows that answer's
-        question and the data it showed, whoever asked it: in a group, Alice's "and for
-        ES?" under Bob's CL answer ran her own last query on ES. The question is quoted
+        """A message that replies to one of Barb's answers (or plans), or to the message
+        that asked it (``OutboxRepository.question_of``), follows that answer's question
+        and the data it showed, whoever asked it: in a group, Alice's "and for ES?" under
+        Bob's CL answer, or under his question, ran her own last query on ES. The question is quoted
         (the history may no longer hold it). A reply to another member's plan still waiting
         for Run follows the plan's queries. None if the message replies to nothing of
         Barb's, or to a question that showed no data: the conversation's last data then."""
@@ -1175,11 +1176,15 @@ class Assistant:
     async def _conversation_language(self, asker: Asker, otherwise: Language) -> Language:
         """The language of the conversation's last question, for a message that has no
         words to tell ("ES?", "2023?"): a Russian conversation's "ES?" was answered in
-        English. In a group, the last question may be another member's: ``otherwise``."""
-        if asker.chat_type != "private":
-            return otherwise
+        English. In a group, the asker's own last question there (in the forum topic): the
+        conversation's last may be another member's, in another language, and Alice's
+        "ES?" after her Russian questions was answered in her Telegram's English."""
+        in_group = asker.chat_type != "private"
         rows = await self.store.transcript.recent(
-            asker.chat_id, max(1, self.settings.history_turns), thread_id=asker.thread_id
+            asker.chat_id,
+            max(1, self.settings.history_turns),
+            thread_id=asker.thread_id,
+            user_id=asker.user_id if in_group else None,
         )
         for row in reversed(rows):
             said = Message.model_validate(row.payload).text or "" if row.role == "user" else ""

@@ -20,7 +20,7 @@ transaction), so no plan follows the confirmation whichever replica sent it.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -96,15 +96,18 @@ class InFlightRepository(Repository):
         payload: Mapping[str, Any],
         *,
         update_id: int | None = None,
+        joined_updates: Sequence[int] = (),
     ) -> InFlight:
         """Record work that begins now; finished when its reply is stored. The update that
         asked for it (``update_id``), if any, is handled from here on, in the same
-        transaction: a restart resumes the work, never handles the update again."""
+        transaction: a restart resumes the work, never handles the update again. So are
+        ``joined_updates``: the parts of a question Telegram split, asked with it."""
         now = self._now()
         row = new_row(chat_id, user_id, kind, payload, now, self.lease, update_id)
         async with self._write_for_chat(chat_id) as session:
             session.add(row)
-            await mark_handled(session, update_id, now)
+            for handled in (update_id, *joined_updates):
+                await mark_handled(session, handled, now)
             await session.flush()
             return InFlight.model_validate(row)
 

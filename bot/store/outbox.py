@@ -388,21 +388,29 @@ class OutboxRepository(Repository):
             return [OutgoingReply.model_validate(row) for row in rows]
 
     async def question_of(self, chat_id: int, message_id: int) -> str | None:
-        """The question whose reply Telegram message ``message_id`` of the chat was (an
-        answer, its chart, its plan); None for a message that is not one of Barb's, or
-        whose row is pruned. A person's reply to it follows that question."""
-        query = (
+        """The question Telegram message ``message_id`` of the chat belongs to: one of
+        Barb's replies to it (an answer, its chart, its plan), else, in a group, the
+        person's message that asked it, which those replies quote (``reply_to``). None for
+        a message neither, or whose rows are pruned. A person's reply to it follows that
+        question: Alice's "@Barb and ES?" under Bob's question "CL range by weekday" was
+        read with her own last data, not his."""
+        sent = (
             select(OutboxRow.question_id)
             .where(
                 OutboxRow.status == "sent",
                 OutboxRow.chat_id == chat_id,
-                OutboxRow.telegram_message_id == message_id,
                 OutboxRow.question_id.is_not(None),
             )
             .limit(1)
         )
+        reply_to = OutboxRow.payload["reply_to"].as_integer()
         async with self._read() as session:
-            return await session.scalar(query)
+            own = await session.scalar(sent.where(OutboxRow.telegram_message_id == message_id))
+            if own is not None:
+                return own
+            # The latest question that message asked: a resumed or re-asked one answers last.
+            asked = sent.where(reply_to == message_id).order_by(OutboxRow.id.desc())
+            return await session.scalar(asked)
 
     async def release(self, reply_id: int) -> bool:
         """A held message asked for is queued to be sent, by this replica; False if it was

@@ -94,19 +94,28 @@ class TranscriptRepository(Repository):
             return [StoredMessage.model_validate(row) for row in rows]
 
     async def recent(
-        self, chat_id: int, questions: int, *, thread_id: int | None = None
+        self,
+        chat_id: int,
+        questions: int,
+        *,
+        thread_id: int | None = None,
+        user_id: int | None = None,
     ) -> list[StoredMessage]:
         """The rows of the conversation's last ``questions`` questions, oldest first: the
-        chat's, in forum topic ``thread_id`` (``None``: not in a topic).
+        chat's, in forum topic ``thread_id`` (``None``: not in a topic); with ``user_id``,
+        only the questions that person asked.
 
         A question is recent by its latest row, so one resumed after a confirmation counts
         from when it was answered.
         """
         if questions <= 0:
             return []
+        condition = _conversation(chat_id, thread_id)
+        if user_id is not None:
+            condition = condition & MessageRow.question_id.in_(_asked_by(chat_id, user_id))
         latest = (
             select(MessageRow.question_id)
-            .where(_conversation(chat_id, thread_id))
+            .where(condition)
             .group_by(MessageRow.question_id)
             .order_by(func.max(MessageRow.id).desc())
             .limit(questions)

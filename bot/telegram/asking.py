@@ -6,16 +6,25 @@ from bot.assistant.replies import Asker
 from bot.kill_points import reached
 from bot.telegram.answering import answer_question, question_work
 from bot.telegram.render import escape
+from bot.telegram.split_questions import Gathered
 from bot.telegram.update_context import UpdateContext
 from bot.texts import language_for, t
 
 
-async def ask(ctx: UpdateContext, text: str, *, preface: str | None = None) -> None:
+async def ask(
+    ctx: UpdateContext,
+    text: str,
+    *,
+    preface: str | None = None,
+    gathered: Gathered | None = None,
+) -> None:
     """Ask the assistant ``text`` for the update's asker, within the questions' rate limit.
 
     ``preface`` (HTML) is said first, once the question is recorded: a reply marks its
     update handled, so saying it before would leave a question cut short by a kill -9 with
     nothing to resume it from (``/start ex1``'s greeting, then its example question).
+    ``gathered``: the parts of a split question ``text`` joins, whose updates are handled
+    with this one's (``split_questions``).
     """
     svc = ctx.svc
     if await too_fast(ctx, text, preface=preface):
@@ -30,7 +39,10 @@ async def ask(ctx: UpdateContext, text: str, *, preface: str | None = None) -> N
         "question",
         question_work(asker, text, asker.reply_to),
         update_id=ctx.update_id,
+        joined_updates=gathered.joined_updates if gathered is not None else (),
     )
+    if gathered is not None:
+        gathered.recorded()
     await answer_question(
         svc,
         ctx.bot,

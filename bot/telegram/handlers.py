@@ -19,7 +19,7 @@ from bot.telegram.asking import ask
 from bot.telegram.render import escape
 from bot.telegram.sender import NotDelivered
 from bot.telegram.services import services
-from bot.telegram.update_context import load_context
+from bot.telegram.update_context import asker_of, load_context
 from bot.texts import Language, language_for, t
 from bot.work_order import arrived
 
@@ -108,14 +108,21 @@ async def on_text(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     message = update.effective_message
     if message is None or not message.text:
         return
+    split = services(context).split_questions
+    asker = asker_of(update)
+    key = (asker.chat_id, asker.thread_id, asker.user_id)
+    # A part of a long question Telegram split: in a group only its first part mentions Barb.
+    if await split.join(key, message.text, update.update_id):
+        return
     text = _addressed_text(message, context.bot.id, context.bot.username)
     if text is None:
         return  # in a group, not for us
-    ctx = await load_context(update, context)
-    if not text:  # a bare "@Barb": say what to ask rather than nothing; no model call
-        await ctx.say_text(t("mention_empty", ctx.lang, bot=context.bot.username))
-        return
-    await ask(ctx, text)
+    async with split.gather(key, text, len(message.text)) as gathered:
+        ctx = await load_context(update, context)
+        if not gathered.text:  # a bare "@Barb": say what to ask rather than nothing
+            await ctx.say_text(t("mention_empty", ctx.lang, bot=context.bot.username))
+            return
+        await ask(ctx, gathered.text, gathered=gathered)
 
 
 async def on_edited(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:

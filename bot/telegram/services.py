@@ -25,6 +25,7 @@ from bot.telegram.chat_admins import ChatAdmins
 from bot.telegram.chat_moves import ChatMoves
 from bot.telegram.running import Queries
 from bot.telegram.sender import Patience, Sender
+from bot.telegram.split_questions import SplitQuestions
 from bot.telegram.stopping import cancel_and_wait
 from bot.telegram.thinking import Thinking
 from bot.work_order import decoration
@@ -258,8 +259,12 @@ class BotServices:
     #: The outbox ids this process's tasks are sending (``Sender.deliver``): a message in
     #: one task's hands is not sent by another, whatever chat lock each holds.
     sending: set[int] = field(default_factory=set)
+    #: Long questions waiting for the parts Telegram's apps split them into.
+    split_questions: SplitQuestions = None  # type: ignore[assignment]
 
     def __post_init__(self) -> None:
+        if self.split_questions is None:
+            self.split_questions = SplitQuestions(self.settings.split_window_s)
         if self.query_limiter is None:
             self.query_limiter = RateLimiter(self.settings.queries_per_minute, scope="query")
         self.locks.moves = self.thinking.moves = self.queries.moves = self.moves

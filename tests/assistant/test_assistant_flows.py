@@ -878,3 +878,26 @@ async def test_a_follow_up_without_words_is_answered_in_the_conversations_langua
     assert cyrillic > len(plan.pending.plan) / 3, plan.pending.plan  # the plan in Russian
     later = await assistant.ask(english_phone, "and for CL in 2020?")
     assert later.language == "en"
+
+
+async def test_in_a_group_a_follow_up_without_words_takes_the_askers_own_language(
+    make_assistant,
+) -> None:
+    """In a group, Alice (her Telegram in English) asks in Russian, then Bob (his in
+    Russian) in English, then Alice's "ES?" and Bob's "2023?": each was answered in their
+    Telegram's language, Alice's plan in English, Bob's in Russian. The conversation's last
+    question is another member's: each one's own last question tells their language."""
+    count = {"session": "RTH", "from": "daily", "select": "count()"}
+    assistant = make_assistant(
+        text("Всего 4 647 дней."),
+        text("4,647 days."),
+        turn("Считаю дни ES.", tool_call("execute_query", query={**count, "instrument": "ES"})),
+        turn("Counting 2023.", tool_call("execute_query", query={**count, "period": "2023"})),
+    )
+    group = {"chat_id": -100500, "chat_type": "supergroup"}
+    alice = Asker(user_id=1, language_code="en", **group)
+    bob = Asker(user_id=2, language_code="ru", **group)
+    assert (await assistant.ask(alice, "сколько дней в данных?")).language == "ru"
+    assert (await assistant.ask(bob, "how many days are in the data?")).language == "en"
+    assert (await assistant.ask(alice, "ES?")).language == "ru"
+    assert (await assistant.ask(bob, "2023?")).language == "en"

@@ -24,9 +24,11 @@ def week_of_bars(
     days: int = 5,
     step_minutes: int = 1,
     seed: int = 7,
+    level: float = 18000,
 ) -> pd.DataFrame:
     """Bars with a tz-aware New York ``timestamp`` (bar open) and OHLCV, ``days`` sessions
-    from the Sunday evening ``first_sunday``."""
+    from the Sunday evening ``first_sunday``, around ``level`` (NQ's in March 2024; ES's
+    was about 5,000: a first import far from the instrument's level is refused)."""
     stamps = []
     for k in range(days):
         start = pd.Timestamp(first_sunday + dt.timedelta(days=k)) + pd.Timedelta(hours=18)
@@ -35,7 +37,7 @@ def week_of_bars(
     wall = stamps[0].append(stamps[1:])
     rng = np.random.default_rng(seed)
     n = len(wall)
-    close = 18000 + np.cumsum(rng.integers(-8, 9, n)) * 0.25
+    close = level + np.cumsum(rng.integers(-8, 9, n)) * 0.25
     open_ = np.concatenate(([close[0]], close[:-1]))
     high = np.maximum(open_, close) + rng.integers(0, 5, n) * 0.25
     low = np.minimum(open_, close) - rng.integers(0, 5, n) * 0.25

@@ -47,7 +47,7 @@ def test_plain_csv_naive_times_are_the_instruments_wall_clock(
         "2024-01-07 18:00:00,100.5,102.25,100,102,7\n"
         "2024-01-08 09:30:00,102,103,101.75,102.5,900\n",
     )
-    meta = import_file(path, "nq", settings).meta
+    meta = import_file(path, "nq", settings, any_level=True).meta
 
     frame = bars_of(settings)
     assert stamps(frame) == ["2024-01-05 16:59:00", "2024-01-07 18:00:00", "2024-01-08 09:30:00"]
@@ -82,7 +82,7 @@ def test_plain_csv_with_offsets_converts_across_a_dst_change(
         f"2024-03-11T13:30:00Z,{BAR}\n"
         f"2024-03-11T09:31:00-04:00,{BAR}\n",
     )
-    import_file(path, "NQ", settings)
+    import_file(path, "NQ", settings, any_level=True)
     assert stamps(bars_of(settings)) == [
         "2024-03-08 09:30:00",
         "2024-03-08 09:31:00",
@@ -112,7 +112,7 @@ def test_split_date_time_layout(tmp_path: Path, settings: EngineSettings) -> Non
     )
     # One day's bars with no day over 12 cannot tell 2 January from 1 February: the order
     # is given (without it the file is refused: test_import_vendor_quirks).
-    import_file(us, "ES", settings, date_order="month-first")
+    import_file(us, "ES", settings, date_order="month-first", any_level=True)
     assert stamps(bars_of(settings, "ES")) == ["2024-01-02 09:30:00", "2024-01-02 09:31:00"]
 
     iso = write(
@@ -193,7 +193,7 @@ def test_databento_several_symbols_must_form_one_series(
         "1709908260000000000,33,1,2,100,101,99,100,1,NQM4\n",
         "rolled.csv",
     )
-    assert import_file(rolled, "NQ", settings).meta.rows == 2
+    assert import_file(rolled, "NQ", settings, any_level=True).meta.rows == 2
 
 
 def test_databento_other_record_types_are_refused(tmp_path: Path, settings: EngineSettings) -> None:
@@ -222,7 +222,7 @@ def test_parquet_input(tmp_path: Path, settings: EngineSettings) -> None:
     )
     path = tmp_path / "bars.data"  # detected by content, not by name
     pq.write_table(table, path)
-    meta = import_file(path, "NQ", settings, stamp="open").meta
+    meta = import_file(path, "NQ", settings, stamp="open", any_level=True).meta
     frame = bars_of(settings)
     assert stamps(frame) == ["2024-03-08 09:30:00", "2024-03-11 09:30:00"]
     assert frame["volume"].tolist() == [3, 4]
@@ -370,7 +370,7 @@ def test_a_failed_import_leaves_the_existing_data_untouched(
     tmp_path: Path, settings: EngineSettings
 ) -> None:
     good = write(tmp_path, f"{PLAIN_HEADER}\n2024-01-02 09:30:00,{BAR}\n", "good.csv")
-    import_file(good, "NQ", settings, stamp="open")
+    import_file(good, "NQ", settings, stamp="open", any_level=True)
     target = data_path("NQ", settings)
     before, stat = target.read_bytes(), target.stat()
 

@@ -116,7 +116,7 @@ def test_the_sample_is_named_synthetic_in_the_csv(sample_settings: EngineSetting
 def test_only_traded_prices_are_rounded(
     tmp_path: Path, imported: pd.DataFrame, settings: EngineSettings
 ) -> None:
-    import_file(bf.plain_csv(tmp_path / "es.csv", imported), "ES", settings)
+    import_file(bf.plain_csv(tmp_path / "es.csv", imported), "ES", settings, any_level=True)
     joined = execute(
         {"session": "RTH", "from": "1h", "join": {"instrument": "ES"}, "period": "2024-03-18"},
         "NQ",

@@ -288,28 +288,63 @@ def test_an_overlap_one_bar_off_asks_for_the_stamp_not_a_replace(
     assert import_file(rth, "NQ", settings, stamp="close", mode="append").added == 0
 
 
-def test_another_instruments_level_is_said_on_a_first_import(
+def test_another_instruments_level_is_refused_on_a_first_import(
     tmp_path: Path, settings: EngineSettings, bars: pd.DataFrame
 ) -> None:
-    """ES's prices (a quarter of NQ's) imported as NQ into an empty store without a word;
-    the level is NQ.yaml's anchors, log-linear between 2023-12-29 (16,900) and 2024-12-31
-    (21,200)."""
+    """ES's prices (a quarter of NQ's) imported as NQ into an empty store with only a note
+    after the write; the level is NQ.yaml's anchors, log-linear between 2023-12-29 (16,900)
+    and 2024-12-31 (21,200). Refused, naming both levels; --any-level imports it."""
     es = bars.assign(**{c: bars[c] / 4 for c in ("open", "high", "low", "close")})
-    result = import_file(bf.plain_csv(tmp_path / "es.csv", es), "NQ", settings)
-    days = [dt.date(2023, 12, 29), dt.date(2024, 12, 31)]
+    path = bf.plain_csv(tmp_path / "es.csv", es)
+    ratio = es["close"].median() / stored_level(es)
     middle = es["timestamp"].iloc[len(es) // 2].date()
-    known = np.exp(
-        np.interp(middle.toordinal(), [d.toordinal() for d in days], np.log([16900, 21200]))
-    )
-    ratio = es["close"].median() / known
+    with pytest.raises(DataError) as refused:
+        import_file(path, "NQ", settings)
+    message = str(refused.value)
+    assert f"is ×{ratio:.2g} the level NQ had around {middle}" in message
+    assert "another instrument's" in message
+    assert message.endswith("import it again with --any-level.")
+    assert not data_path("NQ", settings).exists()
+    result = import_file(path, "NQ", settings, any_level=True)
     assert f"is ×{ratio:.2g} the level NQ had around {middle}" in result.note
-    assert "another instrument's" in result.note
     assert stored(settings)["close"].tolist() == pytest.approx(es["close"].tolist())
     # NQ's own level says nothing.
     again = import_file(bf.plain_csv(tmp_path / "nq.csv", bars), "NQ", settings, mode="replace")
     assert "level NQ had" not in again.note
     data_path("NQ", settings).unlink()
     assert import_file(tmp_path / "nq.csv", "NQ", settings).note == ""
+
+
+@pytest.mark.parametrize("factor", [0.01, 10])
+def test_prices_in_another_unit_are_refused_by_the_cli_on_a_first_import(
+    tmp_path: Path, settings: EngineSettings, bars: pd.DataFrame, factor: float
+) -> None:
+    """NQ at 180.77 (points over 100) or tenfold was stored by `barb data import` with only
+    a note printed after the write: every answer over it was off a hundredfold. Refused
+    before anything is written, with the level found and the one expected (NQ.yaml's
+    anchors, as ``stored_level`` computes them); --check refuses it too; --any-level
+    writes it. Only the cents case (×100, every price on 100 ticks) was refused before."""
+    scaled = bars.assign(
+        **{c: (bars[c] * factor).round(6) for c in ("open", "high", "low", "close")}
+    )
+    path = bf.plain_csv(tmp_path / "nq.csv", scaled)
+    median = scaled["close"].median()
+    known = f"{round(stored_level(scaled), -1):,.0f}"
+    middle = scaled["timestamp"].iloc[len(scaled) // 2].date()
+    runner = CliRunner()
+    for extra in (["--check"], []):
+        result = runner.invoke(data_cli, ["import", str(path), "-i", "NQ", *extra], obj=settings)
+        assert result.exit_code == 1, result.output
+        assert f"is ×{median / stored_level(scaled):.2g} the level NQ had around {middle}" in (
+            result.output
+        )
+        assert f"about {known}," in result.output
+        assert "--any-level" in result.output
+        assert not data_path("NQ", settings).exists()
+    forced = runner.invoke(data_cli, ["import", str(path), "-i", "NQ", "--any-level"], obj=settings)
+    assert forced.exit_code == 0, forced.output
+    assert f"NQ: wrote {len(scaled):,} bars" in forced.output
+    assert stored(settings)["close"].tolist() == pytest.approx(scaled["close"].tolist())
 
 
 def test_the_missing_day_sent_alone_is_not_told_to_replace_the_history(
@@ -351,8 +386,12 @@ def test_another_instruments_later_week_replacing_the_stored_bars_is_said(
     path = bf.plain_csv(tmp_path / "es.csv", es)
     with pytest.raises(DataError, match="are the file's prices in another unit"):
         import_file(path, "NQ", settings, mode="append")
-    result = import_file(path, "NQ", settings, mode="replace")
+    before = data_path("NQ", settings).read_bytes()
     ratio = es["close"].median() / stored_level(es)
+    with pytest.raises(DataError, match=f"is ×{ratio:.2g} the level NQ had around"):
+        import_file(path, "NQ", settings, mode="replace")
+    assert data_path("NQ", settings).read_bytes() == before
+    result = import_file(path, "NQ", settings, mode="replace", any_level=True)
     assert f"is ×{ratio:.2g} the level NQ had around" in result.note
     assert "another instrument's" in result.note
     # Restored, NQ's own next week replacing it says nothing.
@@ -911,9 +950,13 @@ def test_append_refuses_a_price_jump_where_new_bars_meet_stored_ones(
     assert "another unit" in str(refused.value)
     assert data_path("NQ", settings).read_bytes() == before
 
-    # The other way round: points onto tenfold prices.
+    # The other way round: points onto tenfold prices (stored as if a split made them).
     import_file(
-        bf.plain_csv(tmp_path / "early_x10.csv", tenfold.iloc[:100]), "NQ", settings, mode="replace"
+        bf.plain_csv(tmp_path / "early_x10.csv", tenfold.iloc[:100]),
+        "NQ",
+        settings,
+        mode="replace",
+        any_level=True,
     )
     rest = late.iloc[100:]
     with pytest.raises(DataError, match=r"\(×0\.1\)"):
@@ -1246,8 +1289,10 @@ def test_an_upload_running_past_the_stored_bars_that_cannot_be_appended_says_why
     """ES's next week sent to the bot as NQ's: --append refuses it at the seam, and the
     offer said only "Import replaces the stored NQ data (6,900 bars, …)", where the admin
     sending each week's bars expected an append. The offer says why it is no append (and
-    the report, that the prices are far from NQ's level), in the admin's language."""
+    the report, that the prices are far from NQ's level), in the admin's language. Far from
+    NQ's known level, it is refused unless the caption says --any-level."""
     from bot.data_uploads import DataUploads
+    from bot.upload_caption import UploadOptions
 
     import_file(bf.plain_csv(tmp_path / "nq.csv", bars), "NQ", settings)
     later = bf.week_of_bars(first_sunday=dt.date(2024, 3, 24), seed=11)
@@ -1255,11 +1300,27 @@ def test_an_upload_running_past_the_stored_bars_that_cannot_be_appended_says_why
     desk = DataUploads(settings)
     first, last = es.iloc[0], bars.iloc[-1]
     ratio = first["open"] / last["close"]
-    for lang, said in [
-        ("en", "The file cannot be added to them: the file's first new bar ({t}) opens at {o}"),
-        ("ru", "Добавить файл к ним нельзя: первый новый бар файла ({t}) открывается на {o}"),
+    level = es["close"].median() / stored_level(es)
+    for lang, said, refused in [
+        (
+            "en",
+            "The file cannot be added to them: the file's first new bar ({t}) opens at {o}",
+            f"is ×{level:.2g} the level NQ had around",
+        ),
+        (
+            "ru",
+            "Добавить файл к ним нельзя: первый новый бар файла ({t}) открывается на {o}",
+            f"— ×{level:.2g} от уровня, на котором NQ был около",
+        ),
     ]:
         offer = desk.new_offer("es.csv", "NQ", user_id=1, chat_id=1)
+        desk.path(offer).write_bytes(bf.plain_csv(tmp_path / "es.csv", es).read_bytes())
+        checked = desk.check(offer, lang)
+        assert not checked.importable and checked.error is not None
+        assert refused in checked.error and "`--any-level`" in checked.error
+        desk.discard(offer)
+        forced = UploadOptions(any_level=True)
+        offer = desk.new_offer("es.csv", "NQ", user_id=1, chat_id=1, options=forced)
         desk.path(offer).write_bytes(bf.plain_csv(tmp_path / "es.csv", es).read_bytes())
         checked = desk.check(offer, lang)
         assert checked.importable and checked.offer.mode == "replace"

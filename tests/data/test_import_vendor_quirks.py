@@ -324,6 +324,43 @@ def test_volume_questions_on_data_imported_without_volumes_are_refused(
     assert volume.summary.value == pytest.approx(rth.groupby(day.to_numpy())["volume"].sum().mean())
 
 
+def test_volume_questions_over_stored_dates_without_volumes_are_refused(
+    tmp_path: Path, settings: EngineSettings
+) -> None:
+    """Data that already mixes dates without volumes (stored 0, appended before such a mix
+    was refused) with dates with volumes: "mean(volume)" averaged the zeros in without a
+    word (the check asked only whether any bar had a volume). Refused, naming the dates;
+    over the dates with volumes it is answered, as pandas computes it."""
+    from barb.interpreter import execute
+
+    bars = bf.week_of_bars()
+    wall = bars["timestamp"].dt.tz_localize(None)
+    day = (wall + pd.Timedelta(hours=6)).dt.normalize()
+    silent = day.isin([pd.Timestamp("2024-03-20"), pd.Timestamp("2024-03-21")])
+    mixed = bars.assign(volume=bars["volume"].where(~silent, 0))
+    import_file(bf.plain_csv(tmp_path / "mixed.csv", mixed), "NQ", settings)
+    query = {"session": "RTH", "from": "daily", "select": "mean(volume)"}
+    for period in (None, "2024-03-19:2024-03-20", "last_3_bars"):
+        asked = query if period is None else {**query, "period": period}
+        result = execute(asked, "NQ", settings=settings)
+        assert result.error is not None and result.error.error_type == "NoData", period
+        assert "NQ data holds no volumes on" in result.error.message
+        assert "2024-03-20" in result.error.message
+    whole = execute(query, "NQ", settings=settings).error
+    assert "on 2 trading dates of the period (2024-03-20, 2024-03-21)" in whole.message
+    # Over the dates with volumes: pandas' mean of the days' RTH volumes.
+    minute = wall.dt.hour * 60 + wall.dt.minute
+    rth = mixed[
+        (minute >= 570) & (minute < 1020) & day.isin(pd.to_datetime(["2024-03-18", "2024-03-19"]))
+    ]
+    expected = rth.groupby(day[rth.index].to_numpy())["volume"].sum().mean()
+    answered = execute({**query, "period": "2024-03-18:2024-03-19"}, "NQ", settings=settings)
+    assert answered.error is None
+    assert answered.summary.value == pytest.approx(expected)
+    prices = execute({**query, "select": "mean(range)"}, "NQ", settings=settings)
+    assert prices.error is None
+
+
 @pytest.mark.parametrize("stored_volumes", [False, True])
 def test_an_append_that_mixes_volumes_with_none_is_refused(
     stored_volumes: bool, tmp_path: Path, settings: EngineSettings
@@ -589,7 +626,7 @@ def test_a_missing_volume_is_one_problem(tmp_path: Path, settings: EngineSetting
 def test_one_trading_date_is_singular(tmp_path: Path, settings: EngineSettings) -> None:
     path = tmp_path / "one.csv"
     path.write_text(HEADER + "2024-01-08 09:30:00,100,101,99.5,100.5,3\n")
-    result = import_file(path, "NQ", settings, stamp="open")
+    result = import_file(path, "NQ", settings, stamp="open", any_level=True)
     assert "2024-01-08 to 2024-01-08, 1 trading date; 1-minute bars." in result.report.text()
 
 

@@ -856,6 +856,10 @@ def test_the_report_says_how_zoned_times_were_read_in_whole_sentences(
         ("Time (America/Chicago)", "America/Chicago"),
         ("Time [CT]", "America/Chicago"),
         ("Time (ET)", "America/New_York"),
+        ("Time (EST)", "America/New_York"),
+        ("Date Time (EDT)", "America/New_York"),
+        ("Time (CST)", "America/Chicago"),
+        ("Time [CDT]", "America/Chicago"),
     ],
 )
 def test_a_zone_named_in_the_header_reads_the_times_in_it(
@@ -897,6 +901,28 @@ def test_a_header_zone_the_times_contradict_is_refused_and_timezone_overrides_it
     assert "names the times' zone as UTC; they are read in America/New_York" in (
         result.report.text()
     )
+
+
+def test_a_header_abbreviation_the_stamps_clock_contradicts_is_refused(
+    tmp_path: Path, settings: EngineSettings
+) -> None:
+    """ "Time (EST)" over times kept on a fixed UTC-5 all year (EST proper): in March 2024's
+    summer time they are an hour behind New York's clock, so read as America/New_York the
+    bars fall in the exchange's daily break. Refused, nothing stored; --timezone Etc/GMT+5
+    reads them right."""
+    bars = bf.week_of_bars()
+    fixed = "Etc/GMT+5"  # UTC-5 (POSIX sign)
+    wall = bf.in_zone(bars, fixed).dt.strftime("%Y-%m-%d %H:%M:%S")
+    path = tmp_path / "est.csv"
+    bars.assign(timestamp=wall).rename(columns={"timestamp": "Time (EST)"}).to_csv(
+        path, index=False
+    )
+    with pytest.raises(DataError):
+        import_file(path, "NQ", settings)
+    assert not data_path("NQ", settings).exists()
+    import_file(path, "NQ", settings, timezone=fixed)
+    frame, _ = read_bars(data_path("NQ", settings))
+    assert frame["timestamp"].tolist() == bars["timestamp"].dt.tz_localize(None).tolist()
 
 
 def test_two_zones_in_the_header_are_refused(tmp_path: Path, settings: EngineSettings) -> None:

@@ -191,7 +191,7 @@ def test_import_writes_the_arrow_file(tmp_path: Path, beside: EngineSettings) ->
         "2024-01-05 16:59:00,100,101,99.5,100.5,10\n"
         "2024-01-08 09:30:00,102,103,101.75,102.5,900\n"
     )
-    import_file(csv, "NQ", beside)
+    import_file(csv, "NQ", beside, any_level=True)
 
     parquet = data_path("NQ", beside)
     arrow = mapped_path(parquet, beside)

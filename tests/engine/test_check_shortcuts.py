@@ -5,16 +5,22 @@ checks."""
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 
+from barb import interpreter, stages
+from barb.caveats import calendar
+from barb.caveats.calendar import HolidayShift
 from barb.caveats.price_levels import LEVEL_RATIO, blended_levels, closes_may_blend
 from barb.column_units import column_unit, column_units
 from barb.data.store import DataMeta, data_path, write_bars
 from barb.events.rules import early_close_days, us_market_closed
+from barb.frames import equality_values, take_rows
+from barb.interpreter import execute
 from barb.planning import plan_query
 from barb.script.query import parse_query
 from barb.sessions import minutes_of_day as minute_of_day
@@ -130,3 +136,122 @@ def test_closes_that_cannot_blend_are_told_by_the_days_extremes(
             assert blended_levels(rows.reset_index(drop=True)) is None
         told.append(may)
     assert told == ([True, False, False] if ramp else [False, False, False])
+
+
+def test_holiday_rows_are_the_set_test() -> None:
+    days = np.arange("2024-01-01", "2024-03-01", dtype="datetime64[D]")
+    for closed in (
+        np.array(["2024-01-15", "2024-02-19"], dtype="datetime64[D]"),
+        np.array(["2023-12-25", "2024-01-01", "2024-02-29", "2024-07-04"], dtype="datetime64[D]"),
+        days[:0],
+    ):
+        assert np.array_equal(calendar._on_days(days, closed), np.isin(days, closed))
+
+
+def _shifts(settings: EngineSettings, query: dict) -> list[tuple[HolidayShift | None, dict]]:
+    """What holiday_shift measured in ``query``, with what it was given."""
+    said: list[tuple[HolidayShift | None, dict]] = []
+    measure = calendar.holiday_shift
+
+    def spy(stage, ctx, kept, closed, **kwargs):  # type: ignore[no-untyped-def]
+        shift = measure(stage, ctx, kept, closed, **kwargs)
+        said.append((shift, {"kept": kept, "closed": closed}))
+        return shift
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(interpreter, "holiday_shift", spy)
+        assert execute(query, "NQ", settings=settings).ok
+    return said
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        {"session": "RTH", "from": "daily", "group_by": "dayname()", "select": "mean(range)"},
+        {
+            "session": "RTH",
+            "from": "daily",
+            "map": {"wd": "dayname()", "body": "close - open"},
+            "group_by": "wd",
+            "select": ["mean(body)", "median(high - low)", "sum(volume)"],
+        },
+        # An aggregate of a function of the row: every column is taken, as it may read any.
+        {
+            "session": "RTH",
+            "from": "daily",
+            "group_by": "dayname()",
+            "select": "mean(abs(close - open))",
+        },
+    ],
+)
+def test_a_weekday_statistic_without_its_holidays_reads_the_rows_it_did(
+    engine_settings: EngineSettings, query: dict
+) -> None:
+    """The holiday sessions left out of only the columns a statistic reads (``_rows_read``)
+    move it as leaving them out of every column does, and as pandas computes it."""
+    quick = _shifts(engine_settings, query)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(calendar, "_rows_read", lambda kept, mask, *_: take_rows(kept, mask))
+        full = _shifts(engine_settings, query)
+    assert len(quick) == len(full) == 1
+    (shift, given), (whole, _) = quick[0], full[0]
+    assert shift is not None and whole is not None
+    assert shift == whole
+    kept, closed = given["kept"], given["closed"]
+    holiday = np.isin(kept["trading_date"].to_numpy().astype("datetime64[D]"), closed)
+    assert holiday.any() and not holiday.all()  # MLK and Presidents' Day sessions
+    if query["select"] == "mean(range)":
+        days = kept.assign(day=kept["trading_date"].dt.day_name().str[:3])
+        was = days.groupby("day")["range"].mean()
+        now = days[~holiday].groupby("day")["range"].mean().reindex(was.index)
+        assert shift.most == pytest.approx(float(((now - was).abs() / was.abs()).max()))
+
+
+@pytest.mark.parametrize(("period", "empty"), [("2024-01", True), ("2024-02", False)])
+def test_a_first_with_a_value_finds_no_rows_kept(
+    engine_settings: EngineSettings, period: str, empty: bool
+) -> None:
+    """picked_caveat looks for the rows the stage kept (a scan of every bar it evaluated)
+    only when a first() came out empty: the data's first month's prev(close) is, the next
+    month's is not, and the warning is the same either way."""
+    seen: list[tuple[list[str], bool]] = []
+    check = stages.picked_caveat
+
+    def spy(start, select, answers):  # type: ignore[no-untyped-def]
+        fresh = dataclasses.replace(start)  # nothing found yet
+        said = check(fresh, select, answers)
+        assert said == check(start, select, answers)
+        seen.append((said, "kept" in fresh.__dict__))
+        return said
+
+    query = {
+        "session": "RTH",
+        "from": "daily",
+        "period": period,
+        "map": {"before": "prev(close)"},
+        "select": ["first(before) as start", "last(close) as end"],
+    }
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(stages, "picked_caveat", spy)
+        assert execute(query, "NQ", settings=engine_settings).ok
+    assert len(seen) == 1
+    said, found = seen[0]
+    assert bool(said) is empty and found is empty
+
+
+def test_a_keys_codes_compare_as_its_values() -> None:
+    """equality_values: a category's codes where every row has one tell the same neighbours
+    apart and count the same rows of each value as its names do; with an empty key, the
+    values themselves."""
+    names = ["Mon", "Tue", "Tue", "Wed", "Mon", "Fri", "Fri", "Mon"]
+    weekdays = pd.Series(pd.Categorical(names, categories=["Mon", "Tue", "Wed", "Thu", "Fri"]))
+    codes = equality_values(weekdays)
+    assert codes.dtype.kind == "i"
+    plain = np.array(names, dtype=object)
+    assert np.array_equal(codes[1:] != codes[:-1], plain[1:] != plain[:-1])
+    for at, name in enumerate(names):
+        assert np.count_nonzero(codes == codes[at]) == np.count_nonzero(plain == name)
+    gap = pd.Series(pd.Categorical(["Mon", None, "Mon"]))
+    assert equality_values(gap).tolist()[::2] == ["Mon", "Mon"]
+    numbers = pd.Series([3, 1, 3])
+    assert equality_values(numbers).tolist() == [3, 1, 3]

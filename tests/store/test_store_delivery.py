@@ -210,3 +210,26 @@ async def test_a_file_never_asked_for_is_pruned_with_the_rest(
 
     assert await chats.outbox.prune(older_than=timedelta(days=7)) == 1
     assert not await chats.outbox.release(csv.id)
+
+
+async def test_a_question_is_found_by_barbs_reply_or_by_the_message_that_asked_it(
+    chats: Store,
+) -> None:
+    """``question_of``: Barb's sent message 900 (quoting message 70) is question q1's; so is
+    message 70, the member's question it quoted; a later answer quoting 70 again (q2, asked
+    again) wins; a message nothing quotes, or a reply not sent yet, is no question's."""
+    plan = await chats.outbox.enqueue(
+        GROUP_CHAT, "text", {"text": "Plan", "reply_to": 70}, question_id="q1"
+    )
+    again = await chats.outbox.enqueue(
+        GROUP_CHAT, "text", {"text": "Answer", "reply_to": 70}, question_id="q2"
+    )
+    await chats.outbox.enqueue(
+        GROUP_CHAT, "text", {"text": "Unsent", "reply_to": 71}, question_id="q3"
+    )
+    await chats.outbox.mark_sent({plan.id: 900, again.id: 901})
+    assert await chats.outbox.question_of(GROUP_CHAT, 900) == "q1"
+    assert await chats.outbox.question_of(GROUP_CHAT, 70) == "q2"
+    assert await chats.outbox.question_of(GROUP_CHAT, 71) is None
+    assert await chats.outbox.question_of(GROUP_CHAT, 72) is None
+    assert await chats.outbox.question_of(PRIVATE_CHAT, 70) is None

@@ -64,8 +64,8 @@ async def test_the_last_bars_of_a_plan_are_the_bars_run_after_an_import(
     fake = fake_telegram
     engine = EngineSettings(data_dir=tmp_path / "data")
     monkeypatch.setattr("barb.interpreter.default_settings", lambda: engine)  # the runs'
-    first = bf.week_of_bars()  # 2024-03-18 … 2024-03-22
-    second = bf.week_of_bars(dt.date(2024, 3, 24), seed=8)  # 2024-03-25 … 2024-03-29
+    first = bf.week_of_bars(level=5000)  # 2024-03-18 … 2024-03-22, at ES's level
+    second = bf.week_of_bars(dt.date(2024, 3, 24), seed=8, level=5000)  # 2024-03-25 … 03-29
     provider = ScriptedProvider(
         [
             turn("Средний диапазон последних 3 дней.", tool_call("execute_query", query=LAST_3)),

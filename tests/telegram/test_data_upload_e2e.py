@@ -12,6 +12,7 @@ import sys
 import threading
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 from bot_harness import ALICE, BOB, GROUP, barb_bot, keyboard_data, press
@@ -31,6 +32,8 @@ from bot.texts import t
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "data"))
 import bar_files as bf
 
+ES_LEVEL = 5000  # ES's in March 2024 (NQ's, the bars' default, is refused as ES's)
+
 
 @pytest.fixture
 def engine(tmp_path: Path) -> EngineSettings:
@@ -40,6 +43,13 @@ def engine(tmp_path: Path) -> EngineSettings:
 @pytest.fixture
 def chicago_csv(tmp_path: Path) -> tuple[bytes, pd.DataFrame]:
     bars = bf.week_of_bars()
+    return bf.plain_csv(tmp_path / "x.csv", bars, "America/Chicago").read_bytes(), bars
+
+
+@pytest.fixture
+def es_chicago_csv(tmp_path: Path) -> tuple[bytes, pd.DataFrame]:
+    """As ``chicago_csv``, at ES's level: NQ's sent as ES is refused (another instrument's)."""
+    bars = bf.week_of_bars(level=ES_LEVEL)
     return bf.plain_csv(tmp_path / "x.csv", bars, "America/Chicago").read_bytes(), bars
 
 
@@ -68,10 +78,10 @@ async def test_admin_gets_the_report_and_imports_with_one_press(
     fake_telegram: FakeBotAPI,
     db_url: str,
     engine: EngineSettings,
-    chicago_csv: tuple[bytes, pd.DataFrame],
+    es_chicago_csv: tuple[bytes, pd.DataFrame],
 ) -> None:
     fake = fake_telegram
-    content, bars = chicago_csv
+    content, bars = es_chicago_csv
     async with barb_bot(fake, db_url, engine_settings=engine, admins={ALICE}):
         offer = await send_file(fake, ALICE, content, "nq chicago.csv", caption="ES please")
         assert fake.calls("getFile")  # the bot fetched the file through the Bot API
@@ -216,14 +226,14 @@ async def test_a_damaged_stored_file_is_said_in_one_sentence_and_import_writes_o
     fake_telegram: FakeBotAPI,
     db_url: str,
     engine: EngineSettings,
-    chicago_csv: tuple[bytes, pd.DataFrame],
+    es_chicago_csv: tuple[bytes, pd.DataFrame],
 ) -> None:
     """Stored ES bars whose pages no longer decompress: the check's OSError escaped the
     worker thread, the admin got the generic error, and the upload stayed under .uploads;
     then the bot refused every file, though writing a good one over it is the way out. Now
     the report says what cannot be read, and Import replaces it without keeping it."""
     fake = fake_telegram
-    content, bars = chicago_csv
+    content, bars = es_chicago_csv
     async with barb_bot(fake, db_url, engine_settings=engine, admins={ALICE}):
         offer = await send_file(fake, ALICE, content, "week.csv", caption="ES")
         await press(fake, ALICE, ALICE, offer, keyboard_data(offer)[0])
@@ -314,7 +324,7 @@ async def test_a_russian_admin_reads_what_import_does_in_russian_and_commands_as
     данные сохранены (`barb data restore ES` вернёт их).» showed its backticks and two dots;
     that sentence also followed a first import, when there was nothing to bring back."""
     fake = fake_telegram
-    bars = bf.week_of_bars()
+    bars = bf.week_of_bars(level=ES_LEVEL)
     cut = len(bars) * 3 // 5  # three of the five days; the second file overlaps by 100 bars
 
     async def send(part: pd.DataFrame, name: str) -> dict:
@@ -389,7 +399,7 @@ async def test_a_russian_admin_reads_the_report_and_the_refusal_in_russian(
     reached a Russian admin in English: "Suspicious: far highs or lows: 1", "Not imported:
     bad.csv, line 2: high 99 is below low 101. (2 more problems in the report)"."""
     fake = fake_telegram
-    bars = bf.week_of_bars()
+    bars = bf.week_of_bars(level=ES_LEVEL)
     bars.loc[300, "high"] = bars.loc[300, "high"] * 1.5  # a wild high with a normal close
     content = bf.plain_csv(tmp_path / "wick.csv", bars, "America/Chicago").read_bytes()
     bad = (
@@ -448,7 +458,7 @@ async def test_a_russian_admin_reads_a_whole_file_refusal_in_russian(
     """Refusals of a file as a whole reached a Russian admin in English: "unrecognised
     columns. Found: a, b. …", "the file's times fit none of the zones Barb tries: …"."""
     fake = fake_telegram
-    bars = bf.week_of_bars()
+    bars = bf.week_of_bars(level=ES_LEVEL)
     dubai = bf.plain_csv(tmp_path / "dubai.csv", bars, "Asia/Dubai").read_bytes()
     # Where ES's 17:00-18:00 New York break falls on the Dubai clock, worked out by hand.
     brk = pd.Timestamp("2024-03-18 17:00", tz="America/New_York").tz_convert("Asia/Dubai")
@@ -507,7 +517,7 @@ async def test_a_dubai_time_file_is_imported_with_the_zone_in_its_caption(
     to do: it could not be imported through the bot at all. Now the refusal says to send it
     again with the zone in the caption, and with it the bars are stored at the right times."""
     fake = fake_telegram
-    bars = bf.week_of_bars()
+    bars = bf.week_of_bars(level=ES_LEVEL)
     path = bf.plain_csv(tmp_path / "dubai.csv", bars, "Asia/Dubai")
     async with barb_bot(fake, db_url, engine_settings=engine, admins={ALICE}):
         refused = await send_file(fake, ALICE, path.read_bytes(), "dubai.csv", caption="ES")
@@ -554,13 +564,50 @@ async def test_a_dubai_time_file_is_imported_with_the_zone_in_its_caption(
     assert meta.source_file == "dubai.csv"
 
 
+async def test_prices_a_hundred_times_too_small_are_refused_unless_the_caption_says_so(
+    tmp_path: Path, fake_telegram: FakeBotAPI, db_url: str, engine: EngineSettings
+) -> None:
+    """NQ at 180.77 (points over 100) sent as a first import was offered with Import (the
+    note about the level was not even shown: nothing was stored to compare with), and every
+    answer over it was off a hundredfold. Refused in one sentence naming the file's level
+    and NQ's (NQ.yaml's anchors, log-linear between 2023-12-29's 16,900 and 2024-12-31's
+    21,200), with the caption that imports it anyway."""
+    fake = fake_telegram
+    bars = bf.week_of_bars(level=ES_LEVEL)
+    small = bars.assign(**{c: (bars[c] / 100).round(6) for c in ("open", "high", "low", "close")})
+    content = bf.plain_csv(tmp_path / "nq.csv", small).read_bytes()
+    days = [dt.date(2023, 12, 29), dt.date(2024, 12, 31)]
+    middle = small["timestamp"].iloc[len(small) // 2].date()
+    known = np.exp(
+        np.interp(middle.toordinal(), [d.toordinal() for d in days], np.log([16900, 21200]))
+    )
+    ratio = small["close"].median() / known
+    async with barb_bot(fake, db_url, engine_settings=engine, admins={ALICE}):
+        refused = await send_file(fake, ALICE, content, "nq.csv", caption="NQ")
+        last = refused["text"].splitlines()[-1]
+        assert f"is ×{ratio:.2g} the level NQ had around {middle}" in last
+        assert f"about {round(known, -1):,.0f}," in last
+        assert last.endswith("send the file again with the caption --any-level.")
+        assert not keyboard_data(refused)
+        assert not data_path("NQ", engine).exists()
+
+        offer = await send_file(fake, ALICE, content, "nq.csv", caption="NQ --any-level")
+        assert "Checked with the caption's --any-level" in offer["text"]
+        assert f"is ×{ratio:.2g} the level NQ had around {middle}" in offer["text"]
+        await press(fake, ALICE, ALICE, offer, keyboard_data(offer)[0])
+        done = await fake.wait_for("sendMessage", 3, chat_id=ALICE)
+        assert done[-1].result["text"].startswith("NQ: imported 6,900 bars")
+    frame, _ = read_bars(data_path("NQ", engine))
+    assert frame["close"].tolist() == small["close"].tolist()
+
+
 async def test_the_options_checked_are_the_options_imported(
     tmp_path: Path, fake_telegram: FakeBotAPI, db_url: str, engine: EngineSettings
 ) -> None:
     """5-minute Dubai bars stamped at their close: the offer says how it read them, keeps the
     options in its record, and Import reads the file with exactly them."""
     fake = fake_telegram
-    bars = bf.week_of_bars(step_minutes=5)
+    bars = bf.week_of_bars(step_minutes=5, level=ES_LEVEL)
     path = tmp_path / "five.csv"
     closes = bf.in_zone(bars, "Asia/Dubai", "close", step_minutes=5)
     bars.assign(timestamp=closes.dt.strftime("%Y-%m-%d %H:%M:%S")).to_csv(path, index=False)
@@ -591,8 +638,8 @@ async def test_the_options_checked_are_the_options_imported(
         (
             "ES --replace",
             "--replace в подписи — не параметр импорта; подпись может содержать инструмент и "
-            "--timezone, --interval, --stamp, --date-order, --format, --columns, как в "
-            "командной строке "
+            "--timezone, --interval, --stamp, --date-order, --format, --columns, --any-level, "
+            "как в командной строке "
             "(--timezone Asia/Dubai --interval 5m).",
         ),
         ("ES --stamp end", "--stamp в подписи принимает open или close, а не end."),
@@ -656,12 +703,12 @@ async def test_an_import_pressed_while_the_bot_was_down_is_done(
     fake_telegram: FakeBotAPI,
     db_url: str,
     engine: EngineSettings,
-    chicago_csv: tuple[bytes, pd.DataFrame],
+    es_chicago_csv: tuple[bytes, pd.DataFrame],
 ) -> None:
     """Telegram refuses to answer a press it delivers late (made while the bot was down):
     the bare answer raised, the admin read "Something broke" and nothing was imported."""
     fake = fake_telegram
-    content, bars = chicago_csv
+    content, bars = es_chicago_csv
     async with barb_bot(fake, db_url, engine_settings=engine, admins={ALICE}):
         offer = await send_file(fake, ALICE, content, "week.csv", caption="ES")
         fake.fail_next(
@@ -680,7 +727,7 @@ async def test_an_import_cut_by_a_shutdown_is_said_at_the_next_start(
     fake_telegram: FakeBotAPI,
     db_url: str,
     engine: EngineSettings,
-    chicago_csv: tuple[bytes, pd.DataFrame],
+    es_chicago_csv: tuple[bytes, pd.DataFrame],
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """Import pressed, and the shutdown's grace ran out while it wrote (NQ's 6.4M bars take
@@ -689,7 +736,7 @@ async def test_an_import_cut_by_a_shutdown_is_said_at_the_next_start(
     that was imported. Now it reads what was imported, kept with the offer until said; the
     file sent again has nothing new, and the data from before the import stays kept."""
     fake = fake_telegram
-    content, bars = chicago_csv
+    content, bars = es_chicago_csv
     monday = bf.plain_csv(tmp_path / "mon.csv", bars.iloc[:1380], "America/Chicago")
     stoppable: list[StoppableUpdates] = []
     real_init = StoppableUpdates.__init__
@@ -811,7 +858,7 @@ async def test_a_second_press_on_an_imported_offer_says_what_became_of_it(
     fake_telegram: FakeBotAPI,
     db_url: str,
     engine: EngineSettings,
-    chicago_csv: tuple[bytes, pd.DataFrame],
+    es_chicago_csv: tuple[bytes, pd.DataFrame],
 ) -> None:
     """Import pressed twice (or on the second copy of an offer a lost response left), or
     Cancel after Import: the offer was deleted with the reply, and the second press read
@@ -819,7 +866,7 @@ async def test_a_second_press_on_an_imported_offer_says_what_became_of_it(
     moment ago (sent again, it replaced the data kept from before the import with itself).
     The record now stays as the offer's outcome, and the press is told what became of it."""
     fake = fake_telegram
-    content, bars = chicago_csv
+    content, bars = es_chicago_csv
     monday = bf.plain_csv(tmp_path / "mon.csv", bars.iloc[:1380], "America/Chicago")
     async with barb_bot(fake, db_url, engine_settings=engine, admins={ALICE}):
         first = await send_file(fake, ALICE, monday.read_bytes(), "mon.csv", caption="ES")
@@ -858,14 +905,14 @@ async def test_a_reply_telegram_refuses_for_good_leaves_no_staged_copy(
     fake_telegram: FakeBotAPI,
     db_url: str,
     engine: EngineSettings,
-    chicago_csv: tuple[bytes, pd.DataFrame],
+    es_chicago_csv: tuple[bytes, pd.DataFrame],
     refused: str,
 ) -> None:
     """The admin blocked the bot (403) as it sent the offer, or the reply saying it was
     imported: the staged file (up to 20 MB) stayed under .uploads, an offer nobody can
     press. It goes now; an imported offer keeps its record (its outcome)."""
     fake = fake_telegram
-    content, bars = chicago_csv
+    content, bars = es_chicago_csv
     async with barb_bot(fake, db_url, engine_settings=engine, admins={ALICE}):
         if refused == "offer":
             fake.fail_next("sendMessage", error_code=403, chat_id=ALICE)
@@ -895,13 +942,13 @@ async def test_import_pressed_once_the_queries_run_on_workers_elsewhere_is_refus
     db_url: str,
     redis_url: str,
     engine: EngineSettings,
-    chicago_csv: tuple[bytes, pd.DataFrame],
+    es_chicago_csv: tuple[bytes, pd.DataFrame],
 ) -> None:
     """A file offered by the bot alone, its Import pressed after the bot was switched to
     workers on other machines (``BARB_QUEUE_URL``): it would land on the replica's disk,
     which they never read. One sentence with the command instead; nothing written."""
     fake = fake_telegram
-    content, _ = chicago_csv
+    content, _ = es_chicago_csv
     async with barb_bot(fake, db_url, engine_settings=engine, admins={ALICE}):
         offer = await send_file(fake, ALICE, content, "nq chicago.csv", caption="ES")
     runner = CeleryRunner(redis_url, timeout_s=20)

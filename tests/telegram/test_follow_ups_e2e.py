@@ -347,3 +347,49 @@ async def test_a_reply_to_another_members_answer_follows_that_answer(
         assert lines[0].endswith('"how many ES days now?"')
         [query_line] = [x for x in lines if x.startswith("query ")]
         assert json.loads(query_line.removeprefix("query ")) == ES_DAYS
+
+
+async def test_a_reply_to_another_members_question_follows_its_answer(
+    fake_telegram: FakeBotAPI, db_url: str, sample_settings
+) -> None:
+    """Alice's weekday ranges, Bob's ES day count, then Alice's "@Barb and in 2023?" as a
+    reply to Bob's question message (not Barb's answer): only Barb's own messages were
+    looked up, so she was read with her own weekday query. Now the question message is
+    found by the answer that quotes it, and her reply follows Bob's count."""
+    fake = fake_telegram
+    provider = ScriptedProvider([group_model] * 20)
+    at = f"@{fake.bot['username']} "
+    in_group = {"chat_type": "supergroup"}
+    async with barb_bot(fake, db_url, provider=provider) as svc:
+        alices = await ask_and_get_plan(fake, GROUP, ALICE, at + "weekday ranges?", **in_group)
+        await run_and_wait(fake, GROUP, ALICE, alices, 2)
+        bobs_question = fake.message_update(
+            chat_id=GROUP, user_id=BOB, text=at + "how many ES days?", **in_group
+        )
+        fake.inject(bobs_question)
+        bobs = (await fake.wait_said(3, chat_id=GROUP))[2]
+        assert bobs["reply_to_message"]["message_id"] == bobs_question["message"]["message_id"]
+        await run_and_wait(fake, GROUP, BOB, bobs, 4)
+        await settled_outbox(svc)
+
+        await ask_and_get_plan(
+            fake,
+            GROUP,
+            ALICE,
+            at + "and in 2023?",
+            reply_to_message_id=bobs_question["message"]["message_id"],
+            **in_group,
+        )
+        lines = replied_data_lines(provider.requests[-1])
+        assert "(asked by another member of the group)" in lines[0]
+        assert lines[0].endswith('"how many ES days?"')
+        [query_line] = [x for x in lines if x.startswith("query ")]
+        assert json.loads(query_line.removeprefix("query ")) == ES_DAYS
+
+        # Her reply to her own question message follows her own weekday question.
+        mine = fake.said(GROUP)[0]["reply_to_message"]["message_id"]
+        await ask_and_get_plan(
+            fake, GROUP, ALICE, at + "Fridays only?", reply_to_message_id=mine, **in_group
+        )
+        lines = replied_data_lines(provider.requests[-1])
+        assert "another member" not in lines[0] and lines[0].endswith('"weekday ranges?"')

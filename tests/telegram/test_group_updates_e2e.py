@@ -88,6 +88,8 @@ async def test_an_edited_question_is_not_answered_again(
         calls = len(svc.assistant.provider.requests)  # type: ignore[attr-defined]
         edited = dict(asked["message"], text="hello!", edit_date=int(time.time()))
         await handled(fake, svc, fake.inject({"edited_message": edited}))
+        # Handled is not yet delivered: the sentence goes out through the outbox.
+        await fake.wait_said(2, chat_id=ALICE)
         assert fake.said(ALICE)[-1]["text"] == t("edit_not_read", "en")
         # An edited command is not run again either, nor said anything about.
         command = fake.message_update(chat_id=ALICE, user_id=ALICE, text="/help")

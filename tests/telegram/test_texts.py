@@ -68,7 +68,16 @@ NAMES = {
 }
 NAMES |= {"open", "high", "low", "close", "OHLC", "volume"}
 #: Vendors whose file layouts Barb imports.
-NAMES |= {"Sierra", "Chart", "TradingView", "NinjaTrader", "Kibot", "Databento"}
+NAMES |= {
+    "Sierra",
+    "Chart",
+    "TradingView",
+    "NinjaTrader",
+    "MetaTrader",
+    "TradeStation",
+    "Kibot",
+    "Databento",
+}
 NAMES |= {"Interactive", "Brokers", "TWS", "API"}
 #: Formats and standards an import refusal names: Parquet files, UTF-8 text, IANA zones.
 NAMES |= {"Parquet", "UTF", "IANA"}
@@ -78,7 +87,7 @@ NAMES |= {"Parquet", "UTF", "IANA"}
 # codes, and the CLDR plural categories that name a word's forms
 # (one=пункт|few=пункта|many=пунктов).
 _VERBATIM = re.compile(
-    r"\{[^}]*\}|/\w+|--\w+|`[^`]*`|«[^»]*»|<[^>]*>|%[a-zA-Z]|\b(?:zero|one|two|few|many|other)="
+    r"\{[^}]*\}|/\w+|--[\w-]+|`[^`]*`|«[^»]*»|<[^>]*>|%[a-zA-Z]|\b(?:zero|one|two|few|many|other)="
 )
 
 
