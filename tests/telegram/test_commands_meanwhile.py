@@ -38,6 +38,9 @@ from bot.telegram.sender import Patience
 from bot.telegram.services import BotServices
 from bot.texts import t
 
+# The caption's line of /query's count of daily rows, as the chart names it in each language.
+COUNT_LINE = {"en": "\n\nnumber of days: ", "ru": "\n\nколичество дней: "}
+
 QUESTION = "average RTH range by weekday?"
 
 
@@ -645,7 +648,7 @@ async def test_cancel_or_reset_while_a_query_runs_says_so_at_once(
     # Then the result whole (its chart, captioned with the count as /query words it), then
     # only the reset's confirmation: never "There is no plan waiting to be cancelled.".
     [result] = said[1 : len(said) - len(after)]
-    assert "\n\ncount: " in result, fake.describe()
+    assert COUNT_LINE[lang] in result, fake.describe()
     assert said[len(said) - len(after) :] == after, fake.describe()
 
 
@@ -681,7 +684,7 @@ async def test_cancel_or_reset_sent_right_after_a_query_says_so_at_once(
         await until(lambda: len(svc.locks) == 0, "the chat's locks let go", fake)
 
     said = texts_since(fake, 1)
-    assert "\n\ncount: " in said[0], fake.describe()  # the result's chart
+    assert COUNT_LINE["en"] in said[0], fake.describe()  # the result's chart
     assert said[1:] == after, fake.describe()
 
 
@@ -720,7 +723,7 @@ async def test_cancel_while_a_query_waits_its_turn_says_it_will_be_answered(
         await until(lambda: len(svc.locks) == 0, "the chat's locks let go", fake)
 
     said = texts_since(fake, 2)
-    assert len(said) == 1 and "\n\ncount: " in said[0], fake.describe()
+    assert len(said) == 1 and COUNT_LINE["en"] in said[0], fake.describe()
     assert model.stopped == 1
 
 
@@ -768,7 +771,7 @@ async def test_a_query_ending_as_cancel_or_reset_checks_it_says_so_before_the_re
 
     said = texts_since(fake, 0)
     assert said[0] == QUERY_NOTICES[command, "en"], fake.describe()
-    assert "\n\ncount: " in said[1], fake.describe()  # the result's chart
+    assert COUNT_LINE["en"] in said[1], fake.describe()  # the result's chart
     assert said[2:] == after, fake.describe()
 
 
@@ -822,7 +825,7 @@ async def test_a_notice_telegram_holds_back_never_comes_after_its_answer(
         await asyncio.sleep(0.5)  # two sending passes more: nothing comes
 
     said = texts_since(fake, before)
-    assert ("\n\ncount: " if work == "query" else "Answer: ") in said[0], fake.describe()
+    assert (COUNT_LINE["en"] if work == "query" else "Answer: ") in said[0], fake.describe()
     assert said[1:] == after, fake.describe()
     assert rows(db_url, "SELECT error FROM outbox WHERE status = 'failed'") == [
         (answering.NOTICE_WITHDRAWN,)

@@ -466,6 +466,6 @@ async def test_a_file_refused_after_the_chart_went_out_arrives_later_once_in_ord
         ]
         assert sent_ok == ["sendPhoto", "sendDocument"], sent
         [photo] = delivered(fake, "sendPhoto")
-        assert photo["caption"].split("\n\n", 1)[1].startswith("count: ")
+        assert photo["caption"].split("\n\n", 1)[1].startswith("number of days: ")
         assert delivered(fake, "sendMessage") == []
         assert await svc.store.outbox.unsent() == []

@@ -242,7 +242,7 @@ async def test_start_s_data_dates_are_not_followed_by_a_second_period(
             "2024-03-18,09:30,100,101,99.5,100.5,10\n"
             "2024-03-22,09:31,100.5,101,100,100.75,20\n"
         )
-        import_file(bars, "NQ", engine, timezone="America/Chicago")
+        import_file(bars, "NQ", engine, timezone="America/Chicago", any_level=True)
     else:
         real = sample.generate_sample
         monkeypatch.setattr(
