@@ -170,8 +170,9 @@ def _permutation_p(means: pd.Series) -> float:
     groups = [g.to_numpy() for _, g in means.groupby(level=0)]
     found = stats.permutation_test(
         groups,
-        lambda *g: stats.f_oneway(*g).statistic,
+        lambda *g, axis: stats.f_oneway(*g, axis=axis).statistic,
         permutation_type="independent",
+        vectorized=True,  # 9,999 F statistics in one call each batch: seconds, not 10 s
         alternative="greater",
         n_resamples=9_999,
         random_state=1,

@@ -304,8 +304,9 @@ def test_the_stretch_test_is_scipys_permutation_test() -> None:
     split = [values[groups == g] for g in range(6)]
     expected = stats.permutation_test(
         split,
-        lambda *g: stats.f_oneway(*g).statistic,
+        lambda *g, axis: stats.f_oneway(*g, axis=axis).statistic,
         permutation_type="independent",
+        vectorized=True,  # 9,999 F statistics in one call each batch: seconds, not 10 s
         alternative="greater",
         n_resamples=9_999,
         random_state=1,

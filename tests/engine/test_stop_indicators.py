@@ -6,13 +6,12 @@ first bar."""
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 import pandas as pd
 import pytest
 import talib
 from asking import ask
+from supertrend_loop import supertrend
 
 pytestmark = pytest.mark.slow
 
@@ -80,26 +79,7 @@ def test_sar_and_kama_values_in_a_month_are_those_of_all_history(sample_settings
 def _supertrend(daily: pd.DataFrame, n: int, mult: float) -> np.ndarray:
     """TradingView's ta.supertrend(mult, n) on TA-Lib's ATR (Wilder's), as Pine writes it."""
     high, low, close = (daily[c].to_numpy() for c in ("high", "low", "close"))
-    atr = talib.ATR(high, low, close, n)
-    out = np.full(len(close), np.nan)
-    prev_upper = prev_lower = 0.0
-    prev_line = math.nan
-    for i in range(len(close)):
-        if math.isnan(atr[i]):
-            continue
-        mid = (high[i] + low[i]) / 2
-        upper, lower = mid + mult * atr[i], mid - mult * atr[i]
-        lower = lower if lower > prev_lower or close[i - 1] < prev_lower else prev_lower
-        upper = upper if upper < prev_upper or close[i - 1] > prev_upper else prev_upper
-        if math.isnan(atr[i - 1]):
-            down = True
-        elif prev_line == prev_upper:
-            down = not close[i] > upper
-        else:
-            down = close[i] < lower
-        out[i] = upper if down else lower
-        prev_upper, prev_lower, prev_line = upper, lower, out[i]
-    return out
+    return supertrend(high, low, close, talib.ATR(high, low, close, n), mult)
 
 
 def test_supertrend_uptrend_days_in_2023(sample_settings, daily) -> None:

@@ -28,6 +28,7 @@ from minute_bars import (
 )
 from nyse_holidays import NYSE_HOLIDAYS_2024
 from pandas.tseries.holiday import USFederalHolidayCalendar
+from supertrend_loop import supertrend
 
 Answer = list[float]
 ANSWERS: dict[str, Callable[[], Answer]] = {}
@@ -363,26 +364,7 @@ def _() -> Answer:
 def _supertrend(days: pd.DataFrame, n: int, mult: float) -> pd.Series:
     """TradingView's ta.supertrend(mult, n) as its Pine reference writes it, on TA-Lib's ATR."""
     high, low, close, _ = arrays(days)
-    atr = talib.ATR(high, low, close, n)
-    out = np.full(len(close), np.nan)
-    prev_upper = prev_lower = 0.0
-    prev_line = np.nan
-    for i in range(len(close)):
-        if np.isnan(atr[i]):
-            continue
-        mid = (high[i] + low[i]) / 2
-        upper, lower = mid + mult * atr[i], mid - mult * atr[i]
-        lower = lower if lower > prev_lower or close[i - 1] < prev_lower else prev_lower
-        upper = upper if upper < prev_upper or close[i - 1] > prev_upper else prev_upper
-        if np.isnan(atr[i - 1]):
-            down = True
-        elif prev_line == prev_upper:
-            down = not close[i] > upper
-        else:
-            down = close[i] < lower
-        out[i] = upper if down else lower
-        prev_upper, prev_lower, prev_line = upper, lower, out[i]
-    return _with(days, out)
+    return _with(days, supertrend(high, low, close, talib.ATR(high, low, close, n), mult))
 
 
 @answer("es_above_supertrend_2023")

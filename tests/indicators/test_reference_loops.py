@@ -14,6 +14,7 @@ from fractions import Fraction
 import numpy as np
 import pandas as pd
 import pytest
+from supertrend_loop import supertrend
 
 from barb import indicators as ind
 
@@ -225,29 +226,9 @@ def ref_hma(xs: list[float], n: int) -> list[float]:
 def ref_supertrend(
     high: list[float], low: list[float], close: list[float], n: int, mult: float
 ) -> list[float]:
-    """TradingView's ta.supertrend(mult, n) as its Pine reference writes it, on TA-Lib's
-    ATR (Wilder's average, first value on row n)."""
-    atr = ref_atr(high, low, close, n)
-    out = [NAN] * len(close)
-    prev_upper = prev_lower = 0.0  # Pine's nz() of the bar before the first
-    prev_line = NAN
-    for i in range(len(close)):
-        if math.isnan(atr[i]):
-            continue
-        mid = (high[i] + low[i]) / 2
-        upper, lower = mid + mult * atr[i], mid - mult * atr[i]
-        before = close[i - 1]
-        lower = lower if lower > prev_lower or before < prev_lower else prev_lower
-        upper = upper if upper < prev_upper or before > prev_upper else prev_upper
-        if math.isnan(atr[i - 1]):
-            down = True
-        elif prev_line == prev_upper:
-            down = not close[i] > upper
-        else:
-            down = close[i] < lower
-        out[i] = upper if down else lower
-        prev_upper, prev_lower, prev_line = upper, lower, out[i]
-    return out
+    """TradingView's ta.supertrend(mult, n) on a plain-loop ATR (Wilder's average, first
+    value on row n), as TA-Lib's."""
+    return list(supertrend(high, low, close, ref_atr(high, low, close, n), mult))
 
 
 def ref_heikin_ashi(
