@@ -263,6 +263,14 @@ def _leave_out(plan: Plan, groups: DayGroups, cut: np.ndarray, reach: int | None
     return f"session_volume('{window}') > 0"
 
 
+def _days_of(plan: Plan, total: int) -> str:
+    """Which days the short ones are counted among: "of the then stage's 4,647 days", "of
+    the 517 days grouped"."""
+    if plan.then is not None:
+        return f"of the then stage's {total:,} days"
+    return f"of the {total:,} days {'listed' if plan.first.limit else 'grouped'}"
+
+
 def _text(
     plan: Plan,
     groups: DayGroups,
@@ -277,10 +285,7 @@ def _text(
     days' bars run to 16:00, so their exit_close is a part day's (last() reads the 12:59 or
     13:14 bar there, not the 15:59 one).'"""
     dataset, n = plan.dataset, len(used)
-    if plan.then is not None:
-        days = f"of the then stage's {total:,} days"
-    else:
-        days = f"of the {total:,} days {'listed' if plan.first.limit else 'grouped'}"
+    days = _days_of(plan, total)
     if reach is not None:
         beside = f"where the other days' bars run to {close_clock(dataset, reach)}"
     else:  # every day short: against the session's end
@@ -308,10 +313,7 @@ def _shifted_text(
     11:00-11:30, not the other days' 16:30-17:00 (on the half days it holds the stock
     market's 13:00 close).'"""
     dataset = plan.dataset
-    if plan.then is not None:
-        days = f"of the then stage's {total:,} days"
-    else:
-        days = f"of the {total:,} days {'listed' if plan.first.limit else 'grouped'}"
+    days = _days_of(plan, total)
     n, names = len(used), listed_text([item.name for item in items])
 
     def window(first: int, end: int) -> str:
