@@ -36,13 +36,14 @@ lint: setup
 	.venv/bin/ruff check .
 	.venv/bin/ruff format --check .
 
-# Two workers: the process tests (bots killed and restarted, workers, servers) mostly wait,
-# so two share two cores well. The sample is written first, once: left to the tests, both
-# workers generated the same files at once (about 40 s each on a fresh clone).
+# Three workers on two cores: the process tests (bots killed and restarted, workers, servers)
+# mostly wait, and a third worker computes meanwhile (the suite in 573 s, 670 s on two; 28
+# November). The sample is written first, once: left to the tests, each worker generated
+# the same files at once (about 40 s each on a fresh clone).
 test: sample
 	.venv/bin/ruff check .
 	.venv/bin/ruff format --check .
-	.venv/bin/pytest -q -m "not scale" -n 2 --dist worksteal
+	.venv/bin/pytest -q -m "not scale" -n 3 --dist worksteal
 
 # Several replicas behind the real HAProxy: the servers come from Debian's packages (as root,
 # installed only when missing), so this target needs apt; `make test` needs nothing but Python.
