@@ -167,16 +167,20 @@ async def test_a_replica_name_is_held_by_one_process_and_a_gone_ones_replies_go_
 
 async def _drop_name_lock(store: Store, name: str) -> None:
     """The server drops the connection holding ``name``'s lock (a PostgreSQL restart or
-    failover, ``idle_session_timeout``, a proxy cutting an idle connection)."""
+    failover, ``idle_session_timeout``, a proxy cutting an idle connection), and the lock is
+    gone: pg_terminate_backend only signals the backend, which lets its locks go as it exits
+    (read at once, the lock was still held once under three test workers)."""
+    held = "FROM pg_locks WHERE locktype = 'advisory' AND classid = :cls AND objid = :key"
+    key = {"cls": replicas.LOCK_CLASS, "key": replicas.name_key(name)}
     async with store._engine.connect() as conn:
-        await conn.execute(
-            text_sql(
-                "SELECT pg_terminate_backend(pid) FROM pg_locks WHERE locktype = 'advisory' "
-                "AND classid = :cls AND objid = :key"
-            ),
-            {"cls": replicas.LOCK_CLASS, "key": replicas.name_key(name)},
-        )
+        await conn.execute(text_sql(f"SELECT pg_terminate_backend(pid) {held}"), key)
         await conn.commit()
+        for _ in range(500):
+            if not (await conn.execute(text_sql(f"SELECT count(*) {held}"), key)).scalar():
+                return
+            await conn.commit()  # a fresh snapshot of pg_locks
+            await asyncio.sleep(0.01)
+    raise AssertionError(f"{name}'s lock outlived its connection by 5 s")
 
 
 async def test_a_replica_whose_name_lock_dropped_takes_it_again(
