@@ -42,6 +42,22 @@ def nq_worker(
     worker.stop()
 
 
+def serve_old_bars(settings: EngineSettings, description: str) -> None:
+    """NQ's ten days of March 2024 stored in ``settings``' data directory, as the bars some
+    machine already serves before a file is sent (``description`` tells them apart)."""
+    minutes = small_bars()
+    meta = DataMeta(
+        instrument="NQ",
+        timezone="America/New_York",
+        source="imported",
+        description=description,
+        first_date=dt.date(2024, 3, 4),
+        last_date=dt.date(2024, 3, 15),
+        rows=len(minutes),
+    )
+    write_bars(minutes, meta, data_path("NQ", settings))
+
+
 async def test_a_question_is_answered_by_a_worker_over_redis(
     fake_telegram: FakeBotAPI, db_url: str, redis_url: str, nq_worker: WorkerProcess
 ) -> None:
@@ -115,17 +131,7 @@ async def test_a_file_sent_to_a_bot_whose_workers_hold_the_data_is_refused_with_
     the workers still serve what they served."""
     fake = fake_telegram
     worker_data = EngineSettings(data_dir=tmp_path / "worker")
-    minutes = small_bars()
-    served = DataMeta(
-        instrument="NQ",
-        timezone="America/New_York",
-        source="imported",
-        description="the workers' bars",
-        first_date=dt.date(2024, 3, 4),
-        last_date=dt.date(2024, 3, 15),
-        rows=len(minutes),
-    )
-    write_bars(minutes, served, data_path("NQ", worker_data))
+    serve_old_bars(worker_data, "the workers' bars")
     env = worker_env(redis_url, worker_data.data_dir, timeout_s=20)
     worker = barb_worker(env, tmp_path / "worker.log", "NQ")
     bot_data = EngineSettings(data_dir=tmp_path / "bot")  # the replica's own, empty
@@ -169,17 +175,7 @@ async def test_import_pressed_as_a_worker_elsewhere_starts_is_refused(
     from one 2 s old: ``test_data_place``'s runner test does; this is the whole path.)"""
     fake = fake_telegram
     shared = tmp_path / "shared"
-    minutes = small_bars()
-    served = DataMeta(
-        instrument="NQ",
-        timezone="America/New_York",
-        source="imported",
-        description="the bars before the upload",
-        first_date=dt.date(2024, 3, 4),
-        last_date=dt.date(2024, 3, 15),
-        rows=len(minutes),
-    )
-    write_bars(minutes, served, data_path("NQ", EngineSettings(data_dir=shared)))
+    serve_old_bars(EngineSettings(data_dir=shared), "the bars before the upload")
     here = barb_worker(worker_env(redis_url, shared, timeout_s=20), tmp_path / "here.log", "NQ")
     elsewhere = tmp_path / "elsewhere"  # another machine's directory
     elsewhere.mkdir()
@@ -225,17 +221,7 @@ async def test_a_file_sent_to_a_bot_whose_workers_read_its_own_data_dir_is_impor
     had already mapped the old bars, counts the imported ones."""
     fake = fake_telegram
     shared = tmp_path / "shared"
-    minutes = small_bars()
-    served = DataMeta(
-        instrument="NQ",
-        timezone="America/New_York",
-        source="imported",
-        description="the bars before the upload",
-        first_date=dt.date(2024, 3, 4),
-        last_date=dt.date(2024, 3, 15),
-        rows=len(minutes),
-    )
-    write_bars(minutes, served, data_path("NQ", EngineSettings(data_dir=shared)))
+    serve_old_bars(EngineSettings(data_dir=shared), "the bars before the upload")
     worker = barb_worker(worker_env(redis_url, shared, timeout_s=20), tmp_path / "w.log", "NQ")
     (tmp_path / "link").symlink_to(shared)
     bot_data = EngineSettings(data_dir=tmp_path / "link")
