@@ -39,6 +39,7 @@ from barb.data.layouts import (
     detect_header_layout,
     detect_headerless,
     match_header,
+    named_abbreviation,
     named_zone,
 )
 from barb.data.words import Message, Note, Refusal
@@ -104,6 +105,10 @@ class RawBars:
     # The zone the header names beside the times ("Time (UTC)", "Gmt time"): read as the
     # zone --timezone declares.
     header_zone: str | None = None
+    # The abbreviation the header names it by ("EST" in "Time (EST)"), when it has a fixed
+    # offset of its own (``layouts.HEADER_FIXED``): the refusal of times on that offset
+    # names it.
+    header_abbreviation: str | None = None
     # The file's data row of each bar once the bars are no longer in the file's order
     # (sorted by time, repeats dropped); None while they are.
     rows: np.ndarray | None = None
@@ -136,6 +141,7 @@ class CsvShape:
     line: int  # physical line of the header (1-based); 0 without a header
     names: list[str]  # the header's names (generated for headerless files)
     zone: str | None = None  # the zone the header names beside the times ("Time (UTC)")
+    abbreviation: str | None = None  # how it names it, when by "EST" and the like
 
 
 def _first_lines(path: Path, count: int = 2) -> list[tuple[int, str]]:
@@ -222,6 +228,7 @@ def read_csv_shape(
         number,
         names,
         zone,
+        named_abbreviation(names, indexes),
     )
 
 
@@ -342,7 +349,7 @@ def read_csv(
                     raise BadFile(*(found[::-1] if found else (f"{name}: {exc}",))) from exc
                 table = table.set_column(index, name, numbers)
     raw = from_table(table, shape.layout, date_order)
-    raw.header_zone = shape.zone
+    raw.header_zone, raw.header_abbreviation = shape.zone, shape.abbreviation
     if empty:
         raw.notes.append((N_("import.note.empty_rows"), {"count": empty}))
     return raw
@@ -510,7 +517,7 @@ def read_parquet(
             index = table.column_names.index(name)
             table = table.set_column(index, name, pc.cast(column, pa.float64()))
     raw = from_table(table, layout, date_order)
-    raw.header_zone = zone
+    raw.header_zone, raw.header_abbreviation = zone, named_abbreviation(names, found)
     return raw
 
 

@@ -31,6 +31,8 @@ from barb.data.clock import (
     DAY_NS,
     HOUR_NS,
     ClockReading,
+    clear_margin,
+    closed_bars,
     closed_reason,
     in_closed_hours,
     opening_in_break,
@@ -42,6 +44,7 @@ from barb.data.formats import BadFile, BadRow, CsvShape, RawBars, abbreviation_r
 from barb.data.layouts import (
     DATE_ORDERS,
     FORMATS,
+    HEADER_FIXED,
     LAYOUTS,
     TITLE_WORDS,
     DateOrder,
@@ -209,7 +212,7 @@ def _check_zone(name: str, words: ImportWords = ENGLISH) -> None:
     except (zoneinfo.ZoneInfoNotFoundError, ValueError, OSError):
         raise Refused(words, (N_("import.refuse.unknown_zone"), {"zone": repr(name)})) from None
     if name in FIXED_LINKS:
-        values = {"zone": name, "region": FIXED_LINKS[name]}
+        values = {"zone": name, "region": FIXED_LINKS[name], "fixed": FIXED_NAMES[name]}
         raise Refused(words, (N_("import.refuse.fixed_zone"), values))
 
 
@@ -217,6 +220,9 @@ def _check_zone(name: str, words: ImportWords = ENGLISH) -> None:
 #: UTC-5 even in July, when New York is at UTC-4, and --timezone EST stored summer bars an
 #: hour late. Refused for the region's zone. HST stays: Hawaii keeps no summer time.
 FIXED_LINKS = {"EST": "America/New_York", "MST": "America/Denver"}
+#: The same offsets by names that say what they are, for times truly kept on them all year
+#: (the refusal advised only the region's zone, which reads their summer bars an hour off).
+FIXED_NAMES = {"EST": "Etc/GMT+5", "MST": "Etc/GMT+7"}
 
 
 def _finder_litter(member: zipfile.ZipInfo) -> bool:
@@ -488,6 +494,7 @@ def _check_raw(
 ) -> CheckedFile:
     _check_series(raw)
     _check_half_days(raw)
+    declared_zone = timezone
     timezone = _header_timezone(raw, timezone)
     rows = len(raw)  # the file's: the report names its last line by it
     raw, declared_stamp = _last_second_stamps(raw, declared_stamp)
@@ -527,6 +534,8 @@ def _check_raw(
             (N_("import.refuse.interval_contradicts"), {"declared": interval, "found": found})
         )
     report.interval_minutes = interval
+    if declared_zone is None:
+        _check_header_offset(raw, instrument, interval, declared_stamp)
 
     clock = _read_clock(raw, instrument, interval, timezone, declared_stamp, report)
     report.timezone, report.stamp, report.clock_note = clock.zone, clock.stamp, clock.note
@@ -622,6 +631,32 @@ def _header_timezone(raw: RawBars, timezone: str | None) -> str | None:
         return timezone
     raw.notes.append((N_("import.note.header_zone"), {"zone": named}))
     return named
+
+
+def _check_header_offset(
+    raw: RawBars, instrument: Instrument, interval: int, stamp: Stamp | None
+) -> None:
+    """``BadFile`` when the header names its times' zone by an abbreviation ("Time (EST)")
+    and they keep the abbreviation's fixed offset all year (``HEADER_FIXED``), not the
+    region's clock it is read as: read as New York time, such summer bars fall in the daily
+    break, and the refusal advised America/Chicago (UTC-5 only in summer: its winter bars
+    would be stored an hour late). It names the fixed zone, Etc/GMT+5."""
+    word = raw.header_abbreviation
+    if word is None or raw.header_zone is None or raw.utc:
+        return
+    fixed = HEADER_FIXED[word.lower()]
+    region = closed_bars(raw, instrument, interval, raw.header_zone, stamp)
+    if region - closed_bars(raw, instrument, interval, fixed, stamp) < clear_margin(raw):
+        return
+    hours = int(zoneinfo.ZoneInfo(fixed).utcoffset(None).total_seconds()) // 3600
+    values = {
+        "word": word,
+        "zone": zone_message(raw.header_zone),
+        "bars": region,
+        "offset": f"UTC{hours:+d}".replace("-", "−"),
+        "fixed": fixed,
+    }
+    raise BadFile((N_("import.refuse.header_fixed_offset"), values))
 
 
 SECOND_NS = 1_000_000_000

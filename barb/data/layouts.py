@@ -269,6 +269,15 @@ HEADER_ZONES = {
     "cst": "America/Chicago",
     "cdt": "America/Chicago",
 }
+#: What the header's abbreviation means taken literally: one offset from UTC all year
+#: (POSIX signs: Etc/GMT+5 is UTC-5). Times kept so under "Time (EST)" are refused as New
+#: York time in summer; the refusal advised America/Chicago, right only until November.
+HEADER_FIXED = {
+    "est": "Etc/GMT+5",
+    "edt": "Etc/GMT+4",
+    "cst": "Etc/GMT+6",
+    "cdt": "Etc/GMT+5",
+}
 # "Time (UTC)", "Time [America/Chicago]", "timestamp UTC", "datetime_utc"; "Gmt time"
 # (Dukascopy's). Only a time column's name: "High_ct" is no high in Chicago.
 _TIME_NAME = r"(?P<name>time|date|date\s*time|datetime|timestamp|ts_event)"
@@ -308,6 +317,17 @@ def named_zone(names: list[str], indexes: dict[str, int]) -> str | None:
     if len(zones) > 1:
         raise LayoutError((N_("import.refuse.header_zones"), {"zones": ", ".join(sorted(zones))}))
     return zones.pop() if zones else None
+
+
+def named_abbreviation(names: list[str], indexes: dict[str, int]) -> str | None:
+    """The abbreviation with a fixed offset ("EST") the header names beside the file's time
+    columns, upper case, or None: "Time (EST)" -> "EST", "Time (ET)" -> None."""
+    for column, i in indexes.items():
+        found = _NAMED_ZONE.match(names[i]) if column in ("timestamp", "date", "time") else None
+        word = (found["a"] or found["b"] or found["c"]).strip().lower() if found else ""
+        if word in HEADER_FIXED:
+            return word.upper()
+    return None
 
 
 def _iana(word: str) -> str | None:
