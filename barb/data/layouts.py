@@ -268,6 +268,11 @@ HEADER_ZONES = {
     "edt": "America/New_York",
     "cst": "America/Chicago",
     "cdt": "America/Chicago",
+    # A platform set to the trader's own clock: "Time (MST)" was "unrecognised columns".
+    "mst": "America/Denver",
+    "mdt": "America/Denver",
+    "pst": "America/Los_Angeles",
+    "pdt": "America/Los_Angeles",
 }
 #: What the header's abbreviation means taken literally: one offset from UTC all year
 #: (POSIX signs: Etc/GMT+5 is UTC-5). Times kept so under "Time (EST)" are refused as New
@@ -277,6 +282,10 @@ HEADER_FIXED = {
     "edt": "Etc/GMT+4",
     "cst": "Etc/GMT+6",
     "cdt": "Etc/GMT+5",
+    "mst": "Etc/GMT+7",  # Arizona's clock all year (America/Phoenix)
+    "mdt": "Etc/GMT+6",
+    "pst": "Etc/GMT+8",
+    "pdt": "Etc/GMT+7",
 }
 # "Time (UTC)", "Time [America/Chicago]", "timestamp UTC", "datetime_utc"; "Gmt time"
 # (Dukascopy's). Only a time column's name: "High_ct" is no high in Chicago.

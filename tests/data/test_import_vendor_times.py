@@ -865,6 +865,8 @@ def test_the_report_says_how_zoned_times_were_read_in_whole_sentences(
         ("Date Time (EDT)", "America/New_York"),
         ("Time (CST)", "America/Chicago"),
         ("Time [CDT]", "America/Chicago"),
+        ("Time (MST)", "America/Denver"),
+        ("Time (PDT)", "America/Los_Angeles"),
     ],
 )
 def test_a_zone_named_in_the_header_reads_the_times_in_it(
@@ -919,6 +921,9 @@ def test_a_header_zone_the_times_contradict_is_refused_and_timezone_overrides_it
         # January: EDT's UTC-4 is an hour ahead of New York's winter clock.
         ("EDT", NY, "Etc/GMT+4", [dt.date(2024, 1, 14)]),
         ("CDT", "America/Chicago", "Etc/GMT+5", [dt.date(2024, 1, 14)]),
+        # Arizona's clock, MST all year, under a Denver reading in summer.
+        ("MST", "America/Denver", "Etc/GMT+7", [dt.date(2024, 3, 17)]),
+        ("PST", "America/Los_Angeles", "Etc/GMT+8", [dt.date(2024, 3, 17)]),
     ],
 )
 def test_a_header_abbreviation_the_stamps_clock_contradicts_is_refused(
