@@ -150,13 +150,22 @@ def import_(
             progress=True,
             any_level=any_level,
         )
-        click.echo(checked.report.text())
+    except (BarbError, OSError) as exc:
+        _fail(exc)
+    except MemoryError:  # pyarrow's ArrowMemoryError is one too
+        _fail(_out_of_memory(file))
+    # The report is printed once the checks against the stored data are done too: printed
+    # first, it ended "No problems that stop the import." above their refusal.
+    report = checked.report
+    try:
         if check:
-            if not checked.report.ok:
+            if not report.ok:
+                click.echo(report.text())
                 raise SystemExit(1)
             # The same checks against the stored data as the write, so --check refuses
             # what the import would.
             plan = plan_write(checked, settings, mode or "new")
+            click.echo(report.text())
             click.echo(
                 f"--check: the import would write {plan.added:,} bars"
                 f"{' (nothing new)' if plan.added == 0 else ''}; nothing was written."
@@ -174,17 +183,12 @@ def import_(
             dropped = _dropped(target, "is") if target.exists() else ""
         result = write_checked(checked, settings, mode or "new")
     except (BarbError, OSError) as exc:
+        click.echo(report.text())
         _fail(exc)
-    except MemoryError:  # pyarrow's ArrowMemoryError is one too
-        # The whole file is read before anything is written (about 5 times its size in
-        # memory), so the stored data is as it was.
-        _fail(
-            DataError(
-                f"not enough memory to read it ({_size(file)}); nothing was written. Import it "
-                "in parts: the first with --replace, the others with --append.",
-                path=str(file),
-            )
-        )
+    except MemoryError:
+        click.echo(report.text())
+        _fail(_out_of_memory(file))
+    click.echo(report.text())
     meta = result.meta
     if result.cleaned:
         click.echo(result.cleaned)
@@ -205,6 +209,16 @@ def import_(
         )
     if result.note:
         click.echo(result.note)
+
+
+def _out_of_memory(file: Path) -> DataError:
+    # The whole file is read before anything is written (about 5 times its size in
+    # memory), so the stored data is as it was.
+    return DataError(
+        f"not enough memory to read it ({_size(file)}); nothing was written. Import it "
+        "in parts: the first with --replace, the others with --append.",
+        path=str(file),
+    )
 
 
 def _dropped(target: Path, verb: str) -> str:

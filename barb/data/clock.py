@@ -435,7 +435,13 @@ def _fixed_offset_reading(
     """The refusal naming the one whole-hour offset from UTC kept all year (``Etc/GMT+5``)
     under which the file's bars leave the exchange's daily break empty, or None. A file on
     UTC-5 all year spanning a clock change fits no zone with summer time, and was sent to
-    "an IANA name such as Asia/Dubai"."""
+    "an IANA name such as Asia/Dubai". Only across a clock change of the instrument's zone:
+    between two, a zone with summer time of that offset fits as well (Asia/Dubai is no
+    Etc/GMT-4 to the person who lives by it)."""
+    noon = pd.DatetimeIndex(np.unique(walls.instants // DAY_NS * DAY_NS + 12 * HOUR_NS))
+    offsets = noon.tz_localize(instrument.timezone, ambiguous=True, nonexistent="shift_forward")
+    if len({offset.utcoffset() for offset in offsets}) < 2:
+        return None
     fits = []
     for hours in range(-12, 15):
         zone = f"Etc/GMT{-hours:+d}" if hours else "UTC"

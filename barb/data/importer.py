@@ -1037,11 +1037,22 @@ class _Write:
 
 def plan_write(checked: CheckedFile, settings: EngineSettings, mode: Mode) -> _Write:
     """Every check the write makes against the stored data (the mode, the interval, the
-    overlap), without writing: ``--check`` runs it too, so it refuses what the import would."""
+    overlap), without writing: ``--check`` runs it too, so it refuses what the import would.
+    A refusal marks the report (``refused_by_stored``): the CLI printed "No problems that
+    stop the import." and then refused the import."""
+    if checked.frame is None:
+        raise ImportRefused(checked.report, checked.name)
+    try:
+        return _plan_write(checked, settings, mode)
+    except Exception:  # a stored file that cannot be read too (OSError, pyarrow's)
+        checked.report.refused_by_stored = True
+        raise
+
+
+def _plan_write(checked: CheckedFile, settings: EngineSettings, mode: Mode) -> _Write:
     report, instrument = checked.report, checked.instrument
     words = report.words
-    if checked.frame is None:
-        raise ImportRefused(report, checked.name)
+    assert checked.frame is not None
     target = data_path(instrument.symbol, settings)
     frame, added = checked.frame, len(checked.frame)
     exists = target.exists()

@@ -1756,7 +1756,12 @@ def test_check_refuses_what_the_import_would_and_writes_nothing(
         checked = runner.invoke(data_cli, ["import", *args, "-i", "NQ", "--check"], obj=settings)
         assert real.exit_code == checked.exit_code == 1, (args, checked.output)
         assert refusal in real.output and refusal in checked.output
-        assert "No problems that stop the import." in checked.output  # the file itself is fine
+        # The report, then the refusal: it ended "No problems that stop the import." above
+        # the refusal, which contradicted it.
+        for run in (real, checked):
+            assert "Times read as New York time" in run.output
+            assert "No problems that stop the import." not in run.output
+            assert run.output.rstrip().splitlines()[-1].startswith("Error: ")
         assert data_path("NQ", settings).read_bytes() == before
     ok = runner.invoke(
         data_cli, ["import", str(good), "-i", "NQ", "--append", "--check"], obj=settings

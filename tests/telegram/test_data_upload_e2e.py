@@ -588,6 +588,8 @@ async def test_prices_a_hundred_times_too_small_are_refused_unless_the_caption_s
         assert f"is ×{ratio:.2g} the level NQ had around {middle}" in last
         assert f"about {round(known, -1):,.0f}," in last
         assert last.endswith("send the file again with the caption --any-level.")
+        # The report above the refusal does not say the import would go.
+        assert "No problems that stop the import." not in refused["text"]
         assert not keyboard_data(refused)
         assert not data_path("NQ", engine).exists()
 
