@@ -116,8 +116,9 @@ def sample(symbols: tuple[str, ...], force: bool) -> None:
 @click.option(
     "--any-level",
     is_flag=True,
-    help="Import prices far from the instrument's known level (a new contract, a split); "
-    "without it such a file is refused as another instrument's or another unit's.",
+    help="Import prices far from the instrument's known level (a new contract, a split), "
+    "or every one a multiple of 100 ticks; without it such a file is refused as another "
+    "instrument's or another unit's (cents).",
 )
 @click.option("--check", is_flag=True, help="Only show the validation report; write nothing.")
 def import_(

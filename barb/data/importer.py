@@ -428,7 +428,9 @@ def check_file(
                 raw = formats.read_csv(inner, shape, progress, date_order)
                 if utf16:
                     raw.notes.append((N_("import.note.utf16"), {}))
-            checked = _check_raw(raw, instrument, where, timezone, declared_interval, stamp, words)
+            checked = _check_raw(
+                raw, instrument, where, timezone, declared_interval, stamp, words, any_level
+            )
             checked.report.file = name or path.name
             checked.report.file_kind = "CSV" if shape else "Parquet"
             checked.any_level = any_level
@@ -491,6 +493,7 @@ def _check_raw(
     declared_interval: int | None,
     declared_stamp: Stamp | None,
     words: ImportWords,
+    any_level: bool = False,
 ) -> CheckedFile:
     _check_series(raw)
     _check_half_days(raw)
@@ -513,9 +516,13 @@ def _check_raw(
         if report.count("duplicates") and not raw.utc:
             _check_clock_change_repeats(raw, timezone or instrument.timezone)
         return CheckedFile(report, None, instrument, name)
+    # Prices in another unit: refused as the level check refuses them, and imported as
+    # written with the same --any-level (it had no way past it, for prices that are right).
     cents = hundredfold_prices(raw, instrument.tick_size)
-    if cents is not None:
+    if cents is not None and not any_level:
         raise BadFile(cents)
+    if cents is not None:
+        report.notes.append(words.note((N_("import.note.cents_kept"), cents[1])))
 
     interval = declared_interval or 1
     found = detect_interval(raw.instants) or interval
@@ -1212,7 +1219,8 @@ def _known_level(checked: CheckedFile) -> str:
     words = checked.report.words
     values = {
         "close": quote(round(close, 9)),  # a median of two prices: 180.765, not 180.76500000000001
-        "ratio": f"{ratio:.2g}",
+        # ×102 for a file in cents: "×1e+02" was said.
+        "ratio": f"{ratio:.2g}" if ratio < 10 else words.count(round(ratio)),
         "symbol": checked.instrument.symbol,
         "date": middle,
         "known": words.count(round(known, -1)),

@@ -16,7 +16,7 @@ from pydantic import BaseModel, Field
 
 from barb.data.formats import RawBars
 from barb.data.layouts import PRICES
-from barb.data.words import ENGLISH, Advice, ImportWords, Message
+from barb.data.words import ENGLISH, Advice, ImportWords, Note
 from barb.i18n import N_, percent
 from barb.instruments import Instrument
 
@@ -394,7 +394,7 @@ def future_checks(
     ]
 
 
-def hundredfold_prices(raw: RawBars, tick: float) -> Message | None:
+def hundredfold_prices(raw: RawBars, tick: float) -> Note | None:
     """Why the file's prices look a hundred times too big (cents, not points), or None.
 
     Prices in points sit on a multiple of 100 ticks about once in a hundred; when every one

@@ -38,6 +38,7 @@ CAPTION_ADVICE = {
     "import.refuse.no_zone_break": N_("import.caption.no_zone_break"),
     "import.refuse.no_zone_fixed": N_("import.caption.no_zone_fixed"),
     "import.refuse.append_shifted": N_("import.caption.append_shifted"),
+    "import.refuse.cents": N_("import.caption.cents"),
     "import.refuse.date_order": N_("import.caption.date_order"),
     "import.refuse.date_order_contradicts": N_("import.caption.date_order_contradicts"),
     "import.refuse.date_order_day": N_("import.caption.date_order_day"),

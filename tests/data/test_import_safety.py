@@ -987,9 +987,24 @@ def test_a_whole_file_in_cents_is_refused_before_anything_is_written(
             f"{tick:g}), as if written in cents: the first open {first:.10g} would be "
             f"{first / 100:.10g} in points"
         ) in str(refused.value)
+        assert str(refused.value).endswith(
+            "nothing was written. If the prices are right as they are, import it again "
+            "with --any-level."
+        )
+    with pytest.raises(DataError, match=r"send the file again with the caption `--any-level`"):
+        check_file(path, symbol, settings, advice="caption")
     assert not data_path(symbol, settings).exists()
     # The same bars in points import.
     check_file(bf.plain_csv(tmp_path / "points.csv", points), symbol, settings)
+    # Prices that are right as written (the level check's way past it, which the cents
+    # check lacked): imported as written, and said.
+    result = import_file(path, symbol, settings, any_level=True)
+    assert "as if written in cents" in result.report.text()
+    assert "imported as written, as --any-level says" in result.report.text()
+    assert stored(settings, symbol)["close"].tolist() == cents["close"].tolist()
+    if symbol == "NQ":  # and the level note says ×102, not ×1e+02
+        ratio = cents["close"].median() / stored_level(cents)
+        assert f"is ×{round(ratio)} the level NQ had around" in result.note
 
 
 def test_append_to_the_synthetic_sample_is_refused(
