@@ -103,6 +103,14 @@ def sample(symbols: tuple[str, ...], force: bool) -> None:
 @click.option("--replace", "mode", flag_value="replace", help="Replace the existing data.")
 @click.option("--append", "mode", flag_value="append", help="Add the file's new dates.")
 @click.option(
+    "--fill-volumes",
+    "mode",
+    flag_value="volumes",
+    help="Take the file's volumes for the stored dates that have none (data that mixes "
+    "dates with and without volumes); the file's bars of those dates must be the stored "
+    "ones. Nothing else changes.",
+)
+@click.option(
     "--format",
     "fmt",
     type=click.Choice(FORMATS),
@@ -196,11 +204,17 @@ def import_(
     if result.added == 0:
         click.echo(f"{meta.instrument}: nothing new to add; {result.path} is unchanged.")
         return
-    click.echo(
-        f"{meta.instrument}: wrote {result.added:,} bars; the data now holds {meta.rows:,} "
-        f"bars, {meta.first_date} to {meta.last_date}, in {result.path} "
-        f"({time.perf_counter() - started:.1f} s, {_size(result.path)})"
-    )
+    if mode == "volumes":
+        click.echo(
+            f"{meta.instrument}: filled in the volumes of {result.added:,} bars in "
+            f"{result.path} ({time.perf_counter() - started:.1f} s)"
+        )
+    else:
+        click.echo(
+            f"{meta.instrument}: wrote {result.added:,} bars; the data now holds {meta.rows:,} "
+            f"bars, {meta.first_date} to {meta.last_date}, in {result.path} "
+            f"({time.perf_counter() - started:.1f} s, {_size(result.path)})"
+        )
     # From the write itself, not from a kept file being there: a write over a damaged file
     # keeps nothing, and the kept file then is an older one, not the file just replaced.
     if result.kept:

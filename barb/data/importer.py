@@ -91,7 +91,8 @@ from barb.settings import EngineSettings
 from barb.timeframes import INTRADAY, TIMEFRAMES, case_ambiguity, resolve_timeframe
 
 MINUTE_NS = 60 * 1_000_000_000
-Mode = Literal["new", "replace", "append"]
+# "volumes": the file's volumes for the stored dates that have none (``_volumes_filled``).
+Mode = Literal["new", "replace", "append", "volumes"]
 # Where appended bars meet the stored ones, a move beyond this factor (20%) is refused:
 # futures rarely gap that much between sessions, and a unit mix-up (×100) is far beyond it.
 SEAM_JUMP = 1.2
@@ -1071,7 +1072,9 @@ def _plan_write(checked: CheckedFile, settings: EngineSettings, mode: Mode) -> _
     try:
         if exists and mode == "new":
             _refuse_new(checked, read_meta(target))
-        if exists and mode == "append":
+        if mode == "volumes":
+            frame, added, description, note = _volumes_filled(checked, target)
+        elif exists and mode == "append":
             frame, added, description = _appended(checked, target, description)
             note = _hole_note(frame, added, words)
         elif exists and mode == "replace":
@@ -1166,7 +1169,7 @@ def _level_note(checked: CheckedFile, target: Path) -> str:
         stored, on="timestamp", suffixes=("", "_stored")
     )
     if shared.empty:
-        return _known_level(checked)
+        return _known_level(checked, stored)
     ratio = float((shared["close"] / shared["close_stored"]).median())
     if 1 / SEAM_JUMP <= ratio <= SEAM_JUMP:
         return ""
@@ -1183,51 +1186,83 @@ def _level_note(checked: CheckedFile, target: Path) -> str:
     )
 
 
-def _known_level(checked: CheckedFile) -> str:
-    """On a first import (or a replace sharing no time with the stored bars), a refusal
+def _known_level(checked: CheckedFile, stored: pd.DataFrame | None = None) -> str:
+    """On a first import (or a replace sharing no time with the ``stored`` bars), a refusal
     when the file's prices are far from the level the instrument had then; with
-    ``any_level``, the sentence saying so instead ('' when near, or when its YAML gives no
-    ``sample.anchors`` within a year of the file). NQ at 180.77 (points over 100) was stored
-    with only a note after the write, and every answer over it was off a hundredfold; ES's
-    4,450 imported as NQ (16,900-21,200 in 2024) likewise. The anchors are approximate
+    ``any_level``, the sentence saying so instead ('' when near). NQ at 180.77 (points over
+    100) was stored with only a note after the write, and every answer over it was off a
+    hundredfold; ES's 4,450 imported as NQ (16,900-21,200 in 2024) likewise. The level is
+    its YAML's approximate ``sample.anchors`` within a year of the file, else the stored
+    bar nearest the file's middle within a year (an instrument added without a sample
+    block was never checked: ES's prices replaced its week of bars without a word), else
+    the report says that the prices could not be checked. The anchors are approximate
     closes with the turning points between them, so only a factor of ``KNOWN_JUMP`` counts;
     a new contract or a split that truly moves the level is imported with ``--any-level``."""
     assert checked.frame is not None
-    spec = checked.instrument.sample
+    frame, words = checked.frame, checked.report.words
+    middle_time = frame["timestamp"].iloc[len(frame) // 2]
+    middle = middle_time.date()
+    close = float(frame["close"].median())
+    values: dict[str, object] = {
+        "close": quote(round(close, 9)),  # a median of two prices: 180.765, not 180.76500000000001
+        "symbol": checked.instrument.symbol,
+        "date": middle,
+    }
+    known = _anchor_level(checked.instrument, middle)
+    if known is not None:
+        keys = (N_("import.refuse.level_known"), N_("import.level_known"))
+        values["known"] = words.count(round(known, -1))
+    else:
+        nearest = _stored_near(stored, middle_time)
+        if nearest is None:
+            return words("import.level_unchecked", **values)
+        known = float(nearest["close"])
+        keys = (N_("import.refuse.level_stored"), N_("import.level_stored"))
+        values |= {"known": quote(known), "time": nearest["timestamp"]}
+    ratio = close / known
+    if 1 / KNOWN_JUMP <= ratio <= KNOWN_JUMP:
+        return ""
+    # ×102 for a file in cents: "×1e+02" was said.
+    values["ratio"] = f"{ratio:.2g}" if ratio < 10 else words.count(round(ratio))
+    if not checked.any_level:
+        raise Refused(words, (keys[0], values), path=checked.name)
+    return words(keys[1], **values)
+
+
+def _anchor_level(instrument: Instrument, day: dt.date) -> float | None:
+    """The instrument's approximate close on ``day`` by its YAML's ``sample.anchors``
+    (log-linear between them, flat beyond, as the sample's path is drawn), or None when it
+    has none within a year of ``day``."""
+    spec = instrument.sample
     if spec is None or not spec.anchors:
-        return ""
+        return None
     days = sorted(spec.anchors)
-    frame = checked.frame
-    middle = frame["timestamp"].iloc[len(frame) // 2].date()
     year = dt.timedelta(days=366)
-    if not days[0] - year <= middle <= days[-1] + year:
-        return ""
-    # Log-linear between anchors, flat beyond them, as the sample's path is drawn.
-    known = float(
+    if not days[0] - year <= day <= days[-1] + year:
+        return None
+    return float(
         np.exp(
             np.interp(
-                middle.toordinal(),
+                day.toordinal(),
                 [d.toordinal() for d in days],
                 np.log([spec.anchors[d] for d in days]),
             )
         )
     )
-    close = float(frame["close"].median())
-    ratio = close / known
-    if 1 / KNOWN_JUMP <= ratio <= KNOWN_JUMP:
-        return ""
-    words = checked.report.words
-    values = {
-        "close": quote(round(close, 9)),  # a median of two prices: 180.765, not 180.76500000000001
-        # ×102 for a file in cents: "×1e+02" was said.
-        "ratio": f"{ratio:.2g}" if ratio < 10 else words.count(round(ratio)),
-        "symbol": checked.instrument.symbol,
-        "date": middle,
-        "known": words.count(round(known, -1)),
-    }
-    if not checked.any_level:
-        raise Refused(words, (N_("import.refuse.level_known"), values), path=checked.name)
-    return words("import.level_known", **values)
+
+
+def _stored_near(stored: pd.DataFrame | None, time: pd.Timestamp) -> pd.Series | None:
+    """The stored bar (timestamp, close) nearest ``time``, or None when none is within a
+    year of it."""
+    if stored is None or stored.empty:
+        return None
+    times = stored["timestamp"]
+    i = int(times.searchsorted(time))
+    near = [j for j in (i - 1, i) if 0 <= j < len(stored)]
+    j = min(near, key=lambda k: abs(times.iloc[k] - time))
+    if abs(times.iloc[j] - time) > pd.Timedelta(days=366):
+        return None
+    return stored.iloc[j]
 
 
 def write_checked(
@@ -1353,6 +1388,113 @@ def _check_volumes_meet(checked: CheckedFile, old: pd.DataFrame, meta: DataMeta)
     values = {"symbol": checked.instrument.symbol, "file": meta.source_file or "?"}
     key = N_("import.refuse.append_volume_new") if file else N_("import.refuse.append_no_volume")
     raise Refused(checked.report.words, (key, values), path=checked.name)
+
+
+def _silent_dates(frame: pd.DataFrame) -> np.ndarray:
+    """The trading dates (datetime64[ns]) whose every bar has volume 0, as the engine finds
+    them (``planning._dates_without_volume``)."""
+    dates = frame["trading_date"].to_numpy()
+    if not len(dates):
+        return dates
+    starts = np.flatnonzero(np.r_[True, dates[1:] != dates[:-1]])
+    traded = np.maximum.reduceat((frame["volume"].to_numpy() != 0).astype(np.int8), starts)
+    return dates[starts][traded == 0]
+
+
+def _volumes_filled(checked: CheckedFile, target: Path) -> tuple[pd.DataFrame, int, str, str]:
+    """The stored bars with the file's volumes on the stored dates that have none, the
+    number of bars filled, the data's description and the sentence saying what was filled.
+
+    Data stored before a file with volumes was refused onto bars without them (and the other
+    way round) mixes dates of volume 0 with dates of real volume: the engine refuses volume
+    questions over those dates, and nothing could mend them (--append refuses a file that
+    starts before the stored bars, --replace needs every bar again). Only the volumes of
+    those dates change, each date whole: every stored bar of it must be in the file at the
+    same time with the same prices, and the file must hold no other bar of it; a date the
+    file lacks stays as it was, and is named."""
+    assert checked.frame is not None
+    words, symbol, new = checked.report.words, checked.instrument.symbol, checked.frame
+    if not target.exists():
+        key = N_("import.refuse.fill_nothing_stored")
+        raise Refused(words, (key, {"symbol": symbol}), path=checked.name)
+    old, meta = read_bars(target)
+    silent = _silent_dates(old) if meta.source == "imported" else old["trading_date"][:0]
+    if not bool(old["volume"].to_numpy().any()):
+        # Filled in part, data without volumes (refused as such) would become a mix.
+        key = N_("import.refuse.fill_none_stored")
+        raise Refused(words, (key, {"symbol": symbol}), path=checked.name)
+    if not len(silent):
+        key = N_("import.refuse.fill_no_silent")
+        raise Refused(words, (key, {"symbol": symbol}), path=checked.name)
+    if not bool(new["volume"].to_numpy().any()):
+        raise Refused(words, (N_("import.refuse.fill_no_volumes"), {}), path=checked.name)
+    if meta.interval_minutes != checked.report.interval_minutes:
+        lengths = {"stored": meta.interval_minutes, "file": checked.report.interval_minutes}
+        raise Refused(words, (N_("import.refuse.append_interval"), lengths), path=checked.name)
+    # The dates the file gives volumes for (a date of zeros in it too would fill nothing).
+    given = np.setdiff1d(new["trading_date"].unique(), _silent_dates(new))
+    filled_dates = np.intersect1d(given, silent)
+    if not len(filled_dates):
+        values = {"symbol": symbol, "dates": _dates_named(silent)}
+        raise Refused(words, (N_("import.refuse.fill_no_dates"), values), path=checked.name)
+    prices = ["open", "high", "low", "close"]
+    joined = old.loc[old["trading_date"].isin(filled_dates), ["timestamp", *prices]].merge(
+        new.loc[new["trading_date"].isin(filled_dates), ["timestamp", *prices, "volume"]],
+        on="timestamp",
+        how="outer",
+        suffixes=("", "_file"),
+        indicator=True,
+        sort=True,
+    )
+    differs = (joined["_merge"] != "both").to_numpy()
+    for column in prices:
+        differs |= (joined[column] != joined[f"{column}_file"]).to_numpy()
+    if differs.any():
+        row = joined[differs].iloc[0]
+        values: dict[str, object] = {"time": row["timestamp"], "symbol": symbol}
+        if row["_merge"] == "right_only":
+            key = N_("import.refuse.fill_extra_bar")
+        elif row["_merge"] == "left_only":
+            key = N_("import.refuse.fill_missing_bar")
+        else:
+            column = next(c for c in prices if row[c] != row[f"{c}_file"])
+            values |= {
+                "column": column,
+                "value": quote(row[f"{column}_file"]),
+                "stored": quote(row[column]),
+            }
+            key = N_("import.refuse.fill_disagrees")
+        raise Refused(words, (key, values), path=checked.name)
+    volumes = joined.set_index("timestamp")["volume"]
+    combined = old.copy()
+    at = combined["timestamp"].isin(volumes.index)
+    combined.loc[at, "volume"] = volumes.reindex(combined.loc[at, "timestamp"]).to_numpy()
+    combined["volume"] = combined["volume"].astype(np.int64)
+    left = np.setdiff1d(silent, filled_dates)
+    values = {
+        "bars": words.count(int(at.sum())),
+        "count": words.count(len(filled_dates)),
+        "dates": _dates_named(filled_dates),
+        "file": checked.report.file,
+    }
+    note = words("import.filled_volumes", plural_of=len(filled_dates), **values)
+    if len(left):
+        note += " " + words(
+            "import.filled_volumes_left",
+            plural_of=len(left),
+            count=words.count(len(left)),
+            dates=_dates_named(left),
+        )
+    description = (
+        f"{meta.description}; volumes of {len(filled_dates)} dates from {checked.report.file}"
+    )
+    return combined, int(at.sum()), description, note
+
+
+def _dates_named(dates: np.ndarray) -> str:
+    """'2024-03-18, 2024-03-19 … 2024-03-22': the first five trading dates and the last."""
+    days = [str(pd.Timestamp(d).date()) for d in dates]
+    return ", ".join(days[:5]) + (f" … {days[-1]}" if len(days) > 5 else "")
 
 
 def _appended(

@@ -401,6 +401,71 @@ def test_another_instruments_later_week_replacing_the_stored_bars_is_said(
     assert nq.note == ""
 
 
+def unanchored_settings(tmp_path: Path) -> EngineSettings:
+    """Settings whose instruments are NQ, ES, CL and RTY: NQ's YAML under another symbol
+    without its ``sample`` block, as an operator adds an instrument of their own."""
+    import shutil
+
+    import yaml
+
+    folder = tmp_path / "instruments"
+    shutil.copytree(Path(__file__).parents[2] / "instruments", folder)
+    spec = yaml.safe_load((folder / "NQ.yaml").read_text())
+    for key in ("sample", "micro"):
+        spec.pop(key, None)
+    (folder / "RTY.yaml").write_text(yaml.safe_dump(spec | {"symbol": "RTY"}))
+    return EngineSettings(data_dir=tmp_path / "data", instruments_dir=folder)
+
+
+def test_an_instrument_without_anchors_is_held_to_its_stored_bars_or_said_unchecked(
+    tmp_path: Path, bars: pd.DataFrame
+) -> None:
+    """An instrument without a sample block has no approximate closes: its first import and
+    a replace sharing no time with its stored bars were never checked, and ES's prices
+    replaced its week without a word. A first import says the prices could not be checked
+    (with the median close to look at); a replace is held to the close of the stored bar
+    nearest the file's middle, refused far from it and imported with --any-level."""
+    settings = unanchored_settings(tmp_path)
+    first = import_file(bf.plain_csv(tmp_path / "rty.csv", bars), "RTY", settings)
+    median = bars["close"].median()
+    assert first.note == (
+        "The file's prices were not checked against RTY's level: Barb keeps no approximate "
+        "closes for RTY around 2024-03-20 (its YAML's sample.anchors) and no stored bars "
+        f"within a year of the file; make sure its median close, {median:.10g}, is RTY's, "
+        "in its unit."
+    )
+    before = data_path("RTY", settings).read_bytes()
+    later = bf.week_of_bars(first_sunday=dt.date(2024, 4, 7), seed=11)
+    es = later.assign(**{c: later[c] / 4 for c in ("open", "high", "low", "close")})
+    path = bf.plain_csv(tmp_path / "es.csv", es)
+    # Independently: the stored bar nearest the file's middle bar is the stored week's last.
+    middle = es["timestamp"].iloc[len(es) // 2].tz_localize(None)
+    times = bars["timestamp"].dt.tz_localize(None)
+    nearest = int((times - middle).abs().idxmin())
+    ratio = es["close"].median() / bars["close"].iloc[nearest]
+    said = (
+        f"is ×{ratio:.2g} the close of RTY's stored bar nearest it "
+        f"({bars['close'].iloc[nearest]:.10g} at {times.iloc[nearest]}"
+    )
+    for check in (True, False):
+        with pytest.raises(DataError) as refused:
+            checked = check_file(path, "RTY", settings)
+            if check:
+                importer.plan_write(checked, settings, "replace")
+            else:
+                import_file(path, "RTY", settings, mode="replace")
+        assert said in str(refused.value)
+        assert str(refused.value).endswith("import it again with --any-level.")
+    assert data_path("RTY", settings).read_bytes() == before
+    result = import_file(path, "RTY", settings, mode="replace", any_level=True)
+    assert said in result.note
+    assert stored(settings, "RTY")["close"].tolist() == pytest.approx(es["close"].tolist())
+    # RTY's own next week replacing it says nothing.
+    store.restore_previous(data_path("RTY", settings))
+    own = import_file(bf.plain_csv(tmp_path / "own.csv", later), "RTY", settings, mode="replace")
+    assert own.note == ""
+
+
 def stored_level(frame: pd.DataFrame) -> float:
     """NQ's level by NQ.yaml's anchors, log-linear between 2023-12-29 (16,900) and
     2024-12-31 (21,200), at the file's middle bar."""

@@ -361,6 +361,79 @@ def test_volume_questions_over_stored_dates_without_volumes_are_refused(
     assert prices.error is None
 
 
+def test_fill_volumes_mends_stored_dates_without_volumes(
+    tmp_path: Path, settings: EngineSettings
+) -> None:
+    """The mixed data above answered volume questions only over periods without its silent
+    dates, and nothing mended it: --append refuses a file that starts before the stored
+    bars (and disagrees with their zero volumes), --replace needs every bar again.
+    --fill-volumes takes a file's volumes for those dates, its bars being the stored ones;
+    nothing else changes, the previous file is kept, and mean(volume) over the week is then
+    pandas' over the true volumes."""
+    from click.testing import CliRunner
+
+    from barb.data import store
+    from barb.data.cli import data as data_cli
+    from barb.interpreter import execute
+
+    bars = bf.week_of_bars()
+    wall = bars["timestamp"].dt.tz_localize(None)
+    day = (wall + pd.Timedelta(hours=6)).dt.normalize()
+    silent = day.isin([pd.Timestamp("2024-03-20"), pd.Timestamp("2024-03-21")])
+    mixed = bars.assign(volume=bars["volume"].where(~silent, 0))
+    import_file(bf.plain_csv(tmp_path / "mixed.csv", mixed), "NQ", settings)
+    query = {"session": "RTH", "from": "daily", "select": "mean(volume)"}
+    error = execute(query, "NQ", settings=settings).error
+    assert error is not None and "--fill-volumes` fills them in" in (error.hint or "")
+    before = data_path("NQ", settings).read_bytes()
+    runner = CliRunner()
+
+    def fill(path: Path) -> object:
+        args = ["import", str(path), "-i", "NQ", "--fill-volumes"]
+        return runner.invoke(data_cli, args, obj=settings)
+
+    # A file whose bars are not the stored ones is refused, nothing written.
+    moved = bars.copy()
+    moved.loc[silent[silent].index[5], "close"] += 0.25
+    refused = fill(bf.plain_csv(tmp_path / "moved.csv", moved))
+    assert refused.exit_code == 1
+    assert "the file's close is" in refused.output
+    assert "volumes are filled in only from the same bars" in refused.output
+    missing = fill(bf.plain_csv(tmp_path / "part.csv", bars.drop(silent[silent].index[3])))
+    assert "that the file lacks, on a date whose volumes it gives" in missing.output
+    no_volumes = fill(bf.plain_csv(tmp_path / "novol.csv", mixed.assign(volume=0)))
+    assert "the file has no volumes to fill in" in no_volumes.output
+    assert data_path("NQ", settings).read_bytes() == before
+    # Wednesday's file alone fills Wednesday and says that Thursday still has none.
+    wednesday = fill(bf.plain_csv(tmp_path / "wed.csv", bars[day == "2024-03-20"]))
+    assert wednesday.exit_code == 0, wednesday.output
+    assert "NQ: filled in the volumes of 1,380 bars" in wednesday.output
+    assert "1 date still has none (2024-03-21)" in wednesday.output
+    # The whole week with its volumes fills Thursday: nothing else changes.
+    done = fill(bf.plain_csv(tmp_path / "week.csv", bars))
+    assert done.exit_code == 0, done.output
+    assert "on 1 trading date that had none (2024-03-21) from week.csv" in done.output
+    frame, meta = read_bars(data_path("NQ", settings))
+    assert frame["timestamp"].tolist() == wall.tolist()
+    for column in ("open", "high", "low", "close", "volume"):
+        assert frame[column].tolist() == bars[column].tolist(), column
+    assert meta.rows == len(bars)
+    minute = wall.dt.hour * 60 + wall.dt.minute
+    rth = bars[(minute >= 570) & (minute < 1020)]
+    expected = rth.groupby(day[rth.index].to_numpy())["volume"].sum().mean()
+    answered = execute(query, "NQ", settings=settings)
+    assert answered.error is None
+    assert answered.summary.value == pytest.approx(expected)
+    # Nothing left to fill; the kept file is the data before this fill.
+    again = fill(tmp_path / "week.csv")
+    assert "every trading date of the stored NQ data has volumes" in again.output
+    store.restore_previous(data_path("NQ", settings))
+    kept, _ = read_bars(data_path("NQ", settings))
+    assert int((kept["volume"] == 0).sum()) == int(
+        (day == "2024-03-21").sum()
+    )  # Wednesday filled, Thursday not
+
+
 @pytest.mark.parametrize("stored_volumes", [False, True])
 def test_an_append_that_mixes_volumes_with_none_is_refused(
     stored_volumes: bool, tmp_path: Path, settings: EngineSettings
