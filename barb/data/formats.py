@@ -267,10 +267,15 @@ def _decimal_comma(lines: list[str], delimiter: str, indexes: dict[str, int]) ->
 
 
 def read_csv(
-    path: Path, shape: CsvShape, progress: bool = False, date_order: DateOrder | None = None
+    path: Path,
+    shape: CsvShape,
+    progress: bool = False,
+    date_order: DateOrder | None = None,
+    end: int | None = None,
 ) -> RawBars:
     """Read a CSV file of ``shape``: Arrow's reader first, a line-by-line scan on failure
-    (``date_order``: as ``--date-order`` declares it, else read from the dates)."""
+    (``date_order``: as ``--date-order`` declares it, else read from the dates). ``end``:
+    read only the file's first ``end`` bytes (all before a vendor's footer)."""
     wanted = dict(shape.indexes)
     if shape.layout.name == "databento":
         lower = [n.lower() for n in shape.names]
@@ -297,7 +302,11 @@ def read_csv(
         # thread calling back into Python, still pending after a parse error, aborted the
         # CLI at exit ("terminate called without an active exception", exit 134).
         with (
-            pa.OSFile(str(path)) as source,
+            (
+                pa.OSFile(str(path))
+                if end is None
+                else pa.BufferReader(pa.memory_map(str(path)).read_buffer(end))
+            ) as source,
             tqdm(
                 total=size,
                 unit="B",
@@ -321,8 +330,18 @@ def read_csv(
         if shape.delimiter != "," and not shape.decimal_comma:
             # A ';' file whose first thousand bars were whole numbers may still write 4500,25.
             wider = dataclasses.replace(shape, decimal_comma=True)
-            return read_csv(path, wider, progress, date_order)
+            return read_csv(path, wider, progress, date_order, end)
         found = find_bad_line(path, shape, wanted)
+        said = found[1] if found is not None else None
+        footer = isinstance(said, tuple) and said[0] == "import.refuse.footer"
+        if found is not None and footer and end is None:
+            # Barchart's "Downloaded from Barchart.com as of …" under the bars: read without
+            # it, and said (the admin of the bot could not delete it from a phone).
+            assert isinstance(said, tuple)
+            raw = read_csv(path, shape, progress, date_order, _line_offset(path, found[0]))
+            values = {"line": found[0], "line_text": said[1]["line"]}
+            raw.notes.append((N_("import.note.footer"), values))
+            return raw
         if found is not None:
             raise BadFile(found[1], line=found[0]) from exc
         raise BadFile((N_("import.refuse.not_csv"), {"error": exc})) from exc
@@ -375,6 +394,14 @@ def _unique_name(names: list[str], i: int) -> str:
     return f"{i}:{names[i]}"
 
 
+def _line_offset(path: Path, line: int) -> int:
+    """The byte offset at which physical line ``line`` (1-based) starts."""
+    with path.open("rb") as fh:
+        for _ in range(line - 1):
+            fh.readline()
+        return fh.tell()
+
+
 def data_lines(path: Path, shape: CsvShape) -> Iterator[tuple[int, str]]:
     """(physical line number, text) of each data row, skipping empty lines as Arrow does."""
     with path.open(encoding="utf-8-sig", newline="") as fh:
@@ -423,8 +450,14 @@ def find_bad_line(
             # The last line or two of a download ("Downloaded from Barchart.com as of …").
             # A cut bar starts with its time; a footer with words.
             words = bool(cells) and not cells[0].strip()[:1].isdigit()
-            if words and len(cells) < shape.width and sum(1 for _ in lines) < FOOTER_LINES:
+            after = sum(1 for _ in lines)
+            if words and len(cells) < shape.width and after < FOOTER_LINES:
                 return number, (N_("import.refuse.footer"), {"line": repr(text.strip()[:60])})
+            if not words and len(cells) < shape.width and after == 0:
+                # A bar cut by a download that stopped: "expected 6 fields, found 2" did
+                # not say what happened to the file.
+                counts = {"expected": shape.width, "found": len(cells)}
+                return number, (N_("import.refuse.cut_line"), counts)
             return number, (
                 N_("import.refuse.fields"),
                 {"expected": shape.width, "found": len(cells)},

@@ -60,6 +60,8 @@ TITLE_WORDS = {
     "plain": N_("import.layout.plain"),
     "ninjatrader": N_("import.layout.ninjatrader"),
     "kibot": N_("import.layout.kibot"),
+    "firstrate": N_("import.layout.firstrate"),
+    "barchart": N_("import.layout.barchart"),
     "metatrader": N_("import.layout.metatrader"),
     "ib": N_("import.layout.ib"),
     "ib_insync": N_("import.layout.ib_insync"),
@@ -123,6 +125,17 @@ LAYOUTS: dict[str, Layout] = {
             example="time,open,high,low,close,Volume",
         ),
         Layout(
+            # Barchart's historical download: the close is "Last", beside the day's "Change"
+            # and "%Chg"; newest bar first, and a "Downloaded from Barchart.com" footer.
+            "barchart",
+            "Barchart historical data download",
+            {"timestamp": ("time",), **_same("open", "high", "low"), "close": ("last",)} | VOLUME,
+            "timestamp",
+            optional=("volume",),
+            marks=("change", "%chg"),
+            example="Time,Open,High,Low,Last,Change,%Chg,Volume",
+        ),
+        Layout(
             "plain",
             "one timestamp column",
             {"timestamp": ("timestamp", "datetime"), **_same(*PRICES), **VOLUME},
@@ -175,6 +188,18 @@ LAYOUTS: dict[str, Layout] = {
             first_line=re.compile(r"^\d{4}\.\d\d\.\d\d,\d\d:\d\d(:\d\d)?,"),
             delimiter=",",
             example="2024.01.05,09:30,16850.25,16852,16849.5,16851.75,412",
+        ),
+        Layout(
+            # FirstRate Data's futures files (NQ_1min.txt): one date-time field, US
+            # Eastern bar opens. Was "no header row, … not a layout Barb knows".
+            "firstrate",
+            "FirstRate Data, no header",
+            _same("timestamp", *PRICES, "volume"),
+            "timestamp",
+            header=False,
+            first_line=re.compile(r"^\d{4}-\d\d-\d\d[ T]\d\d:\d\d(:\d\d)?,"),
+            delimiter=",",
+            example="2024-01-05 09:30:00,16850.25,16852,16849.5,16851.75,412",
         ),
         Layout(
             "kibot",
