@@ -34,6 +34,7 @@ CAPTION_ADVICE = {
     "import.refuse.interval_found": N_("import.caption.interval_found"),
     "import.refuse.level_known": N_("import.caption.level_known"),
     "import.refuse.level_stored": N_("import.caption.level_stored"),
+    "import.refuse.memory": N_("import.caption.memory"),
     "import.refuse.no_header": N_("import.caption.no_header"),
     "import.refuse.no_zone": N_("import.caption.no_zone"),
     "import.refuse.no_zone_break": N_("import.caption.no_zone_break"),

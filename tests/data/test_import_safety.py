@@ -1852,6 +1852,35 @@ def test_check_refuses_what_the_import_would_and_writes_nothing(
     assert data_path("NQ", settings).read_bytes() == before
 
 
+def test_a_file_too_big_for_the_free_memory_is_refused_before_it_is_read(
+    tmp_path: Path, settings: EngineSettings, bars: pd.DataFrame, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A 2 GB file was read whole (about 4.2 bytes of memory per byte of CSV, 8.5 GB) until
+    the kernel killed the import: the person read "Killed". With less memory free than the
+    read takes (``READ_FACTOR``), it is refused before reading, in one sentence with the
+    way through; the stored data stays as it was."""
+    import_file(bf.plain_csv(tmp_path / "first.csv", bars.iloc[:1000]), "NQ", settings)
+    before = data_path("NQ", settings).read_bytes()
+    path = bf.plain_csv(tmp_path / "big.csv", bars)
+    size = path.stat().st_size
+    monkeypatch.setattr(importer, "available_memory", lambda: 2 * size)
+    runner = CliRunner()
+    result = runner.invoke(data_cli, ["import", str(path), "-i", "NQ", "--replace"], obj=settings)
+    assert result.exit_code == 1
+    assert result.output == (
+        f"Error: {path}: the file is {round(size / 1e6)} MB, and reading it takes about "
+        f"{round(5 * size / 1e6)} MB of memory, while {round(2 * size / 1e6)} MB are free; "
+        "nothing was read or written. Import it in parts: the first with --replace, the "
+        "others with --append.\n"
+    )
+    with pytest.raises(DataError, match="Send it in parts, each file starting where"):
+        check_file(path, "NQ", settings, advice="caption")
+    assert data_path("NQ", settings).read_bytes() == before
+    monkeypatch.setattr(importer, "available_memory", lambda: 5 * size)
+    import_file(path, "NQ", settings, mode="replace")
+    assert_same_bars(settings, bars)
+
+
 def test_daily_bars_are_refused_with_the_lengths_barb_takes(
     tmp_path: Path, settings: EngineSettings
 ) -> None:
