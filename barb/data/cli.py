@@ -201,6 +201,12 @@ def import_(
     meta = result.meta
     if result.cleaned:
         click.echo(result.cleaned)
+    if result.added == 0 and mode == "replace":
+        click.echo(
+            f"{meta.instrument}: the stored data already holds exactly the file's bars; "
+            f"{result.path} is unchanged, and so is the file kept from before."
+        )
+        return
     if result.added == 0:
         click.echo(f"{meta.instrument}: nothing new to add; {result.path} is unchanged.")
         return

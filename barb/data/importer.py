@@ -1119,6 +1119,10 @@ def _plan_write(checked: CheckedFile, settings: EngineSettings, mode: Mode) -> _
             frame, added, description = _appended(checked, target, description)
             note = _hole_note(frame, added, words)
         elif exists and mode == "replace":
+            if _holds_the_same(checked, target):
+                # Nothing to write: a rerun of the same --replace deleted the kept file
+                # (the data before the first run, the only way back) for a copy of itself.
+                return _Write(frame, 0, description, True)
             note = _level_note(checked, target)
         elif not exists:
             note = _known_level(checked)
@@ -1194,6 +1198,23 @@ def _hole_note(combined: pd.DataFrame, added: int, words: ImportWords) -> str:
         return ""
     days = (first - last).days
     return words("import.hole", plural_of=days, last=last, first=first, days=words.count(days))
+
+
+def _holds_the_same(checked: CheckedFile, target: Path) -> bool:
+    """Whether the stored data is imported bars of the file's interval equal to the file's,
+    bar for bar (times, prices, volumes)."""
+    assert checked.frame is not None
+    meta = read_meta(target)
+    frame = checked.frame
+    if (
+        meta.source != "imported"
+        or meta.rows != len(frame)
+        or meta.interval_minutes != checked.report.interval_minutes
+    ):
+        return False
+    columns = ["timestamp", "open", "high", "low", "close", "volume"]
+    stored = read_columns(target, columns)
+    return all(np.array_equal(stored[c].to_numpy(), frame[c].to_numpy()) for c in columns)
 
 
 def _level_note(checked: CheckedFile, target: Path) -> str:
@@ -1335,7 +1356,7 @@ def write_checked(
             )
         plan = plan_write(checked, settings, mode)
         cleaned = _cleaned(target, settings, report.words)  # by an import that will go on
-        if plan.added == 0 and plan.replaces and mode == "append":
+        if plan.added == 0 and plan.replaces and mode in ("append", "replace"):
             result = ImportResult(read_meta(target), report, 0, target, cleaned=cleaned)
             if written is not None:
                 written(result)

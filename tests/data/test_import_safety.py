@@ -1881,6 +1881,40 @@ def test_a_file_too_big_for_the_free_memory_is_refused_before_it_is_read(
     assert_same_bars(settings, bars)
 
 
+def test_a_replace_run_again_keeps_the_data_from_before_it(
+    tmp_path: Path, settings: EngineSettings, bars: pd.DataFrame
+) -> None:
+    """The same --replace run twice (a command run again from the shell's history) wrote
+    the same bars again and deleted the file kept from before the first run, the only way
+    back to that data, for a copy of the bars just written. The second run writes nothing
+    and says so; restore still brings the data before the first."""
+    import_file(bf.plain_csv(tmp_path / "old.csv", bars.iloc[:2000]), "NQ", settings)
+    path = bf.plain_csv(tmp_path / "new.csv", bars)
+    runner = CliRunner()
+    args = ["import", str(path), "-i", "NQ", "--replace"]
+    first = runner.invoke(data_cli, args, obj=settings)
+    assert first.exit_code == 0, first.output
+    written = data_path("NQ", settings).read_bytes()
+    kept = previous_path(data_path("NQ", settings)).read_bytes()
+    again = runner.invoke(data_cli, args, obj=settings)
+    assert again.exit_code == 0, again.output
+    assert again.output.rstrip().endswith(
+        "NQ: the stored data already holds exactly the file's bars; "
+        f"{data_path('NQ', settings)} is unchanged, and so is the file kept from before."
+    )
+    assert "is deleted" not in again.output
+    assert data_path("NQ", settings).read_bytes() == written
+    assert previous_path(data_path("NQ", settings)).read_bytes() == kept
+    store.restore_previous(data_path("NQ", settings))
+    assert len(stored(settings)) == 2000
+    # A file that differs in one volume is a replace like any other.
+    store.restore_previous(data_path("NQ", settings))
+    other = bars.copy()
+    other.loc[5, "volume"] += 1
+    changed = import_file(bf.plain_csv(tmp_path / "v.csv", other), "NQ", settings, mode="replace")
+    assert changed.added == len(bars) and changed.kept
+
+
 def test_daily_bars_are_refused_with_the_lengths_barb_takes(
     tmp_path: Path, settings: EngineSettings
 ) -> None:
