@@ -1091,6 +1091,9 @@ def plan_write(checked: CheckedFile, settings: EngineSettings, mode: Mode) -> _W
     stop the import." and then refused the import."""
     if checked.frame is None:
         raise ImportRefused(checked.report, checked.name)
+    # Set by this plan alone: the bot's refused --append is followed by a --replace that
+    # stands, and its report then ends "No problems that stop the import." again.
+    checked.report.refused_by_stored = False
     try:
         return _plan_write(checked, settings, mode)
     except Exception:  # a stored file that cannot be read too (OSError, pyarrow's)

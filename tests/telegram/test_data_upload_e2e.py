@@ -121,6 +121,8 @@ async def test_admin_gets_the_report_and_imports_with_one_press(
             "Import replaces the stored ES data (6,900 bars, 2024-03-18 to 2024-03-22)"
             in (again["text"])
         )
+        # The --append tried first is refused, the replace stands: the report says so.
+        assert "No problems that stop the import." in again["text"]
         await press(fake, ALICE, ALICE, again, keyboard_data(again)[0])
         replaced = await fake.wait_for("sendMessage", 4, chat_id=ALICE)
         assert replaced[-1].result["text"] == (
