@@ -394,6 +394,14 @@ def _unique_name(names: list[str], i: int) -> str:
     return f"{i}:{names[i]}"
 
 
+def _unended(path: Path) -> bool:
+    """Whether the file ends inside a line (no line end after its last): where a download
+    or a copy that stopped leaves it."""
+    with path.open("rb") as fh:
+        fh.seek(max(0, path.stat().st_size - 1))
+        return fh.read(1) not in (b"\n", b"\r")
+
+
 def _line_offset(path: Path, line: int) -> int:
     """The byte offset at which physical line ``line`` (1-based) starts."""
     with path.open("rb") as fh:
@@ -453,9 +461,9 @@ def find_bad_line(
             after = sum(1 for _ in lines)
             if words and len(cells) < shape.width and after < FOOTER_LINES:
                 return number, (N_("import.refuse.footer"), {"line": repr(text.strip()[:60])})
-            if not words and len(cells) < shape.width and after == 0:
-                # A bar cut by a download that stopped: "expected 6 fields, found 2" did
-                # not say what happened to the file.
+            if not words and len(cells) < shape.width and after == 0 and _unended(path):
+                # A bar cut by a download that stopped (no line end after it): "expected 6
+                # fields, found 2" did not say what happened to the file.
                 counts = {"expected": shape.width, "found": len(cells)}
                 return number, (N_("import.refuse.cut_line"), counts)
             return number, (

@@ -430,7 +430,7 @@ def test_an_instrument_without_anchors_is_held_to_its_stored_bars_or_said_unchec
     median = bars["close"].median()
     assert first.note == (
         "The file's prices were not checked against RTY's level: Barb keeps no approximate "
-        "closes for RTY around 2024-03-20 (its YAML's sample.anchors) and no stored bars "
+        "closes for RTY around 2024-03-20 (its YAML's `sample.anchors`) and no stored bars "
         f"within a year of the file; make sure its median close, {median:.10g}, is RTY's, "
         "in its unit."
     )
