@@ -979,6 +979,7 @@ class Assistant:
             pending=PendingView(id=action.id, **view.model_dump()),
             proofs=proofs,
             language=state.language,
+            asked=state.asker.message_id,
         )
 
     def _queries_to_show(
@@ -1327,6 +1328,7 @@ class Assistant:
             proofs=proofs,
             failed=failed,
             language=state.language,
+            asked=state.asker.message_id,
         )
 
 

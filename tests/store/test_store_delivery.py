@@ -233,3 +233,21 @@ async def test_a_question_is_found_by_barbs_reply_or_by_the_message_that_asked_i
     assert await chats.outbox.question_of(GROUP_CHAT, 71) is None
     assert await chats.outbox.question_of(GROUP_CHAT, 72) is None
     assert await chats.outbox.question_of(PRIVATE_CHAT, 70) is None
+
+
+async def test_in_a_private_chat_a_question_is_found_by_the_message_that_asked_it(
+    chats: Store,
+) -> None:
+    """A private chat's replies quote nothing: the message that asked is stored with them
+    (``asked``), and found by it; the latest question it asked wins, as in a group."""
+    plan = await chats.outbox.enqueue(
+        PRIVATE_CHAT, "text", {"text": "Plan", "asked": 40}, question_id="q1"
+    )
+    other = await chats.outbox.enqueue(
+        PRIVATE_CHAT, "text", {"text": "Plan", "asked": 42}, question_id="q2"
+    )
+    await chats.outbox.mark_sent({plan.id: 41, other.id: 43})
+    assert await chats.outbox.question_of(PRIVATE_CHAT, 40) == "q1"
+    assert await chats.outbox.question_of(PRIVATE_CHAT, 42) == "q2"
+    assert await chats.outbox.question_of(PRIVATE_CHAT, 44) is None
+    assert await chats.outbox.question_of(GROUP_CHAT, 40) is None
