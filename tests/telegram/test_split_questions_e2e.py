@@ -4,14 +4,21 @@ real PTB Application against the fake Bot API, reading what the scripted model w
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import AsyncExitStack
+
+import httpx
 import pytest
 from bot_harness import ALICE, BOB, GROUP, barb_bot, keyboard_data
 from fake_bot_api import FakeBotAPI
+from servers.haproxy import free_port
+from servers.postgres import PostgresServer
 
 from bot.llm.messages import ModelRequest
 from bot.llm.scripted import ScriptedProvider, text, tool_call, turn
 from bot.store import StoreSettings, open_store
-from bot.telegram.split_questions import LONG_FROM
+from bot.store.migrate import upgrade_schema
+from bot.telegram.split_questions import LIMIT, LONG_FROM, continues, utf16_length
 
 COUNT_DAYS = {"session": "RTH", "from": "daily", "select": "count()"}
 
@@ -27,9 +34,24 @@ def questions_asked(provider: ScriptedProvider) -> list[str]:
     return [r.messages[-1].text or "" for r in provider.requests if r.messages[-1].role == "user"]
 
 
-# What an app sends for one pasted message of ~4300 characters: a long part, then the rest.
-FIRST = "Context for my question. " + "NQ trended up on heavy volume that week. " * 60
-SECOND = "So: how many RTH days are in the data? END-OF-QUESTION"
+def app_split(message: str) -> list[str]:
+    """``message`` as Telegram Desktop sends one over the limit (``CutPart``): cut at the last
+    sentence end within the limit (past its middle), the space there dropped."""
+    parts = []
+    while utf16_length(message) > LIMIT:
+        cut = message.rindex(". ", LIMIT // 2, LIMIT) + 1
+        parts.append(message[:cut].strip())
+        message = message[cut:].strip()
+    return [*parts, message]
+
+
+# What an app sends for one pasted message of ~4200 characters: a long part, then the rest.
+PASTED = (
+    "Context for my question. "
+    + "NQ trended up on heavy volume that week. " * 100
+    + "So: how many RTH days are in the data? END-OF-QUESTION"
+)
+FIRST, SECOND = app_split(PASTED)
 
 
 @pytest.mark.parametrize("where", ["private", "group"])
@@ -43,15 +65,15 @@ async def test_a_split_question_is_asked_whole_once(
     fake = fake_telegram
     chat = ALICE if where == "private" else GROUP
     mention = f"@{fake.bot['username']} " if where == "group" else ""
+    first, second = app_split(mention + PASTED)  # the mention is the first part's
     provider = ScriptedProvider([planner] * 10)
     async with barb_bot(fake, db_url, provider=provider) as svc:
-        fake.inject(fake.message_update(chat_id=chat, user_id=ALICE, text=mention + FIRST))
-        fake.inject(fake.message_update(chat_id=chat, user_id=ALICE, text=SECOND))
+        fake.inject(fake.message_update(chat_id=chat, user_id=ALICE, text=first))
+        fake.inject(fake.message_update(chat_id=chat, user_id=ALICE, text=second))
         [plan] = await fake.wait_said(1, chat_id=chat)
         assert keyboard_data(plan)[0].startswith("r:")  # Run, Cancel
         [question] = questions_asked(provider)
-        assert FIRST.strip() in question and question.endswith(SECOND)
-        assert question.index(FIRST.strip()) < question.index(SECOND)
+        assert question == first.removeprefix(mention) + "\n" + second
         # One plan, nothing "replaced"; the same person's next message is its own question.
         assert not fake.calls("editMessageText", chat)
         fake.inject(fake.message_update(chat_id=chat, user_id=ALICE, text=mention + "and ES?"))
@@ -112,3 +134,82 @@ async def test_parts_stored_before_a_kill_are_asked_whole_at_the_restart(
         [question] = questions_asked(provider)
         assert question == FIRST.strip() + "\n" + SECOND
         assert not await svc.store.updates.unhandled()
+
+
+async def test_a_short_question_after_a_long_one_is_asked_on_its_own_after_it(
+    fake_telegram: FakeBotAPI, db_url: str, sample_settings
+) -> None:
+    """A pasted question of 3000 characters (not split: it is under the limit), then "а в
+    2023?" a moment later: it was glued to the end of the long one as its "part", and never
+    asked as the person asked it. A message follows a part only where the app had to cut
+    (the two are over 4096 together): now each is its own question, in the order sent."""
+    fake = fake_telegram
+    long_one = "Context for my question. " + "NQ trended up on heavy volume that week. " * 72
+    assert LONG_FROM <= utf16_length(long_one) < LIMIT
+    provider = ScriptedProvider([planner] * 10)
+    async with barb_bot(fake, db_url, provider=provider) as svc:
+        fake.inject(fake.message_update(chat_id=ALICE, user_id=ALICE, text=long_one))
+        fake.inject(fake.message_update(chat_id=ALICE, user_id=ALICE, text="а в 2023?"))
+        await fake.wait_said(2, chat_id=ALICE)
+        assert questions_asked(provider) == [long_one, "а в 2023?"]
+        assert not await svc.store.updates.take_over(own=True)
+
+
+def test_a_part_is_counted_as_telegram_counts_it() -> None:
+    """Telegram's limit counts UTF-16 code units: a first part of 2040 chart emoji is 4080
+    long, over the limit, and what follows it is its part; 2000 letters and a short
+    message are two messages."""
+    assert continues(utf16_length("📈" * 2040), "and the rest")
+    assert not continues(utf16_length("x" * 2040), "and the rest")
+    assert not continues(utf16_length("x" * 4000), "and in 2023?")
+    assert continues(utf16_length("x" * 4090), "and in 2023?")
+
+
+@pytest.fixture
+async def pg_url(postgres_server: PostgresServer, sample_settings: object) -> AsyncIterator[str]:
+    name = await postgres_server.create_database()
+    url = postgres_server.url(name)
+    await upgrade_schema(StoreSettings(database_url=url))
+    yield url
+    await postgres_server.drop_database(name)
+
+
+async def test_the_parts_of_a_question_reaching_two_replicas_are_asked_whole_once(
+    fake_telegram: FakeBotAPI, pg_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two webhook replicas on one PostgreSQL behind a balancer: the first part reaches
+    replica A, the second replica B (Telegram posts one chat's updates in order, each once
+    the one before was answered). Each replica joined only its own parts: A asked the first
+    part alone and B the second, two plans. Now B leaves its part to A, which takes it from
+    the store: one question, whole, in order, and no update left unhandled."""
+    fake = fake_telegram
+    providers = [ScriptedProvider([planner] * 10) for _ in range(2)]
+    ports = [free_port(), free_port()]
+    async with AsyncExitStack() as replicas:
+        for name, port, provider in zip("ab", ports, providers, strict=True):
+            monkeypatch.setenv("BARB_REPLICA_ID", f"replica-{name}")
+            await replicas.enter_async_context(
+                barb_bot(
+                    fake,
+                    pg_url,
+                    provider=provider,
+                    webhook_url=f"http://127.0.0.1:{port}",
+                    webhook_port=port,
+                    webhook_listen="127.0.0.1",
+                )
+            )
+        async with httpx.AsyncClient() as client:
+            for port, part in zip(ports, (FIRST, SECOND), strict=True):
+                update = fake.prepare(fake.message_update(chat_id=ALICE, user_id=ALICE, text=part))
+                answered = await client.post(f"http://127.0.0.1:{port}/telegram", json=update)
+                assert answered.status_code == 200
+        [plan] = await fake.wait_said(1, chat_id=ALICE)
+        assert keyboard_data(plan)[0].startswith("r:")
+        asked = questions_asked(providers[0]) + questions_asked(providers[1])
+        assert asked == [FIRST + "\n" + SECOND]
+        assert questions_asked(providers[0]) == asked  # by A, which got the first part
+        store = await open_store(StoreSettings(database_url=pg_url))
+        try:
+            assert not await store.updates.unhandled()
+        finally:
+            await store.close()
