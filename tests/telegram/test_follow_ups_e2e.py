@@ -438,3 +438,33 @@ async def test_in_a_private_chat_a_reply_to_an_earlier_question_follows_it(
             x for x in previous_data_lines(provider.requests[-1]) if x.startswith("query ")
         ]
         assert json.loads(query_line.removeprefix("query ")) == ES_DAYS
+
+
+async def test_a_reply_to_ones_own_plan_replaced_unrun_follows_that_plan(
+    fake_telegram: FakeBotAPI, db_url: str, sample_settings
+) -> None:
+    """Alice's weekday plan, not run: she asks for the ES day count instead and runs that,
+    then replies "а для ES?" to the weekday plan. Only plans still waiting for Run were
+    looked up, so the model read the count as the data to follow, and would have counted
+    days again. Now a plan that never ran (replaced, cancelled, expired) is followed too."""
+    fake = fake_telegram
+    provider = ScriptedProvider([group_model] * 20)
+    async with barb_bot(fake, db_url, provider=provider) as svc:
+        weekdays = await ask_and_get_plan(fake, ALICE, ALICE, "weekday ranges?")
+        count = await ask_and_get_plan(fake, ALICE, ALICE, "how many ES days?")
+        await run_and_wait(fake, ALICE, ALICE, count, 3)
+        await settled_outbox(svc)
+
+        await ask_and_get_plan(
+            fake, ALICE, ALICE, "а для ES?", reply_to_message_id=weekdays["message_id"]
+        )
+        system = provider.requests[-1].system
+        assert "Previous data shown" not in system
+        assert "is a reply to your plan" in system, system
+        lines = system.split("is a reply to your plan", 1)[1].splitlines()
+        assert lines[0].endswith('"weekday ranges?"') and "another member" not in lines[0]
+        [query_line] = [x for x in lines if x.startswith("query ")]
+        assert json.loads(query_line.removeprefix("query ")) == {
+            "instrument": "NQ",
+            **WEEKDAY_RANGE,
+        }
