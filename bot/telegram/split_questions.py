@@ -188,7 +188,7 @@ class StoredParts:
     async def _messages(self, key: Key) -> list[Part]:
         """The person's text messages stored and not handled yet, in Telegram's order."""
         found = []
-        for update_id, payload in await self.updates.unhandled():
+        for update_id, payload in await self.updates.unhandled_messages(key[0]):
             read = self.read(payload)
             if read is not None and read[0] == key:
                 found.append(Part(update_id, read[1], utf16_length(read[1])))

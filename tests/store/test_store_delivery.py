@@ -39,6 +39,33 @@ async def test_a_stored_update_waits_until_handled(store: Store) -> None:
     assert await store.updates.unhandled() == []
 
 
+async def test_a_chats_unhandled_messages_are_found_by_its_id(store: Store) -> None:
+    """``unhandled_messages``: a chat's new messages not handled yet, in order, a group's id
+    past 32 bits too (PostgreSQL's INTEGER cast of it failed); another chat's, an edit or a
+    press are not among them."""
+
+    def message(update_id: int, chat_id: int, kind: str = "message") -> tuple[int, dict]:
+        return update_id, {"update_id": update_id, kind: {"chat": {"id": chat_id}, "text": "x"}}
+
+    await store.updates.receive(
+        [
+            message(1, GROUP_CHAT),
+            message(2, PRIVATE_CHAT),
+            message(3, GROUP_CHAT, "edited_message"),
+            (4, {"update_id": 4, "callback_query": {"id": "q"}}),
+            message(5, GROUP_CHAT),
+            message(6, GROUP_CHAT),
+        ]
+    )
+    await store.updates.handled(5)
+    assert await store.updates.unhandled_messages(GROUP_CHAT) == [
+        message(1, GROUP_CHAT),
+        message(6, GROUP_CHAT),
+    ]
+    assert await store.updates.unhandled_messages(PRIVATE_CHAT) == [message(2, PRIVATE_CHAT)]
+    assert await store.updates.unhandled_of([1, 2, 5, 99]) == {1, 2}
+
+
 async def test_storing_a_reply_or_work_in_flight_handles_its_update(chats: Store) -> None:
     """The reply or the work's record and the update's end are one transaction: a restart
     either handles the update (nothing stored) or sends the reply / resumes the work (the
