@@ -31,7 +31,7 @@ join holds through the shared store (``StoredParts``), where every update is sto
 Telegram is told it arrived, and Telegram sends one chat's updates in order, each after the
 one before was answered: a part's first part is always stored before it. A replica given a
 message behind another's long one still unhandled leaves it to the one gathering that
-(``StoredParts.behind``), which, before asking, takes the parts stored after its own
+(``SplitQuestions.join``), which, before asking, takes the parts stored after its own
 (``StoredParts.after``), and marks them handled with its question. If it did not take the
 message (it was no part, or came too late), the message is asked on its own once the long
 one is recorded. The store is every deployment's, SQLite's or PostgreSQL's; Redis is not
@@ -42,7 +42,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Coroutine, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from datetime import timedelta
@@ -212,27 +212,19 @@ class StoredParts:
             before = part.length
         return found
 
-    async def behind(self, key: Key, update_id: int) -> bool:
-        """The message ``update_id`` of ``key``'s, when the person's message before it is a
-        long one not handled yet (being gathered, here or by another replica): waits until
-        that one is handled; True if this one was taken with it as a part (nothing more to
-        do), False if it is a message of its own, now to be asked (after the long one)."""
+    async def long_before(self, key: Key, update_id: int) -> int | None:
+        """The update of the person's message before ``update_id``, if it is a long one not
+        handled yet (being gathered, here or by another replica); else None."""
         earlier = [p for p in await self._messages(key) if (p.update_id or 0) < update_id]
         if not earlier or earlier[-1].length < LONG_FROM:
-            return False
-        waited_for = earlier[-1].update_id
-        assert waited_for is not None
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + self.patience.total_seconds()
-        while loop.time() < deadline:
-            unhandled = await self.updates.unhandled_of([waited_for, update_id])
-            if update_id not in unhandled:
-                return True  # taken as a part, and handled with its question
-            if waited_for not in unhandled:
-                return False
-            await asyncio.sleep(self.poll_s)
-        log.warning("a message waited %s for the long one before it; asked alone", self.patience)
-        return False
+            return None
+        return earlier[-1].update_id
+
+
+async def _after(gathering: Gathered, *, joined: bool) -> bool:
+    """``joined`` once ``gathering`` is recorded (or given up)."""
+    await gathering.settled.wait()
+    return joined
 
 
 class SplitQuestions:
@@ -246,24 +238,54 @@ class SplitQuestions:
 
     async def join(self, key: Key, text: str, update_id: int | None) -> bool:
         """A message of ``key``'s: True if it was a part of the question being gathered
-        there, joined to it (returns once that question is recorded); False if it is a
-        message of its own, to be asked now (after a long one it came behind)."""
+        there (here or by another replica), joined to it (returns once that question is
+        recorded); False if it is a message of its own, to be asked now (after a long one
+        it came behind)."""
         if self.window_s <= 0 or not text.strip():
             return False
-        gathering = self._open.get(key)
-        if gathering is not None and gathering.open:
-            if not continues(gathering.last.length, text):
-                # Its own question, sent while the long one waits: asked after it.
-                await gathering.settled.wait()
-                return False
-            gathering.parts.append(Part(update_id, text, utf16_length(text)))
-            gathering.arrived.set()
-            log.info("a part of %d characters joined the question in chat %s", len(text), key[0])
-            await gathering.settled.wait()
-            return True
+        here = self._join_here(key, text, update_id)
+        if here is not None:
+            return await here
         if self.stored is None or update_id is None:
             return False
-        return await self.stored.behind(key, update_id)
+        # Behind a long one stored and not handled: wait until it is, and see whether it
+        # took this one as its part (its replica marks the parts it takes handled with it).
+        waited_for = await self.stored.long_before(key, update_id)
+        if waited_for is None:
+            return False
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self.stored.patience.total_seconds()
+        while loop.time() < deadline:
+            # The long one may be this replica's, its gathering opened meanwhile: joined
+            # here at once, rather than found in the store a window later.
+            here = self._join_here(key, text, update_id)
+            if here is not None:
+                return await here
+            unhandled = await self.stored.updates.unhandled_of([waited_for, update_id])
+            if update_id not in unhandled:
+                return True  # taken as a part, and handled with its question
+            if waited_for not in unhandled:
+                return False
+            await asyncio.sleep(self.stored.poll_s)
+        log.warning("a message waited %s behind a long one; asked alone", self.stored.patience)
+        return False
+
+    def _join_here(
+        self, key: Key, text: str, update_id: int | None
+    ) -> Coroutine[Any, Any, bool] | None:
+        """With a question of ``key``'s being gathered here: the message joined to it if it
+        can be its next part (``continues``), and what to await (True once the question is
+        recorded; False, once it is, for a question of its own, asked after it). None with
+        no question gathered here."""
+        gathering = self._open.get(key)
+        if gathering is None or not gathering.open:
+            return None
+        if not continues(gathering.last.length, text):
+            return _after(gathering, joined=False)
+        gathering.parts.append(Part(update_id, text, utf16_length(text)))
+        gathering.arrived.set()
+        log.info("a part of %d characters joined the question in chat %s", len(text), key[0])
+        return _after(gathering, joined=True)
 
     @asynccontextmanager
     async def gather(
