@@ -1149,11 +1149,13 @@ class Assistant:
         # weekday plan she never ran was read with the count she ran after it). Its queries
         # as it showed them.
         for action in await self.store.pending.recent_for_chat(chat.id):
-            if action.kind != "confirm" or action.status == "done":
+            if action.kind != "confirm":
                 continue
             paused = pending_payload(action).paused
             if paused.state.question_id != question_id:
                 continue
+            if action.status == "done":  # its latest plan ran, and showed nothing
+                return None
             first = next((m for m in paused.state.messages if m.role == "user"), None)
             queries = [paused.state.planned[c] for c in paused.covers if c in paused.state.planned]
             if first is None or not queries:
