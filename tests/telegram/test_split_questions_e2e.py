@@ -4,8 +4,8 @@ real PTB Application against the fake Bot API, reading what the scripted model w
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from contextlib import AsyncExitStack
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import AsyncExitStack, asynccontextmanager
 
 import httpx
 import pytest
@@ -174,18 +174,17 @@ async def pg_url(postgres_server: PostgresServer, sample_settings: object) -> As
     await postgres_server.drop_database(name)
 
 
-async def test_the_parts_of_a_question_reaching_two_replicas_are_asked_whole_once(
-    fake_telegram: FakeBotAPI, pg_url: str, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """Two webhook replicas on one PostgreSQL behind a balancer: the first part reaches
-    replica A, the second replica B (Telegram posts one chat's updates in order, each once
-    the one before was answered). Each replica joined only its own parts: A asked the first
-    part alone and B the second, two plans. Now B leaves its part to A, which takes it from
-    the store: one question, whole, in order, and no update left unhandled."""
-    fake = fake_telegram
+@asynccontextmanager
+async def two_replicas(
+    fake: FakeBotAPI, pg_url: str, monkeypatch: pytest.MonkeyPatch
+) -> AsyncIterator[tuple[list[ScriptedProvider], Callable[[int, str], Awaitable[None]]]]:
+    """Two webhook replicas of the bot on one database, each with its own scripted model;
+    yields the models and ``post(replica, text)``: Alice's message posted to that replica
+    as Telegram does, returning once it answered 200 (Telegram posts a chat's next update
+    only then)."""
     providers = [ScriptedProvider([planner] * 10) for _ in range(2)]
     ports = [free_port(), free_port()]
-    async with AsyncExitStack() as replicas:
+    async with AsyncExitStack() as replicas, httpx.AsyncClient() as client:
         for name, port, provider in zip("ab", ports, providers, strict=True):
             monkeypatch.setenv("BARB_REPLICA_ID", f"replica-{name}")
             await replicas.enter_async_context(
@@ -198,18 +197,55 @@ async def test_the_parts_of_a_question_reaching_two_replicas_are_asked_whole_onc
                     webhook_listen="127.0.0.1",
                 )
             )
-        async with httpx.AsyncClient() as client:
-            for port, part in zip(ports, (FIRST, SECOND), strict=True):
-                update = fake.prepare(fake.message_update(chat_id=ALICE, user_id=ALICE, text=part))
-                answered = await client.post(f"http://127.0.0.1:{port}/telegram", json=update)
-                assert answered.status_code == 200
+
+        async def post(replica: int, text: str) -> None:
+            update = fake.prepare(fake.message_update(chat_id=ALICE, user_id=ALICE, text=text))
+            answered = await client.post(f"http://127.0.0.1:{ports[replica]}/telegram", json=update)
+            assert answered.status_code == 200
+
+        yield providers, post
+
+
+async def nothing_unhandled(pg_url: str) -> bool:
+    store = await open_store(StoreSettings(database_url=pg_url))
+    try:
+        return not await store.updates.unhandled()
+    finally:
+        await store.close()
+
+
+async def test_the_parts_of_a_question_reaching_two_replicas_are_asked_whole_once(
+    fake_telegram: FakeBotAPI, pg_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two webhook replicas on one PostgreSQL behind a balancer: the first part reaches
+    replica A, the second replica B (Telegram posts one chat's updates in order, each once
+    the one before was answered). Each replica joined only its own parts: A asked the first
+    part alone and B the second, two plans. Now B leaves its part to A, which takes it from
+    the store: one question, whole, in order, and no update left unhandled."""
+    fake = fake_telegram
+    async with two_replicas(fake, pg_url, monkeypatch) as (providers, post):
+        await post(0, FIRST)
+        await post(1, SECOND)
         [plan] = await fake.wait_said(1, chat_id=ALICE)
         assert keyboard_data(plan)[0].startswith("r:")
         asked = questions_asked(providers[0]) + questions_asked(providers[1])
         assert asked == [FIRST + "\n" + SECOND]
         assert questions_asked(providers[0]) == asked  # by A, which got the first part
-        store = await open_store(StoreSettings(database_url=pg_url))
-        try:
-            assert not await store.updates.unhandled()
-        finally:
-            await store.close()
+        assert await nothing_unhandled(pg_url)
+
+
+async def test_a_short_question_reaching_another_replica_is_asked_after_the_long_one(
+    fake_telegram: FakeBotAPI, pg_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A long question (not split) reaches A, "а в 2023?" B a moment later: B waits until A
+    has recorded the long one, finds its message not taken as a part, and asks it: two
+    questions, each whole, neither lost to the other."""
+    fake = fake_telegram
+    long_one = "Context for my question. " + "NQ trended up on heavy volume that week. " * 72
+    async with two_replicas(fake, pg_url, monkeypatch) as (providers, post):
+        await post(0, long_one)
+        await post(1, "а в 2023?")
+        await fake.wait_said(2, chat_id=ALICE)
+        assert questions_asked(providers[0]) == [long_one]
+        assert questions_asked(providers[1]) == ["а в 2023?"]
+        assert await nothing_unhandled(pg_url)
