@@ -280,6 +280,8 @@ class SplitQuestions:
         gathering = self._open.get(key)
         if gathering is None or not gathering.open:
             return None
+        if update_id is not None and any(p.update_id == update_id for p in gathering.parts):
+            return _after(gathering, joined=True)  # taken from the store already
         if not continues(gathering.last.length, text):
             return _after(gathering, joined=False)
         gathering.parts.append(Part(update_id, text, utf16_length(text)))

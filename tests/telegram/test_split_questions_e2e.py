@@ -4,6 +4,7 @@ real PTB Application against the fake Bot API, reading what the scripted model w
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import AsyncExitStack, asynccontextmanager
 
@@ -18,7 +19,15 @@ from bot.llm.messages import ModelRequest
 from bot.llm.scripted import ScriptedProvider, text, tool_call, turn
 from bot.store import StoreSettings, open_store
 from bot.store.migrate import upgrade_schema
-from bot.telegram.split_questions import LIMIT, LONG_FROM, continues, utf16_length
+from bot.telegram.split_questions import (
+    LIMIT,
+    LONG_FROM,
+    Gathered,
+    Part,
+    SplitQuestions,
+    continues,
+    utf16_length,
+)
 
 COUNT_DAYS = {"session": "RTH", "from": "daily", "select": "count()"}
 
@@ -249,3 +258,29 @@ async def test_a_short_question_reaching_another_replica_is_asked_after_the_long
         assert questions_asked(providers[0]) == [long_one]
         assert questions_asked(providers[1]) == ["а в 2023?"]
         assert await nothing_unhandled(pg_url)
+
+
+async def test_a_part_taken_from_the_store_is_not_joined_again_by_its_own_handler() -> None:
+    """A part waiting behind the long one (its handler polling the store) may find the
+    gathering open here after the gatherer took it from the store: it was read as a message
+    of its own (too short to follow itself), and asked a second time, alone, once the
+    question was recorded. Now it is known as taken: joined, once."""
+    split = SplitQuestions(window_s=3600)
+    key = (ALICE, None, ALICE)
+    gathered: list[Gathered] = []
+
+    async def first_part() -> None:
+        async with split.gather(key, FIRST, FIRST, update_id=1) as gathering:
+            gathered.append(gathering)
+
+    gathering_task = asyncio.create_task(first_part())
+    while key not in split._open:
+        await asyncio.sleep(0)
+    gathering = split._open[key]
+    gathering.parts.append(Part(2, SECOND, utf16_length(SECOND)))  # as ``after`` adds it
+    joining = asyncio.create_task(split.join(key, SECOND, 2))
+    await asyncio.sleep(0)
+    assert [p.update_id for p in gathering.parts] == [1, 2]
+    assert gathering.text == FIRST + "\n" + SECOND
+    gathering_task.cancel()
+    assert await joining is True
