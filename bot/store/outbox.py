@@ -390,8 +390,8 @@ class OutboxRepository(Repository):
     async def question_of(self, chat_id: int, message_id: int) -> str | None:
         """The question Telegram message ``message_id`` of the chat belongs to: one of
         Barb's replies to it (an answer, its chart, its plan), else the person's message
-        that asked it, which those replies name (``asked``; in a group they quote it too,
-        ``reply_to``, all that replies stored before ``asked`` hold). None for a message
+        that asked it, which those replies name (``asked``; in a group they also quote it,
+        ``reply_to``, all that replies stored before ``asked`` existed carry). None for a message
         neither, or whose rows are pruned. A person's reply to it follows that question:
         Alice's "@Barb and ES?" under Bob's question "CL range by weekday" was read with her
         own last data, not his; in a private chat, a reply to one's own earlier question
