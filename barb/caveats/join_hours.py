@@ -73,9 +73,9 @@ def join_hours_caveat(plan: Plan, kept_dates: Callable[[], np.ndarray | None]) -
         warnings.append(
             f"On {len(apart):,} of the {count_text(len(days), 'day')} kept {symbol}'s "
             f"{plan.session} bar and {other}'s cover different hours, one market closing early "
-            f"where the other did not (or at another time): {', '.join(named)}{more}; the two "
-            "sides' closes there (and what prev() reads of them the next day) are not at the "
-            f"same time. {_leave_out(ours, days[apart])}"
+            f"where the other did not (or at another time): {', '.join(named)}{more}; side by "
+            "side there the two bars (their ranges, their closes, and what prev() reads of "
+            f"them the next day) are of different hours. {_leave_out(ours, days[apart])}"
         )
     return warnings
 
