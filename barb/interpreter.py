@@ -51,6 +51,7 @@ from barb.caveats.full_days import (
 )
 from barb.caveats.gap_sizes import sizeless_gap_caveat
 from barb.caveats.holiday_closes import holiday_close_caveat, long_break_caveat
+from barb.caveats.joined_points import mixed_points_caveat
 from barb.caveats.lookahead import then_past_period_caveat
 from barb.caveats.lookback import lookback_caveat
 from barb.caveats.open_runs import began_run_caveat, held_in_caveat, open_run_caveat
@@ -303,6 +304,7 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
     warnings += unjudged_last_caveat(plan, scope, output.last_unjudged)
     levels = price_level_caveat(plan, ctx, output)  # before a then stage moves ctx
     warnings += levels
+    warnings += mixed_points_caveat(plan, output.kept)
     # Weighed over the first stage's own answer only: a then stage shows other values.
     shift = None
     if plan.then is None and output.kept is not None:
