@@ -29,7 +29,7 @@ from barb.frames import Dataset
 from barb.instruments import MINUTES_PER_DAY, format_clock
 from barb.planning import JoinedInstrument, Plan
 from barb.script.columns_read import columns_read
-from barb.short_days import day_edges, window_edges
+from barb.short_days import day_edges, special_days, window_edges
 from barb.summary_text import count_text
 
 # Days named before "and N more".
@@ -55,6 +55,12 @@ def join_hours_caveat(plan: Plan, kept_dates: Callable[[], np.ndarray | None]) -
     if dates is None or not len(dates):
         return []
     days = np.unique(np.asarray(dates).astype("datetime64[D]"))
+    kept = len(days)
+    # Only the calendars' short days: a minute without trades before a close (a thin 16:59)
+    # ends a day's bars early with no short session behind it.
+    days = days[special_days(ours, days) | _special_elsewhere(joined, days)]
+    if not len(days):
+        return []
     own_open, own_close = _clock_edges(ours, plan.session, days)
     symbol = ours.instrument.symbol
     warnings = []
@@ -71,13 +77,21 @@ def join_hours_caveat(plan: Plan, kept_dates: Callable[[], np.ndarray | None]) -
         ]
         more = f" and {len(apart) - NAMED} more" if len(apart) > NAMED else ""
         warnings.append(
-            f"On {len(apart):,} of the {count_text(len(days), 'day')} kept {symbol}'s "
+            f"On {len(apart):,} of the {count_text(kept, 'day')} kept {symbol}'s "
             f"{plan.session} bar and {other}'s cover different hours, one market closing early "
             f"where the other did not (or at another time): {', '.join(named)}{more}; side by "
             "side there the two bars (their ranges, their closes, and what prev() reads of "
             f"them the next day) are of different hours. {_leave_out(ours, days[apart])}"
         )
     return warnings
+
+
+def _special_elsewhere(joined: list[JoinedInstrument], days: np.ndarray) -> np.ndarray:
+    """Which of ``days`` a joined instrument's exchange closed early on."""
+    special = np.zeros(len(days), dtype=bool)
+    for join in joined:
+        special |= special_days(join.dataset, days)
+    return special
 
 
 def _same_hours(plan: Plan, joined: JoinedInstrument) -> bool:

@@ -137,3 +137,38 @@ def test_markets_with_one_calendar_or_a_join_read_for_its_dates_say_nothing(
     dates_only = {"session": "ETH", "from": "daily", "period": "2020:2025"}
     dates_only |= {"join": {"instrument": "CL"}, "select": "mean(range) as r"}
     assert _hours_warning(ask(dates_only, sample_settings, instrument="ES")) is None
+
+
+def test_a_minute_without_trades_before_a_close_is_no_short_day(sample_settings, tmp_path) -> None:
+    """Real minute files lack a bar where nothing traded: CL's last bar of an ordinary day
+    may be 16:58. Only the calendars' short days are said (Black Friday), not such a day."""
+    from barb.data.store import DataMeta, write_bars
+    from barb.settings import EngineSettings
+
+    settings = EngineSettings(data_dir=tmp_path)
+    thin = pd.Timestamp("2024-11-20 16:59")
+    for symbol in ("ES", "CL"):
+        bars = pd.read_parquet(data_path(symbol, sample_settings))
+        dates = bars["trading_date"]
+        bars = bars[(dates >= "2024-11-01") & (dates <= "2024-11-30")]
+        if symbol == "CL":
+            assert (bars["timestamp"] == thin).sum() == 1
+            bars = bars[bars["timestamp"] != thin]
+        meta = DataMeta(
+            instrument=symbol,
+            timezone="America/New_York",
+            source="synthetic",
+            description="the sample's November 2024",
+            first_date=bars["trading_date"].iloc[0].date(),
+            last_date=bars["trading_date"].iloc[-1].date(),
+            rows=len(bars),
+        )
+        write_bars(bars.reset_index(drop=True), meta, data_path(symbol, settings))
+    query = _query("ES", "ETH") | {"period": "2024-11"}
+    warning = _hours_warning(ask(query, settings, instrument="ES"))
+    assert warning is not None
+    assert warning.startswith("On 2 of the 21 days kept ES's ETH bar and CL's cover")
+    assert "2024-11-28 (ES until 13:00, CL 14:30), 2024-11-29 (ES until 13:15, CL 13:45);" in (
+        warning
+    )
+    assert "2024-11-20" not in warning
