@@ -23,8 +23,6 @@ from collections.abc import Callable
 
 import numpy as np
 
-from barb.errors import DataError
-from barb.events.rules import early_close_days, us_market_closed
 from barb.frames import Dataset
 from barb.instruments import MINUTES_PER_DAY, format_clock
 from barb.planning import JoinedInstrument, Plan
@@ -58,7 +56,9 @@ def join_hours_caveat(plan: Plan, kept_dates: Callable[[], np.ndarray | None]) -
     kept = len(days)
     # Only the calendars' short days: a minute without trades before a close (a thin 16:59)
     # ends a day's bars early with no short session behind it.
-    days = days[special_days(ours, days) | _special_elsewhere(joined, days)]
+    own_short = special_days(ours, days)  # what holiday() and early_close() leave out
+    shorts = own_short | _special_elsewhere(joined, days)
+    days, own_short = days[shorts], own_short[shorts]
     if not len(days):
         return []
     own_open, own_close = _clock_edges(ours, plan.session, days)
@@ -76,12 +76,13 @@ def join_hours_caveat(plan: Plan, kept_dates: Callable[[], np.ndarray | None]) -
             for i in apart[:NAMED]
         ]
         more = f" and {len(apart) - NAMED} more" if len(apart) > NAMED else ""
+        leave_out = _leave_out(symbol, days[apart], own_short, apart)
         warnings.append(
             f"On {len(apart):,} of the {count_text(kept, 'day')} kept {symbol}'s "
             f"{plan.session} bar and {other}'s cover different hours, one market closing early "
             f"where the other did not (or at another time): {', '.join(named)}{more}; side by "
             "side there the two bars (their ranges, their closes, and what prev() reads of "
-            f"them the next day) are of different hours. {_leave_out(ours, days[apart])}"
+            f"them the next day) are of different hours. {leave_out}"
         )
     return warnings
 
@@ -144,21 +145,21 @@ def _day_text(
     )
 
 
-def _leave_out(dataset: Dataset, days: np.ndarray) -> str:
-    """The where that leaves ``days`` out: the calendar functions, which read the query's own
-    instrument's exchange, and by date the other market's short days they miss."""
-    try:
-        early = early_close_days(dataset.instrument.calendar)
-    except DataError:  # an instrument without a known calendar
-        early = np.array([], dtype="datetime64[D]")
-    missed = days[~(us_market_closed(days) | np.isin(days, early))]
+def _leave_out(symbol: str, days: np.ndarray, own_short: np.ndarray, apart: np.ndarray) -> str:
+    """The where that leaves ``days`` (the ``apart`` of the short days, ``own_short`` those
+    the calendar functions read on the query's own instrument) out: holiday() and
+    early_close(), and by date the other market's short days they miss; with how many other
+    days it leaves out (the short days both markets closed alike)."""
+    missed = days[~own_short[apart]]
+    others = int(np.count_nonzero(own_short)) - (len(days) - len(missed))
+    besides = f" (and {count_text(others, 'other short day')} both closed alike)" if others else ""
     where = "not holiday() and not early_close()"
     if not len(missed):
-        return f'"where": "{where}" leaves them out.'
+        return f'"where": "{where}" leaves them out{besides}.'
     if len(missed) > LISTED:
         return (
-            f'"where": "{where}" leaves out {len(days) - len(missed):,} of them; the other '
-            f"{len(missed):,} are not short days on {dataset.instrument.symbol}'s own calendar."
+            f'"where": "{where}" leaves out {len(days) - len(missed):,} of them{besides}; the '
+            f"other {len(missed):,} are not short days on {symbol}'s own calendar."
         )
     listed = ", ".join(f"'{day}'" for day in missed)
-    return f'"where": "{where} and date() not in ({listed})" leaves them out.'
+    return f'"where": "{where} and date() not in ({listed})" leaves them out{besides}.'

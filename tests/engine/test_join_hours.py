@@ -95,15 +95,19 @@ def test_eth_join_says_the_days_the_two_markets_closed_at_other_times(
     assert f": {named} and 34 more;" in warning
 
     # The where it gives leaves every one of them out, and the warning with them.
-    where = re.search(r'"where": "(.+?)" leaves them out', warning)
+    where = re.search(r'"where": "(.+?)" leaves them out \(and (\d+) other short days', warning)
     assert where is not None
     again = ask(_query(base, "ETH", where.group(1)), sample_settings, instrument=base)
     assert _hours_warning(again) is None
     kept = again.source_rows if again.source_rows is not None else again.table
     kept_days = pd.to_datetime(kept["date"]).to_numpy()
     assert not np.isin(apart.index.to_numpy(), kept_days).any()
+    # It drops the other short days too, as many as it says: ES's 13:00 holidays of 2020-21,
+    # when CL's stopped at 13:00 as well.
+    others = len(both) - len(apart) - again.summary.values["days"]
+    assert others == int(where.group(2)) > 0
     left = both.drop(apart.index)
-    assert again.summary.values["days"] < len(left)  # it drops the other holidays too
+    assert others == np.count_nonzero(left["end_es"] != 17 * 60)
 
 
 def test_a_window_with_the_same_clock_hours_says_its_own_short_days(sample_settings) -> None:
@@ -117,7 +121,12 @@ def test_a_window_with_the_same_clock_hours_says_its_own_short_days(sample_setti
     assert warning is not None
     assert f"On {len(apart)} of the {len(both):,} days kept" in warning
     assert "2020-12-24 (ES until 13:15, CL 16:00)" in warning
-    assert warning.endswith('"where": "not holiday() and not early_close()" leaves them out.')
+    alike = both.drop(apart.index)
+    others = np.count_nonzero(alike["end_es"] != 16 * 60)
+    assert warning.endswith(
+        '"where": "not holiday() and not early_close()" leaves them out (and '
+        f"{others} other short days both closed alike)."
+    )
 
 
 def test_markets_with_one_calendar_or_a_join_read_for_its_dates_say_nothing(
