@@ -8,7 +8,11 @@ CL at 13:45; on July 3 and Christmas Eve ES closes at 13:15 while CL trades its 
 a US holiday ES stops at 13:00 and (since 2022) CL at 14:30. ES and CL's ETH bars of
 2020-2025 differ so on 37 of the 1,549 days joined, and a correlation of their daily returns
 (0.2920) moves to 0.2938 without them, with nothing said. Said with the count, the first
-few days and each side's hours, and the where that leaves them out.
+few days and each side's hours, and the where that leaves them out (holiday() and
+early_close() read the query's own exchange: the other's short days they miss are listed by
+date), with how many other short days it drops. Only the calendars' short days are weighed:
+a real minute file lacks a bar where nothing traded, and a thin day's last bar at 16:58 is
+no short session.
 
 Bars shorter than a day are matched on their time, so the two sides' bars are the same
 minutes (a short day has fewer of them: the join keeps the ones both have); weekly and
@@ -38,9 +42,10 @@ LISTED = 12
 
 
 def join_hours_caveat(plan: Plan, kept_dates: Callable[[], np.ndarray | None]) -> list[str]:
-    """'On 37 of the 1,549 days kept ES's ETH bar and CL's cover different hours, one closing
-    earlier: 2020-11-27 (ES until 13:15, CL 13:45), 2020-12-24 (ES until 13:15, CL 17:00) …
-    "where": "not holiday() and not early_close()" leaves them out.'"""
+    """'On 37 of the 1,549 days kept ES's ETH bar and CL's cover different hours, …:
+    2020-11-27 (ES until 13:15, CL 13:45), 2020-12-24 (ES until 13:15, CL 17:00) … "where":
+    "not holiday() and not early_close()" leaves them out (and 16 other short days both
+    closed alike).' ``kept_dates`` reads the trading dates of the first stage's rows kept."""
     if plan.timeframe.name != "daily" or not plan.instruments:
         return []
     ours = plan.dataset
