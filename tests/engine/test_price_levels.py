@@ -886,3 +886,29 @@ def test_a_joined_instrument_s_range_is_said_in_its_own_points_and_levels(
     [warning] = [w for w in own.metadata.warnings if "blends price levels" in w]
     assert warning.startswith("cl_range is in dollars over rows whose price level changed")
     assert _levels(both["close_cl"]) in warning
+
+
+def test_a_ranking_by_a_joined_instrument_s_range_reads_its_levels(sample_settings) -> None:
+    """The largest ES ranges listed on CL's days favour ES's high-price years, not CL's
+    (2008, 2011-2014 and 2022 were CL's)."""
+    window = (RTH_START, RTH_END)
+    es = _window_daily("ES", sample_settings, *window)
+    cl = _window_daily("CL", sample_settings, *window)
+    both = es.join(cl, how="inner", rsuffix="_cl")
+    result = ask(
+        {
+            "session": "09:30-17:00",
+            "from": "daily",
+            "join": {"instrument": "ES"},
+            "map": {"er": "es_high - es_low"},
+            "select": ["er"],
+            "sort": "er desc",
+            "limit": 5,
+        },
+        sample_settings,
+        instrument="CL",
+    )
+    assert list(result.table["er"]) == sorted(both["range"], reverse=True)[:5]
+    [warning] = [w for w in result.metadata.warnings if "favours" in w]
+    assert warning.startswith("er is in points over rows whose price level changed")
+    assert _levels(both["close"]) in warning
