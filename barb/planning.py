@@ -1088,10 +1088,18 @@ def _session_hours_differ(
         theirs = joined.dataset.instrument.session(joined.session)
         # Another session asked for: said, not warned of (the same name is read as usual).
         if joined.join.session is not None and joined.session != session:
+            other = joined.dataset.instrument
+            # A window's own text is its hours; one from the trading day's start on is the
+            # evening before each date (CL's 20:00-02:00 beside NQ's RTH of the 5th is the
+            # night of the 4th), which a name like OVERNIGHT says and a window does not.
+            hours = "" if joined.session == theirs.hours else f" ({theirs.hours})"
+            window = joined.session not in other.sessions and theirs.zone is None
+            if window and theirs.start_minute >= other.trading_day_start_minute:
+                hours += ", from the evening before each date"
             warnings.append(
-                f"{joined.dataset.instrument.symbol}'s bars are its {joined.session} "
-                f"({theirs.hours}), matched to {dataset.instrument.symbol}'s {session} "
-                f"({ours.hours}) bars by date: a different session, as the join asked."
+                f"{other.symbol}'s bars are its {joined.session}{hours}, matched to "
+                f"{dataset.instrument.symbol}'s {session} ({ours.hours}) bars by date: a "
+                "different session, as the join asked."
             )
         elif theirs.hours != ours.hours:
             warnings.append(
