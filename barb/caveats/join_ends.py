@@ -6,6 +6,9 @@ Good Fridays (2010, 2012, 2015, 2021, 2023-2025; mostly jobs-report days) that C
 those weeks' NQ close is Friday's 09:14 bar, CL's Thursday's, and the weekly returns side
 by side span different days, with nothing said (daily bars say the day left out). Said
 with the days each side's bar ends on and the name the calendar gives the day one lacks.
+So are the periods that begin on different days: CL traded the observed New Year's Mondays
+of 2012, 2017 and 2023 that NQ did not, and those weeks' CL open, range and volume hold a
+day NQ's lack.
 """
 
 from __future__ import annotations
