@@ -269,12 +269,14 @@ def running_total_caveat(plan: Plan, first: StageOutput, last: StageOutput) -> l
     ]
     if not running:
         return []
+    name, summed = running[0]
+    maps = {**dict(plan.first.map_exprs), **dict(stage.map_exprs)}
+    rows, price_unit = _priced_rows(plan, rows, [summed], maps)
     years = blended_levels(rows)
     if years is None:
         return []
-    name, summed = running[0]
     unit = column_unit(name, plan.timeframe.name, query, plan.point_values)
-    said_unit = plan.dataset.instrument.price_unit if unit == POINTS else unit
+    said_unit = price_unit if unit == POINTS else unit
     text = (
         f"{name} is a running total in {said_unit} over rows whose price level "
         f"{years.changed()}, so its rises and falls in different years compare price levels "
@@ -289,7 +291,6 @@ def running_total_caveat(plan: Plan, first: StageOutput, last: StageOutput) -> l
         added = total[-1] - total[start - 1]
         first_day, last_day = pd.Timestamp(dates[start]).date(), pd.Timestamp(dates[-1]).date()
         text += f": the rows' last 12 months ({first_day} — {last_day}) add {added:+,.2f} to it"
-    maps = {**dict(plan.first.map_exprs), **dict(stage.map_exprs)}
     percent = percent_of(summed, maps, query)
     if plan.then is None:
         advice = f"use percent (cumsum({percent}))"

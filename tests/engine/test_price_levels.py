@@ -912,3 +912,29 @@ def test_a_ranking_by_a_joined_instrument_s_range_reads_its_levels(sample_settin
     [warning] = [w for w in result.metadata.warnings if "favours" in w]
     assert warning.startswith("er is in points over rows whose price level changed")
     assert _levels(both["close"]) in warning
+
+
+def test_a_running_total_of_a_joined_instrument_s_points_reads_its_levels(
+    sample_settings,
+) -> None:
+    """An equity curve of ES's open-to-close on CL's days is in ES points over ES's levels
+    (it was "in dollars" over CL's closes)."""
+    window = (RTH_START, RTH_END)
+    es = _window_daily("ES", sample_settings, *window)
+    cl = _window_daily("CL", sample_settings, *window)
+    both = es.join(cl, how="inner", rsuffix="_cl")
+    result = ask(
+        {
+            "session": "09:30-17:00",
+            "from": "daily",
+            "join": {"instrument": "ES"},
+            "map": {"eq": "cumsum(es_close - es_open)"},
+            "select": ["eq"],
+        },
+        sample_settings,
+        instrument="CL",
+    )
+    assert result.table["eq"].iloc[-1] == pytest.approx((both["close"] - both["open"]).sum())
+    [warning] = [w for w in result.metadata.warnings if "running total" in w]
+    assert warning.startswith("eq is a running total in points over rows whose price level")
+    assert _levels(both["close"]) in warning
