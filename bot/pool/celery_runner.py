@@ -94,10 +94,29 @@ _MARK_TTL_S = 86400
 #: (a beat on its way when Redis went gives up after its 1 s timeout, the next comes a beat
 #: later), and the loss is found at the bot's first poll after it.
 _LOST_JOBS_AFTER_S = 2.5 * worker_registry.HEARTBEAT_S
+#: How long any one call of the bot's Celery thread to Redis may wait for its answer (a
+#: send, a poll): Redis answers in milliseconds, or is in trouble.
+_REDIS_TIMEOUT_S = 3.0
 #: How often the data the workers say they serve is read again (``data_meta``), and how
 #: long reading it may take.
 _META_FRESH_S = 2.0
 _META_TIMEOUT_S = 0.25
+
+
+def _bound_redis_waits(app: Celery) -> None:
+    """Every call of the bot's Celery app to Redis (a send, a poll, a revoke, the mark)
+    gives up after ``_REDIS_TIMEOUT_S``: the bot only sends and reads, it never blocks on a
+    queue. Without it, a Redis whose machine was lost (connections taken, never answered)
+    held the one Celery thread for good: a Run pressed then never got its outcome (its
+    send never returned, so its deadline never ran: the plan said "Running…"), nor did any
+    job after it, and closing the bot waited on that thread too."""
+    timeouts = {"socket_timeout": _REDIS_TIMEOUT_S, "socket_connect_timeout": _REDIS_TIMEOUT_S}
+    app.conf.update(
+        redis_socket_timeout=_REDIS_TIMEOUT_S,
+        redis_socket_connect_timeout=_REDIS_TIMEOUT_S,
+        broker_connection_timeout=_REDIS_TIMEOUT_S,
+        broker_transport_options={**app.conf.broker_transport_options, **timeouts},
+    )
 
 
 @dataclass
@@ -134,6 +153,7 @@ class CeleryRunner:
         #: How long a check may wait: the plan's wait for it (None: ``queue_wait_s``).
         self.check_wait_s = check_wait_s
         self._app = app or make_queue_app(url)
+        _bound_redis_waits(self._app)
         self._known = {symbol.upper() for symbol in available_instruments()}
         # One thread for every Celery call: its connections are per thread, and one is plenty.
         self._celery = ThreadPoolExecutor(1, thread_name_prefix="barb-queue")

@@ -623,6 +623,33 @@ async def test_with_redis_hung_questions_never_stall_the_loop_and_keep_the_worke
         server.stop()
 
 
+async def test_a_run_sent_to_a_hung_redis_ends_in_a_sentence_and_the_next_is_answered(
+    tmp_path: Path, data_env: Path, workers: list, caplog
+) -> None:
+    """Redis hung (its machine lost: the port takes the connection and never answers; a
+    stopped process here) when Run is pressed. Before, the send waited on its socket for
+    good on the bot's one Celery thread: the run never got an outcome (the plan said
+    "Running…"), nor did any job sent after it, also once Redis was back. Now each call
+    gives up after a few seconds: the person reads the failure sentence with its
+    reference, and once Redis answers again the next query is answered."""
+    server = RedisServer(tmp_path)
+    url = server.url()
+    workers.append(misbehaving_worker(worker_env(url, data_env, 20), tmp_path / "w.log", "NQ"))
+    runner = CeleryRunner(url, timeout_s=20, queue_wait_s=60)
+    try:
+        assert count_of(await runner.run(quick(COUNT))) == DAYS  # connected
+        server.process.send_signal(signal.SIGSTOP)
+        outcome = await asyncio.wait_for(runner.run(quick(COUNT)), 60)
+        assert worker_failure(outcome), outcome.summary_text
+        assert_said_with_its_reference(outcome, caplog)
+        server.process.send_signal(signal.SIGCONT)
+        assert count_of(await asyncio.wait_for(runner.run(quick(COUNT)), 60)) == DAYS
+    finally:
+        server.process.send_signal(signal.SIGCONT)
+        await runner.close()
+        server.stop()
+
+
 async def test_with_redis_unreachable_the_job_ends_in_the_failure_sentence(caplog) -> None:
     import socket
 
