@@ -66,7 +66,7 @@ from barb.caveats.price_levels import (
 from barb.caveats.ranked_groups import PartGroups, cut_group, part_groups
 from barb.caveats.run_edges import holiday_run_caveat, run_past_period_caveat
 from barb.caveats.running_history import history_beyond_caveat, run_from_history
-from barb.caveats.scale_mixups import scale_caveat
+from barb.caveats.scale_mixups import oscillator_of, scale_caveat
 from barb.caveats.scope import (
     OpenGroup,
     last_whole_label,
@@ -362,6 +362,7 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
     warnings += scale_caveat(
         plan.first,
         lambda expr: first_map_unit(expr, query_json),
+        lambda expr: oscillator_of(expr, query_json, then=False),
         output.rows_kept,
         int(np.count_nonzero(keep)),
     )
@@ -415,6 +416,7 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
         warnings += scale_caveat(
             plan.then,
             lambda expr: then_map_unit(expr, query_json),
+            lambda expr: oscillator_of(expr, query_json, then=True),
             output.rows_kept,
             len(given) if given is not None else None,
         )
