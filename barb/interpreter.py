@@ -103,7 +103,7 @@ from barb.caveats.then_short_sessions import then_short_sessions_caveat
 from barb.caveats.weekday_neighbours import weekday_neighbour_caveat
 from barb.caveats.yardsticks import same_bar_yardstick_caveat
 from barb.caveats.zone_clock_groups import zone_group_caveat
-from barb.caveats.zone_midnight import zone_midnight_caveat
+from barb.caveats.zone_midnight import own_clock_caveat, zone_midnight_caveat
 from barb.caveats.zone_window_groups import zone_window_group_caveat
 from barb.caveats.zones import zone_window_caveat
 from barb.closed_days import no_trading_error
@@ -116,7 +116,7 @@ from barb.errors import (
     out_of_memory,
     stopped_from_outside,
 )
-from barb.frames import take_rows
+from barb.frames import Dataset, take_rows
 from barb.lineage import nodes, through_map
 from barb.long_results import BuiltOnce, spread_rows
 from barb.outcome_groups import possible_outcomes
@@ -129,6 +129,7 @@ from barb.result import (
     PartGroup,
     Result,
     RowsBuilder,
+    Summary,
     compare_whole_groups,
     sort_order,
 )
@@ -501,6 +502,11 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
             plan.timeframe.name, window.hours, output.table, window.zone
         )
         warnings += early_close_row_caveat(plan, output.table, _rows_shown(output))
+    # A statistic of the exchange's clock over a session across its midnight, run again
+    # counted from the open: said when the answer changes.
+    warnings += own_clock_caveat(
+        plan, covered, output.summary, lambda query: _summary_of(query, dataset, settings)
+    )
     table, source_rows, drawn, truncated = _bounded(output, settings, warnings)
     warnings += [w for w in [*history_beyond, *ctx.warnings] if w not in warnings]
     warnings = list(dict.fromkeys(warnings))  # a fact two caveats found is said once
@@ -556,6 +562,14 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
         drawn_rows=drawn,
         run_rows=output.run_rows,
     )
+
+
+def _summary_of(
+    query: dict[str, Any], dataset: Dataset, settings: EngineSettings
+) -> Summary | None:
+    """The answer to ``query`` on the same instrument, None when it cannot run."""
+    result = execute(query, dataset.instrument.symbol, settings=settings)
+    return result.summary if result.ok else None
 
 
 def _context(plan: Plan, frame: pd.DataFrame, night: NightSession | None) -> EvalContext:
