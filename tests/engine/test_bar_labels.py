@@ -386,3 +386,23 @@ def test_a_then_listing_of_day_groups_counts_its_tie_in_days(year_settings, year
     at_high = int((close >= close.cummax()).sum())
     assert at_high > 3
     assert re.search(rf"highest 0(\.0+)?% \({at_high} days tied\)", chart_headline(result))
+
+
+def test_a_listing_that_selects_its_date_names_each_extreme_by_it(
+    year_settings, year_minutes
+) -> None:
+    """The model read "r: min=2, max=10" of a daily listing that selected date(), with no
+    day named, where the same listing without it read "max=10 (2023-… and 1 more)". Its own
+    date column names the extremes now, as pandas finds them (first row, ties counted)."""
+    query = {"session": "RTH", "from": "daily", "select": ["date()", "round(range / 10, 0) as r"]}
+    text = render_summary(run(query, year_settings))
+    rth = year_minutes.set_index("timestamp").between_time("09:30", "16:59")
+    days = rth.groupby(rth.index.normalize()).agg(high=("high", "max"), low=("low", "min"))
+    r = ((days["high"] - days["low"]) / 10).round(0)
+
+    def at(value: float) -> str:
+        first = r[r == value].index[0].strftime("%Y-%m-%d")
+        more = int((r == value).sum()) - 1
+        return f"{first} and {more} more" if more else first
+
+    assert f"r: min={r.min():g} ({at(r.min())}), max={r.max():g} ({at(r.max())})" in text
