@@ -18,15 +18,17 @@ by such a clock is ``zone_clock_groups``'s. Nothing is said where the session li
 day on that clock on every date (RTH on UTC's: 14:30-22:00), of a window written across the
 zone's midnight (``hour('MSK') >= 23 or hour('MSK') < 1``), nor of that form itself.
 
-The exchange's own clock compared with a time of day is the reference's TIME OF DAY AS A
-NUMBER (``hour() >= 18`` is ETH's evening, written on purpose). Averaged or taken min/max of
-(``own_clock_caveat``), the query is run again with those values counted from the open and
-the warning gives what that answers, when it differs: "the average time of the day's high on
-ETH" as mean(hi_t) read 761.56 (12:41) on NQ 2024 for 551.1 (09:11). Ranked by
-rank()/place() or two of its times compared, it is said, with the form counted from the
-open: "ETH's last 30 minutes of each day" as ``place(t, 'day') <= 30`` over ``t = hour()
-* 60 + minute()`` kept 23:30-23:59 (NQ 2024: mean volume 2,577.85 for 16:30-16:59's
-3,164.15), and ``mean(hi < lo)`` of two such times read 0.5308 for the bars' 0.4808.
+A bar's own clock compared with a time of day is the reference's TIME OF DAY AS A NUMBER
+(``hour() >= 18`` is ETH's evening, written on purpose). Averaged or taken min/max of, or a
+day's value of it (arg_max(t, high)) or two of its times compared (``own_clock_caveat``),
+the query is run again with those values counted from the open and the warning gives what
+that answers, when it differs: "the average time of the day's high on ETH" as mean(hi_t)
+read 761.56 (12:41) on NQ 2024 for 551.1 (09:11), "how often is the high made before the
+cash open" as mean(hi_t < 570) 0.2077 for 0.3538, ``mean(hi < lo)`` of two such times
+0.5308 for the bars' 0.4808. Ranked by rank()/place() or sorted, it is said, with the form
+counted from the open: "ETH's last 30 minutes of each day" as ``place(t, 'day') <= 30``
+over ``t = hour() * 60 + minute()`` kept 23:30-23:59 (NQ 2024: mean volume 2,577.85 for
+16:30-16:59's 3,164.15).
 
 A session written as a window on a zone's clock is judged on the hours it traded each date:
 '23:00-01:00 MSK' is 15:00-17:00 ET on US-winter dates, crossing Moscow's midnight, and
@@ -56,9 +58,9 @@ from barb.result import Summary
 from barb.script import ast
 from barb.script.ast import literal_value
 from barb.script.library import lookup
-from barb.script.parser import parse_select_item
+from barb.script.parser import parse_expression, parse_select_item
 from barb.short_days import day_edges, window_edges
-from barb.summary_text import listed_text
+from barb.summary_text import listed_text, value_text
 from barb.time_keys import CARRIES_VALUE
 from barb.time_zones import zone_minutes, zone_name, zone_shifts
 
@@ -98,17 +100,21 @@ class Use:
 
     text: str
     reading: Reading
-    # The aggregate that orders them (``mean(hi_t)``), and the stage it is in (1: then).
-    call: ast.Call | None = None
+    # The aggregate or comparison that orders them (``mean(hi_t)``, ``hi_t < 570``), and
+    # the stage it is in (1: then).
+    node: ast.Expr | None = None
     stage: int = 0
 
     @property
-    def aggregated(self) -> bool:
-        """A statistic of the clock's values: min, max, mean, median…, an arg_min/arg_max."""
-        if self.call is None:
+    def counted(self) -> bool:
+        """A statistic of the clock's values (min, max, mean, median…, an arg_min/arg_max
+        by them) or a comparison of them: what ``own_clock_caveat`` runs again."""
+        if isinstance(self.node, ast.Compare):
+            return True
+        if not isinstance(self.node, ast.Call):
             return False
-        spec = lookup(self.call.name)
-        name = spec.name if spec is not None else self.call.name.lower()
+        spec = lookup(self.node.name)
+        name = spec.name if spec is not None else self.node.name.lower()
         return name in _ORDERING | _PICKS
 
 
@@ -145,7 +151,7 @@ def zone_midnight_caveat(plan: Plan, covered: tuple[dt.date | None, dt.date | No
     dates = period_dates(plan, covered)
     warnings = []
     # The exchange's own clock's statistics are own_clock_caveat's, once the answer is known.
-    own = [use for use in uses if use.reading.own and not use.aggregated]
+    own = [use for use in uses if use.reading.own and not use.counted]
     if own:
         text = _own_warning(plan, own, _clock_hours(plan, dates, home, home))
         if text:
@@ -352,7 +358,7 @@ class _Reader:
         elif isinstance(expr, ast.Compare) and expr.op in _ORDER_OPS:
             held = self._compared(expr, scope)
             if held is not None:
-                yield Use(expr.to_text(), held)
+                yield Use(expr.to_text(), held, expr)
         elif isinstance(expr, ast.Logical):
             window = self._window(expr, scope)
             for operand in _operands(expr, expr.op):
@@ -370,8 +376,10 @@ class _Reader:
         if left is not None and right is not None:
             return left
         held, other = (left, compare.right) if left is not None else (right, compare.left)
-        if held is None or held.own:
-            return None  # the exchange's hour() >= 18 is a window written on purpose
+        if held is None or (held.own and not held.aggregated):
+            # The exchange's hour() >= 18 is a window written on purpose; a day's time of
+            # its high (arg_max(t, high)) before 570 is an order ("before the cash open").
+            return None
         at = _minutes(held, other)
         return held if at is not None and 0 < at < MINUTES_PER_DAY else None
 
@@ -642,7 +650,7 @@ def own_clock_caveat(
     if not plan.timeframe.intraday:
         return []
     home = plan.dataset.instrument.timezone
-    uses = [u for u in _ordered_uses(plan, home) if u.reading.own and u.aggregated]
+    uses = [u for u in _ordered_uses(plan, home) if u.reading.own and u.counted]
     if not uses:
         return []
     hours = _clock_hours(plan, period_dates(plan, covered), home, home)
@@ -664,7 +672,7 @@ def own_clock_caveat(
     session = f"the window {plan.session}" if zone else plan.session
     clock_ = held.call.to_text()
     subject = clock_ if held.name is None else f"{clock_}, and {held.name} with it,"
-    spec = lookup(use.call.name) if use.call is not None else None
+    spec = lookup(use.node.name) if isinstance(use.node, ast.Call) else None
     averaged = spec is not None and spec.name in ("mean", "median")
     blend = " (a 23:30 and a 00:30 average to 12:00)" if averaged else ""
     text = (
@@ -680,21 +688,47 @@ def own_clock_caveat(
 def _from_open(query: dict[str, Any], uses: list[Use], opened: int) -> dict[str, Any] | None:
     """``query`` with the clock values each of ``uses`` orders counted from the ``opened``
     minute, negative before midnight: ``mean(hi_t)`` → ``mean(if(hi_t >= 1080, hi_t - 1440,
-    hi_t))``; None when one of them cannot be written so (a scale lost to arithmetic) or is
-    not found among the select items the query wrote."""
+    hi_t))``, ``hi_t < 570`` → ``if(hi_t >= 1080, hi_t - 1440, hi_t) < 570`` (a time of day
+    in the evening counted so too); None when one of them cannot be written so (a scale lost
+    to arithmetic) or is not found among the map, where and select the query wrote."""
     changed: dict[str, ast.Expr] = {}
     for use in uses:
-        call, scale = use.call, use.reading.scale
-        if call is None or scale not in (1, 60):
+        scale = use.reading.scale
+        if use.node is None or scale not in (1, 60):
             return None
-        spec = lookup(call.name)
-        name = spec.name if spec is not None else call.name.lower()
-        at = 1 if name in _PICKS else 0
-        if len(call.args) <= at:
-            return None
-        value = call.args[at]
         cut, day = (opened, MINUTES_PER_DAY) if scale == 1 else (opened // 60, 24)
-        from_open = ast.Call(
+        counted = _counted_node(use.node, cut, day)
+        if counted is None:
+            return None
+        changed[use.node.to_text()] = counted
+    counted_query = copy.deepcopy(query)
+    then = counted_query.get("then")
+    found: set[str] = set()
+    for stage in [counted_query] + ([then] if isinstance(then, dict) else []):
+        items = stage.get("select")
+        if items is not None:
+            written = [items] if isinstance(items, str) else list(items)
+            stage["select"] = [_counted_text(item, changed, found, True) for item in written]
+        if stage.get("where") is not None:
+            stage["where"] = _counted_text(stage["where"], changed, found, False)
+        if isinstance(stage.get("map"), dict):
+            stage["map"] = {
+                name: _counted_text(text, changed, found, False)
+                for name, text in stage["map"].items()
+            }
+    return counted_query if found == set(changed) else None
+
+
+def _counted_node(node: ast.Expr, cut: int, day: int) -> ast.Expr | None:
+    """``node`` with the clock it orders counted from the open (``cut``, in the clock's
+    unit, ``day`` of them in a day): an aggregate's ordered argument, or each side of a
+    comparison (a number written there as the same time of day counted so)."""
+
+    def from_open(value: ast.Expr) -> ast.Expr:
+        number = _number(value)
+        if number is not None:
+            return ast.Number(number - day if number >= cut else number)
+        return ast.Call(
             "if",
             (
                 ast.Compare(">=", value, ast.Number(cut)),
@@ -702,41 +736,41 @@ def _from_open(query: dict[str, Any], uses: list[Use], opened: int) -> dict[str,
                 value,
             ),
         )
-        args = (*call.args[:at], from_open, *call.args[at + 1 :])
-        changed[call.to_text()] = ast.Call(call.name, args)
-    stages = [query] + ([query["then"]] if isinstance(query.get("then"), dict) else [])
-    counted = copy.deepcopy(query)
-    counted_stages = [counted] + ([counted["then"]] if len(stages) == 2 else [])
-    found: set[str] = set()
-    for stage in counted_stages:
-        items = stage.get("select")
-        if items is None:
-            continue
-        written = [items] if isinstance(items, str) else list(items)
-        stage["select"] = [_counted_item(item, changed, found) for item in written]
-    return counted if found == set(changed) else None
+
+    if isinstance(node, ast.Compare):
+        return ast.Compare(node.op, from_open(node.left), from_open(node.right))
+    if not isinstance(node, ast.Call):
+        return None
+    spec = lookup(node.name)
+    name = spec.name if spec is not None else node.name.lower()
+    at = 1 if name in _PICKS else 0
+    if len(node.args) <= at:
+        return None
+    args = (*node.args[:at], from_open(node.args[at]), *node.args[at + 1 :])
+    return ast.Call(node.name, args)
 
 
-def _counted_item(item: Any, changed: dict[str, ast.Expr], found: set[str]) -> Any:
-    """A select item with the calls ``changed`` names (by their text) replaced."""
-    if not isinstance(item, str):
-        return item
+def _counted_text(text: Any, changed: dict[str, ast.Expr], found: set[str], item: bool) -> Any:
+    """A select ``item`` (its name kept), a where or a map entry with the nodes ``changed``
+    names (by their text) replaced."""
+    if not isinstance(text, str):
+        return text
     try:
-        expr, alias = parse_select_item(item)
+        expr, alias = parse_select_item(text) if item else (parse_expression(text), None)
     except BarbError:
-        return item
+        return text
 
     def swap(node: ast.Node) -> ast.Node:
-        text = node.to_text() if isinstance(node, ast.Call) else None
-        if text is not None and text in changed:
-            found.add(text)
-            return changed[text]
+        written = node.to_text() if isinstance(node, ast.Call | ast.Compare) else None
+        if written is not None and written in changed:
+            found.add(written)
+            return changed[written]
         return ast.with_children(node, swap)
 
     new = swap(expr)
     if new == expr:
-        return item
-    return f"{new.to_text()} as {alias or ast.default_name(expr)}"
+        return text
+    return f"{new.to_text()} as {alias or ast.default_name(expr)}" if item else new.to_text()
 
 
 def _answer_change(answer: Summary, other: Summary, uses: list[Use], plan: Plan) -> str:
@@ -757,8 +791,8 @@ def _answer_change(answer: Summary, other: Summary, uses: list[Use], plan: Plan)
     clock_ = {
         spec.name
         for use in uses
-        if use.stage == last and use.call is not None
-        for spec in (lookup(use.call.name),)
+        if use.stage == last and isinstance(use.node, ast.Call)
+        for spec in (lookup(use.node.name),)
         if spec is not None and spec.name in _ORDERING - {"std"} | _PICKS
     }
     scale = uses[0].reading.scale or 1
@@ -808,8 +842,8 @@ def _is_number(value: Any) -> bool:
 
 
 def _quoted(value: float) -> str:
-    """A number as the summary prints it: 761.56 of 761.5615."""
-    return f"{round(value, 2):,g}"
+    """A number as the summary prints it: 761.56 of 761.5615, 0.3538 of 0.353846."""
+    return value_text(value)
 
 
 def _clock_of(value: float, scale: int) -> str:
