@@ -14,6 +14,7 @@ import logging
 import time
 import uuid
 from collections.abc import Callable
+from contextvars import ContextVar
 from functools import partial
 from typing import Any
 
@@ -564,11 +565,22 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
     )
 
 
+# Set while a caveat's query runs again (``_summary_of``).
+_RUN_AGAIN: ContextVar[bool] = ContextVar("run_again", default=False)
+
+
 def _summary_of(
     query: dict[str, Any], dataset: Dataset, settings: EngineSettings
 ) -> Summary | None:
-    """The answer to ``query`` on the same instrument, None when it cannot run."""
-    result = execute(query, dataset.instrument.symbol, settings=settings)
+    """The answer to ``query`` on the same instrument, None when it cannot run, or when
+    asked from inside such a run: a query run again runs nothing again itself."""
+    if _RUN_AGAIN.get():
+        return None
+    token = _RUN_AGAIN.set(True)
+    try:
+        result = execute(query, dataset.instrument.symbol, settings=settings)
+    finally:
+        _RUN_AGAIN.reset(token)
     return result.summary if result.ok else None
 
 
