@@ -195,3 +195,31 @@ def test_a_then_where_on_other_values_says_no_oscillator(engine_settings, select
     }
     result = ask(query, engine_settings, **RTH_DAILY)
     assert not warnings_with(result, "0 to 100")
+
+
+@pytest.mark.parametrize(
+    ("select", "then_map", "named"),
+    [
+        (["count(close > open) / count() as up"], None, "up"),
+        (["sum(close > open) as ups", "count() as n"], {"up": "ups / n"}, "up (ups / n)"),
+    ],
+)
+def test_a_share_counted_by_hand_against_a_percent_is_said(
+    engine_settings, days, select: list[str], then_map: dict | None, named: str
+) -> None:
+    """The up days over all the days, written count(close > open) / count() (or summed in a
+    first stage and divided in the then stage), is a share as mean(close > open) is: "weeks
+    where more than 55% of days closed up" as ``up > 55`` kept no week and said nothing."""
+    week = days.index.to_series().dt.to_period("W")
+    shares = (days["close"] > days["open"]).groupby(week).mean()
+    then = {"where": "up > 55", **({"map": then_map} if then_map else {})}
+    query = {"group_by": "week()", "select": select, "then": then}
+    result = ask(query, engine_settings, **RTH_DAILY)
+    assert result.table is None or len(result.table) == 0
+    assert warnings_with(result, SHARE) == [
+        f"{named} is a share from 0 to 1: up > 55 keeps 0 of the {len(shares)} rows; more "
+        "than 55% is up > 0.55."
+    ]
+    fixed = ask({**query, "then": {**then, "where": "up > 0.55"}}, engine_settings, **RTH_DAILY)
+    assert len(fixed.table) == int((shares > 0.55).sum()) > 0
+    assert not warnings_with(fixed, SHARE)
