@@ -793,7 +793,7 @@ def _answer_change(answer: Summary, other: Summary, uses: list[Use], plan: Plan)
         for use in uses
         if use.stage == last and isinstance(use.node, ast.Call)
         for spec in (lookup(use.node.name),)
-        if spec is not None and spec.name in _ORDERING - {"std"} | _PICKS
+        if spec is not None and spec.name in _ORDERING - {"std"}
     }
     scale = uses[0].reading.scale or 1
     if not pairs:

@@ -706,3 +706,30 @@ def test_a_bars_own_hour_in_a_where_stays_a_window(engine_settings) -> None:
     result = execute(query, "NQ", settings=engine_settings)
     assert result.ok, result.to_dict()
     assert not [w for w in result.metadata.warnings if "at midnight" in w]
+
+
+def test_a_close_picked_by_the_earliest_hour_over_eth_says_the_first_bars_close(
+    engine_settings, eth
+) -> None:
+    """ "The average close of ETH's first bar" as arg_min(close, hour()) picked each date's
+    00:00 bar, not its 18:00 one. The answer counted from the open is pandas' mean of each
+    date's first bar's close, said as a price (not as a time of day)."""
+    query = {
+        "session": "ETH",
+        "from": "1m",
+        "group_by": "date()",
+        "select": "arg_min(close, hour() * 60 + minute()) as first_close",
+        "then": {"select": "mean(first_close)"},
+    }
+    bars = eth.sort_values("timestamp")
+    first = bars.groupby("tdate")["close"].first().mean()
+    midnight = bars.loc[bars.groupby("tdate")["minute"].idxmin(), "close"].mean()
+    assert first != pytest.approx(midnight)
+
+    result = execute(query, "NQ", settings=engine_settings)
+    assert result.summary.value == pytest.approx(midnight, abs=0.01)
+    said = [w for w in result.metadata.warnings if "at midnight" in w]
+    assert len(said) == 1
+    found = re.search(r"the answer is ([\d.,]+), not ([\d.,]+)\.$", said[0])
+    assert found is not None
+    assert float(found[1].replace(",", "")) == pytest.approx(first, abs=0.01)
