@@ -84,7 +84,13 @@ from barb.session_concepts import missing_session_text
 from barb.session_times import SessionTimes
 from barb.settings import EngineSettings
 from barb.time_keys import CARRIES_VALUE
-from barb.timeframes import DAILY_AND_LONGER, TIMEFRAMES, Timeframe, timeframe
+from barb.timeframes import (
+    DAILY_AND_LONGER,
+    TIMEFRAMES,
+    Timeframe,
+    session_without_one,
+    timeframe,
+)
 from barb.value_ranges import out_of_range
 
 # Names of the columns an instrument join adds, after the symbol's prefix ("es_close").
@@ -733,13 +739,13 @@ def _timeframe_and_session(
     if query.session:
         session = session_name(dataset, query.session)
     elif tf.intraday:
-        session = "ETH"
+        session = session_without_one(tf, dataset.instrument.default_session)
         warnings.append(
             f"No session given for {tf.name} bars: ETH (the whole trading day) used, not the "
             f"default {dataset.instrument.default_session}."
         )
     else:
-        session = dataset.instrument.default_session
+        session = session_without_one(tf, dataset.instrument.default_session)
         warnings.append(
             f"No session given for {tf.name} bars: {session} (the default session) used."
         )
