@@ -11,6 +11,8 @@ stamps put the last bar before the break inside it.
 
 from __future__ import annotations
 
+import re
+import zoneinfo
 from dataclasses import dataclass
 
 import numpy as np
@@ -43,6 +45,51 @@ CANDIDATE_ZONES = (
 )
 
 
+# A zone's clock moved by whole hours: "America/New_York+7", the clock MetaTrader brokers
+# keep (the FX week opens at 00:00 Monday: EET/EEST switched on the US dates, not the EU
+# ones, which no IANA zone does). Whole hours only: offsets change on whole hours, which
+# ``_Walls`` relies on.
+_SHIFTED = re.compile(r"(?P<zone>.+?)(?P<hours>[+-]\d{1,2})")
+
+
+def split_zone(zone: str) -> tuple[str, int]:
+    """A zone as ``--timezone`` names it -> (IANA zone, hours its clock is moved by).
+
+    >>> split_zone("America/New_York+7"), split_zone("Etc/GMT+5")
+    (('America/New_York', 7), ('Etc/GMT+5', 0))
+
+    A name that is neither stays as it is (hours 0), for ``zoneinfo`` to refuse."""
+    if _is_zone(zone):
+        return zone, 0
+    found = _SHIFTED.fullmatch(zone)
+    if found is None or not _is_zone(found["zone"]) or abs(int(found["hours"])) > 23:
+        return zone, 0
+    return found["zone"], int(found["hours"])
+
+
+def _is_zone(name: str) -> bool:
+    try:
+        zoneinfo.ZoneInfo(name)
+    except (zoneinfo.ZoneInfoNotFoundError, ValueError, OSError):
+        return False
+    return True
+
+
+def localize(index: pd.DatetimeIndex, zone: str, **options: object) -> pd.DatetimeIndex:
+    """Naive times on ``zone``'s clock (``split_zone``'s names too) as instants; ``options``
+    are ``tz_localize``'s (what to do with a clock change's skipped or repeated hour)."""
+    base, hours = split_zone(zone)
+    if hours:
+        index = index - pd.Timedelta(hours=hours)
+    return index.tz_localize(base, **options)  # type: ignore[arg-type]
+
+
+def on_clock(aware: pd.Timestamp, zone: str) -> pd.Timestamp:
+    """An instant as ``zone``'s clock (``split_zone``'s names too) shows it, naive."""
+    base, hours = split_zone(zone)
+    return aware.tz_convert(base).tz_localize(None) + pd.Timedelta(hours=hours)
+
+
 def zone_words(zone: str, words: ImportWords = ENGLISH) -> str:
     """'America/New_York' -> 'New York time (America/New_York)'."""
     return str(words.say(zone_message(zone)))
@@ -50,9 +97,13 @@ def zone_words(zone: str, words: ImportWords = ENGLISH) -> str:
 
 def zone_message(zone: str) -> Message:
     """``zone_words`` to be said later, in a refusal."""
+    base, hours = split_zone(zone)
     if zone == "UTC":
         return "UTC"
-    return (N_("import.zone"), {"city": zone.rsplit("/", 1)[-1].replace("_", " "), "zone": zone})
+    city = base.rsplit("/", 1)[-1].replace("_", " ")
+    if hours:
+        return (N_("import.zone_shifted"), {"city": city, "hours": f"{hours:+d}", "zone": zone})
+    return (N_("import.zone"), {"city": city, "zone": zone})
 
 
 @dataclass(frozen=True)
@@ -148,8 +199,8 @@ class _Walls:
             local = index.tz_localize("UTC")
         else:
             # Scoring only: a clock-change hour is read one way; conversion proper refuses it.
-            local = index.tz_localize(
-                zone, ambiguous=np.ones(len(index), dtype=bool), nonexistent="shift_forward"
+            local = localize(
+                index, zone, ambiguous=np.ones(len(index), dtype=bool), nonexistent="shift_forward"
             )
         shifted = local.tz_convert(self.target).tz_localize(None).asi8
         return self.instants + (shifted - self.hours)[self.inverse]
@@ -220,6 +271,14 @@ def read_clock(
     home = "UTC" if raw.utc else (declared_zone or home_zone)
     if declared_zone:
         mine = best([k for k in scores if k[0] == declared_zone])
+        if scores[mine] >= margin and not raw.utc:
+            # Bars where the exchange is shut, refused either way: a broker's MetaTrader
+            # clock declared as Europe/Athens (or EET) fills the break in the weeks the US
+            # and the EU change their clocks on different dates (and was sent to Moscow
+            # time, which fits it only in those weeks); told the clock that fits instead.
+            shifted = _shifted_reading(walls, instrument, step, mine[1], scores[mine], mine[0])
+            if shifted is not None:
+                raise BadFile(shifted)
         if scores[mine] - scores[overall] >= margin and overall[0] != declared_zone:
             raise BadFile(_contradiction(raw, instrument, declared_zone, overall[0]))
     allowed = [k for k in scores if k[0] == home] if declared_zone or raw.utc else list(scores)
@@ -242,7 +301,8 @@ def read_clock(
     in_break = int(in_closed_hours(chosen, instrument, weekend=False, step=step).sum())
     if not declared_zone and not raw.utc and in_break > _stray_limit(days, margin, step):
         raise BadFile(
-            _fixed_offset_reading(walls, instrument, step, days, margin)
+            _shifted_reading(walls, instrument, step, choice[1], scores[choice], None)
+            or _fixed_offset_reading(walls, instrument, step, days, margin)
             or _no_reading(raw, instrument, step)
         )
     # Day-session files never touch the closed hours: their days' first and last bars
@@ -438,9 +498,7 @@ def _fixed_offset_reading(
     "an IANA name such as Asia/Dubai". Only across a clock change of the instrument's zone:
     between two, a zone with summer time of that offset fits as well (Asia/Dubai is no
     Etc/GMT-4 to the person who lives by it)."""
-    noon = pd.DatetimeIndex(np.unique(walls.instants // DAY_NS * DAY_NS + 12 * HOUR_NS))
-    offsets = noon.tz_localize(instrument.timezone, ambiguous=True, nonexistent="shift_forward")
-    if len({offset.utcoffset() for offset in offsets}) < 2:
+    if not _spans_clock_change(walls, instrument):
         return None
     fits = []
     for hours in range(-12, 15):
@@ -457,6 +515,58 @@ def _fixed_offset_reading(
         N_("import.refuse.no_zone_fixed"),
         {"offset": f"UTC{hours:+d}".replace("-", "−"), "zone": zone},
     )
+
+
+def _spans_clock_change(walls: _Walls, instrument: Instrument) -> bool:
+    """Whether the file's days lie on both sides of a clock change of the instrument's zone."""
+    noon = pd.DatetimeIndex(np.unique(walls.instants // DAY_NS * DAY_NS + 12 * HOUR_NS))
+    offsets = noon.tz_localize(instrument.timezone, ambiguous=True, nonexistent="shift_forward")
+    return len({offset.utcoffset() for offset in offsets}) >= 2
+
+
+def _shifted_reading(
+    walls: _Walls,
+    instrument: Instrument,
+    step: int,
+    stamp: Stamp,
+    closed: int,
+    declared: str | None,
+) -> Message | None:
+    """The refusal naming the one clock of the instrument's zone moved by whole hours
+    (``America/New_York+7``) under which the file's bars leave the exchange's closed hours
+    empty (but for stray prints) where the reading that left ``closed`` bars in them did
+    not; None when no such clock, or more than one, fits.
+
+    MetaTrader brokers keep New York time + 7 hours, so that the FX week opens at 00:00
+    Monday: EET/EEST switched on the US dates. No IANA zone is that clock: such a file was
+    refused as fitting no zone, and read as Europe/Athens it filled the daily break in the
+    weeks of March and October-November when the US and the EU clocks disagree."""
+    days = len(np.unique(walls.instants // DAY_NS))
+    margin = max(2, days // 4)
+    limit = _stray_limit(days, margin, step)
+    fits = []
+    for hours in (h for h in range(-23, 24) if h):
+        zone = f"{instrument.timezone}{hours:+d}"
+        opens = walls.wall(zone) - (step if stamp == "close" else 0)
+        left = int(in_closed_hours(opens, instrument, step=step).sum())
+        if left <= limit and closed - left >= margin:
+            fits.append(zone)
+    spans = _spans_clock_change(walls, instrument)
+    if len(fits) != 1 or (declared is not None and not spans):
+        return None
+    values: dict[str, object] = {
+        "zone": zone_message(fits[0]),
+        "name": fits[0],
+        "city": zone_message(instrument.timezone),
+    }
+    if declared is not None:
+        key = N_("import.refuse.zone_shifted")
+        values |= {"declared": zone_message(declared), "bars": closed}
+    elif spans:
+        key = N_("import.refuse.no_zone_shifted")
+    else:  # a fixed offset, or a zone Barb does not try, fits these dates as well
+        key = N_("import.refuse.no_zone_shifted_maybe")
+    return (key, values)
 
 
 def _no_reading(raw: RawBars, instrument: Instrument, step: int) -> Message:
@@ -510,7 +620,7 @@ def _break_in(zone: str, instrument: Instrument, raw: RawBars) -> str:
     start = day + pd.Timedelta(minutes=parse_clock(brk.start))
     end = day + pd.Timedelta(minutes=parse_clock(brk.end))
     shown = [
-        t.tz_localize(instrument.timezone).tz_convert(zone).strftime("%H:%M") for t in (start, end)
+        on_clock(t.tz_localize(instrument.timezone), zone).strftime("%H:%M") for t in (start, end)
     ]
     return "–".join(shown)
 

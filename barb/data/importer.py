@@ -35,8 +35,10 @@ from barb.data.clock import (
     closed_bars,
     closed_reason,
     in_closed_hours,
+    localize,
     opening_in_break,
     read_clock,
+    split_zone,
     zone_message,
     zone_words,
 )
@@ -208,12 +210,13 @@ def _check_zone(name: str, words: ImportWords = ENGLISH) -> None:
     """``Refused`` unless ``name`` is a time zone. A region alone (``America``, ``Europe``,
     ``Etc``: a half-typed America/Chicago) is a folder of the zone database, which zoneinfo
     opens and fails on with ``IsADirectoryError``: an unknown zone all the same."""
+    base, _ = split_zone(name)  # "America/New_York+7": New York's clock moved by 7 hours
     try:
-        zoneinfo.ZoneInfo(name)
+        zoneinfo.ZoneInfo(base)
     except (zoneinfo.ZoneInfoNotFoundError, ValueError, OSError):
         raise Refused(words, (N_("import.refuse.unknown_zone"), {"zone": repr(name)})) from None
-    if name in FIXED_LINKS:
-        values = {"zone": name, "region": FIXED_LINKS[name], "fixed": FIXED_NAMES[name]}
+    if base in FIXED_LINKS:
+        values = {"zone": base, "region": FIXED_LINKS[base], "fixed": FIXED_NAMES[base]}
         raise Refused(words, (N_("import.refuse.fixed_zone"), values))
 
 
@@ -806,7 +809,7 @@ def _check_abbreviation_zone(raw: RawBars, claimed: str, timezone: str) -> None:
     days = pd.DatetimeIndex(np.unique(raw.instants // DAY_NS * DAY_NS).view("datetime64[ns]"))
     noon = days + pd.Timedelta(hours=12)
     theirs = noon.tz_localize(region).tz_convert("UTC").asi8
-    declared = noon.tz_localize(timezone).tz_convert("UTC").asi8
+    declared = localize(noon, timezone).tz_convert("UTC").asi8
     if not np.array_equal(theirs, declared):
         values = {
             "claimed": claimed,
@@ -897,8 +900,11 @@ def _check_clock_change_repeats(raw: RawBars, zone: str) -> None:
     repeats = np.flatnonzero(np.diff(t) == 0) + 1
     if not repeats.size:
         return
-    local = pd.DatetimeIndex(t[repeats].view("datetime64[ns]")).tz_localize(
-        zone, ambiguous="NaT", nonexistent="NaT"
+    local = localize(
+        pd.DatetimeIndex(t[repeats].view("datetime64[ns]")),
+        zone,
+        ambiguous="NaT",
+        nonexistent="NaT",
     )
     twice = np.flatnonzero(local.isna())
     if twice.size:
@@ -1010,7 +1016,7 @@ def to_wall_clock(
     elif source_zone == target_zone:
         return instants
     else:
-        local = values.tz_localize(source_zone, ambiguous="NaT", nonexistent="NaT")
+        local = localize(values, source_zone, ambiguous="NaT", nonexistent="NaT")
         bad = np.flatnonzero(local.isna())
         if bad.size:
             row = int(bad[0])

@@ -991,3 +991,103 @@ def test_two_zones_in_the_header_are_refused(tmp_path: Path, settings: EngineSet
     )
     with pytest.raises(DataError, match="names two zones beside the date and the time"):
         import_file(path, "NQ", settings)
+
+
+# --- MetaTrader servers on New York time + 7 hours ------------------------------------------
+
+#: Weeks (their first Sunday) around the clock changes of 2024: the US moved on 10 March
+#: and 3 November, the EU on 31 March and 27 October. In the weeks of 17 and 24 March and
+#: of 27 October, New York + 7 hours is not Athens time.
+MT_WEEKS = [dt.date(2024, 3, d) for d in (3, 17, 24)] + [
+    dt.date(2024, 4, 7),
+    dt.date(2024, 10, 27),
+    dt.date(2024, 11, 10),
+]
+
+
+def metatrader_csv(path: Path, bars: pd.DataFrame, hours: int = 7) -> Path:
+    """A MetaTrader 4 history export ("2024.03.17,18:00,o,h,l,c,ticks") on a broker's
+    server clock: New York's wall clock moved by ``hours``, its clock changes included."""
+    wall = bf.in_zone(bars, NY) + pd.Timedelta(hours=hours)
+    lines = [
+        f"{t:%Y.%m.%d},{t:%H:%M},{o},{h},{lo},{c},{v}"
+        for t, o, h, lo, c, v in zip(
+            wall,
+            bars["open"],
+            bars["high"],
+            bars["low"],
+            bars["close"],
+            bars["volume"],
+            strict=True,
+        )
+    ]
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def test_a_metatrader_clock_of_new_york_plus_7_is_named_and_read(
+    tmp_path: Path, settings: EngineSettings, stored: None
+) -> None:
+    """A broker's MetaTrader file on New York + 7 hours (the FX week opens at 00:00 Monday)
+    fitted no IANA zone: it was refused as fitting none, and `--timezone Europe/Athens` was
+    sent to Moscow time in March and filled the daily break in the weeks the US and EU
+    clocks disagree. Both refusals now name `--timezone America/New_York+7` (as the
+    caption too), nothing stored changes, and so read the stored bars are the bars that
+    went in, across both March weeks and the one of 27 October."""
+    bars = pd.concat(
+        [bf.week_of_bars(week, seed=i) for i, week in enumerate(MT_WEEKS)], ignore_index=True
+    )
+    path = metatrader_csv(tmp_path / "NQ1.csv", bars)
+    named = r"New York time \+7 hours \(America/New_York\+7\) all through, clock changes included"
+    refused_unchanged(settings, path, rf"{named} .*: pass --timezone America/New_York\+7\.$")
+    refused_unchanged(
+        settings,
+        path,
+        r"^.*: the file's times are not Athens time \(Europe/Athens\): so read, \d+ bars fall "
+        rf"where the exchange is shut, .*{named} .*: pass --timezone America/New_York\+7\.$",
+        timezone="Europe/Athens",
+    )
+    with pytest.raises(DataError, match=r"с подписью `--timezone America/New_York\+7`\.$"):
+        check_file(path, "NQ", settings, lang="ru", advice="caption", timezone="EET")
+    result = import_file(path, "NQ", settings, mode="replace", timezone="America/New_York+7")
+    assert "New York time +7 hours (America/New_York+7), as declared" in result.report.text()
+    # MetaTrader 4's last column counts ticks: stored as volume 0.
+    expected = bars.assign(timestamp=bars["timestamp"].dt.tz_localize(None), volume=0)
+    assert_stored(settings, expected)
+
+
+def test_new_york_plus_hours_without_a_clock_change_is_named_as_a_possibility(
+    tmp_path: Path, settings: EngineSettings
+) -> None:
+    """A January week on New York + 7 hours spans no clock change: Europe/Athens, EET or a
+    fixed UTC+2 read it alike. The refusal names the MetaTrader clock only as what fits on
+    its dates, and the zone's own name as the other way."""
+    bars = bf.week_of_bars(dt.date(2024, 1, 14))
+    path = metatrader_csv(tmp_path / "NQ1.csv", bars)
+    with pytest.raises(
+        DataError,
+        match=r"on its dates they are New York time \+7 hours \(America/New_York\+7\)\. If the "
+        r"file's clock changes on the same dates as New York time \(America/New_York\) .*, pass "
+        r"--timezone America/New_York\+7; otherwise pass the IANA name of its zone",
+    ):
+        import_file(path, "NQ", settings)
+    assert not data_path("NQ", settings).exists()
+
+
+@pytest.mark.parametrize(
+    ("zone", "accepted"),
+    [
+        ("America/New_York+7", True),
+        ("America/New_York-2", True),
+        ("Etc/GMT+5", True),
+        ("America/New_York+24", False),
+        ("Europe/Nowhere+7", False),
+        ("America+7", False),
+    ],
+)
+def test_a_zone_moved_by_whole_hours_is_an_option(zone: str, accepted: bool) -> None:
+    if accepted:
+        check_options(timezone=zone)
+    else:
+        with pytest.raises(DataError, match="unknown timezone"):
+            check_options(timezone=zone)
