@@ -90,6 +90,10 @@ class Imported(BaseModel):
     kept: bool  # the file it replaced is kept for `barb data restore`
     cleaned: str = ""  # the killed writes' temporary files it removed, in the admin's language
     version: str = ""  # the ``stored_version`` the write gives the data (``version_of``)
+    # A --fill-volumes import: ``added`` bars got volumes, and ``note`` says on which dates
+    # (and which still have none), in the admin's language.
+    filled: bool = False
+    note: str = ""
 
 
 class Offer(BaseModel):
@@ -275,7 +279,7 @@ class DataUploads:
             # Under the write lock, so that the mode and the version are of one stored file.
             with write_lock(target):
                 version = stored_version(target)
-                mode, sentence, note = self._plan(checked, lang)
+                mode, sentence, note = self._plan(checked, lang, bool(offer.options.fill_volumes))
         except BarbError as exc:
             return Checked(offer, checked.report, str(exc))
         except Exception as exc:  # a damaged stored file: OSError, ArrowInvalid, pydantic's
@@ -316,6 +320,8 @@ class DataUploads:
                 kept=result.kept,
                 cleaned=result.cleaned,
                 version=version_of(result.meta),
+                filled=planned.mode == "volumes",
+                note=result.note if planned.mode == "volumes" else "",
             )
 
         def writing(result: ImportResult) -> None:
@@ -395,7 +401,9 @@ class DataUploads:
             **offer.options.arguments(),
         )
 
-    def _plan(self, checked: CheckedFile, lang: str) -> tuple[Mode, str, str]:
+    def _plan(
+        self, checked: CheckedFile, lang: str, fill_volumes: bool = False
+    ) -> tuple[Mode, str, str]:
         """Append when the file continues the stored imported bars (every bar they share
         agrees), else replace; the sentence in ``lang`` that tells the admin so before
         Import; and the importer's note on the write (a hole it leaves, another
@@ -404,6 +412,18 @@ class DataUploads:
         bars to the stored NQ data (20,700 bars, 2024-03-04 to 2024-03-22).", "")."""
         symbol = checked.instrument.symbol
         target = data_path(symbol, self.settings)
+        if fill_volumes:
+            # The caption's --fill-volumes: the command's checks refuse a file whose bars
+            # of those dates are not the stored ones. What it fills is said once done.
+            plan = plan_write(checked, self.settings, "volumes")
+            sentence = t(
+                "upload_fills_volumes",
+                lang,
+                plural_of=plan.added,
+                added=decimal(plan.added, lang),
+                symbol=symbol,
+            )
+            return "volumes", sentence + _kept_deleted(target, lang), ""
         if not target.exists():
             # Nothing stored to compare with: the file is held to the instrument's known
             # level (refused far from it unless the caption says --any-level).

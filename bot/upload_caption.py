@@ -5,7 +5,10 @@ A Dubai-time file, 5-minute bars or close-stamped bars were refused with "pass -
 Asia/Dubai", which the bot gave no way to do: such a file could not be imported through the
 bot at all. The caption is read strictly: from its first option on, ``shlex.split``, then
 only the options of ``barb data import`` that describe the file (never ``--replace`` or
-``--check``: what Import does is the offer's), each value checked by the importer's own code
+``--check``: whether Import appends or replaces is the offer's) and ``--fill-volumes``
+(Import then only fills in the volumes of stored dates that have none, as the command
+does: data mixing dates with and without volumes had no way to be mended from the bot),
+each value checked by the importer's own code
 before the file is fetched. Anything else starting with a dash, or an option with an empty
 value, is refused in one sentence naming it, nothing staged. Words that are not options are
 the admin's ("ES please", the bot's @name): the first that names an instrument is the
@@ -38,8 +41,9 @@ OPTIONS = {
     "--format": "fmt",
     "--columns": "columns",
 }
-#: The caption's options that take no value, and the ``check_file`` argument each sets True.
-SWITCHES = {"--any-level": "any_level"}
+#: The caption's options that take no value, and the ``UploadOptions`` field each sets True:
+#: ``check_file``'s argument, or (``--fill-volumes``) what Import does.
+SWITCHES = {"--any-level": "any_level", "--fill-volumes": "fill_volumes"}
 FLAGS = {name: flag for flag, name in reversed((OPTIONS | SWITCHES).items())}  # "fmt" -> "--format"
 #: ``--stamp``'s values and what each makes of the file's times.
 STAMPS = {"open": N_("upload_option_stamp_open"), "close": N_("upload_option_stamp_close")}
@@ -72,16 +76,22 @@ class UploadOptions(BaseModel):
     fmt: str | None = None
     columns: str | None = None
     any_level: bool | None = None  # None when not given, so ``arguments`` leaves it out
+    # Import fills in the volumes of the stored dates that have none, and nothing else.
+    fill_volumes: bool | None = None
+
+    def given(self) -> dict[str, str | bool]:
+        """The options the caption set: ``{"timezone": "Asia/Dubai", "fill_volumes": True}``."""
+        return self.model_dump(exclude_none=True)
 
     def arguments(self) -> dict[str, str | bool]:
         """The ``check_file`` keyword arguments that are set: ``{"timezone": "Asia/Dubai"}``."""
-        return self.model_dump(exclude_none=True)
+        return self.model_dump(exclude_none=True, exclude={"fill_volumes"})
 
     def command(self) -> str:
         """As written on the command line: ``--timezone Asia/Dubai --interval 5m``."""
         return shlex.join(
             part
-            for name, value in self.arguments().items()
+            for name, value in self.given().items()
             for part in ((FLAGS[name],) if value is True else (FLAGS[name], str(value)))
         )
 
@@ -103,6 +113,8 @@ class UploadOptions(BaseModel):
             parts.append(t("upload_option_columns", lang, columns=self.columns))
         if self.any_level:
             parts.append(t("upload_option_any_level", lang))
+        if self.fill_volumes:
+            parts.append(t("upload_option_fill_volumes", lang))
         return ", ".join(parts)
 
 

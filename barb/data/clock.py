@@ -552,12 +552,15 @@ def _shifted_reading(
         if left <= limit and closed - left >= margin:
             fits.append(zone)
     spans = _spans_clock_change(walls, instrument)
-    if len(fits) != 1 or (declared is not None and not spans):
+    if len(fits) != 1 or (not spans and (declared is not None or not _metatrader(fits[0]))):
+        # Across no clock change a fixed offset or another zone (Asia/Dubai) reads the file
+        # alike: the moved clock is named then only as a MetaTrader server's.
         return None
     values: dict[str, object] = {
         "zone": zone_message(fits[0]),
         "name": fits[0],
         "city": zone_message(instrument.timezone),
+        "clock": (N_("import.clock.metatrader"), {}) if _metatrader(fits[0]) else "",
     }
     if declared is not None:
         key = N_("import.refuse.zone_shifted")
@@ -567,6 +570,13 @@ def _shifted_reading(
     else:  # a fixed offset, or a zone Barb does not try, fits these dates as well
         key = N_("import.refuse.no_zone_shifted_maybe")
     return (key, values)
+
+
+def _metatrader(zone: str) -> bool:
+    """Whether ``zone``'s clock opens the FX week (17:00 New York) at 00:00, as MetaTrader
+    brokers' servers keep it: New York time + 7 hours."""
+    fx_open = pd.Timestamp("2024-01-07 17:00", tz="America/New_York")
+    return on_clock(fx_open, zone).hour == 0 and on_clock(fx_open, zone).minute == 0
 
 
 def _no_reading(raw: RawBars, instrument: Instrument, step: int) -> Message:

@@ -111,7 +111,7 @@ def _report_html(checked: Checked, lang: str) -> str:
     # Said only for a file Import would take: above a refusal of the caption's own option
     # ("--date-order month-first does not fit the file's dates"), "Import uses the same"
     # contradicted the line below it.
-    if offer.options.arguments() and checked.error is None:
+    if offer.options.given() and checked.error is None:
         described = offer.options.described(lang)
         command = offer.options.command()
         lines.append(_html(t("upload_options", lang, command=command, described=described)))
@@ -293,7 +293,22 @@ def _imported(result: Imported, lang: str, again: bool = False) -> str:
     Mar 22, 2024. The previous data is kept (`barb data restore ES` brings it back)."; said
     ``again``, without the temporary files it removed then."""
     meta = result.meta
-    text = t(
+    if result.filled:  # "Imported into NQ. Filled in the volumes of 1,380 bars on …"
+        text = t("upload_filled_volumes", lang, symbol=meta.instrument, filled=result.note)
+    else:
+        text = _bars_imported(result, lang)
+    # Only when this import kept the data it replaced: after a first import there is
+    # nothing for `barb data restore` to bring back, yet the bot said there was.
+    if result.kept:
+        text += " " + t("upload_previous_kept", lang, symbol=meta.instrument)
+    if result.cleaned and not again:
+        text += " " + result.cleaned
+    return text
+
+
+def _bars_imported(result: Imported, lang: str) -> str:
+    meta = result.meta
+    return t(
         "upload_imported",
         lang,
         plural_of=result.added,
@@ -302,10 +317,3 @@ def _imported(result: Imported, lang: str, again: bool = False) -> str:
         first=day(meta.first_date, lang),
         last=day(meta.last_date, lang),
     )
-    # Only when this import kept the data it replaced: after a first import there is
-    # nothing for `barb data restore` to bring back, yet the bot said there was.
-    if result.kept:
-        text += " " + t("upload_previous_kept", lang, symbol=meta.instrument)
-    if result.cleaned and not again:
-        text += " " + result.cleaned
-    return text

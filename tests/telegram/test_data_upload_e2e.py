@@ -643,7 +643,7 @@ async def test_the_options_checked_are_the_options_imported(
             "ES --replace",
             "--replace в подписи — не параметр импорта; подпись может содержать инструмент и "
             "--timezone, --interval, --stamp, --date-order, --format, --columns, --any-level, "
-            "как в командной строке "
+            "--fill-volumes, как в командной строке "
             "(--timezone Asia/Dubai --interval 5m).",
         ),
         ("ES --stamp end", "--stamp в подписи принимает open или close, а не end."),
@@ -964,3 +964,60 @@ async def test_import_pressed_once_the_queries_run_on_workers_elsewhere_is_refus
     assert refused.result["text"] == said.replace("`", "")
     assert not data_path("ES", engine).exists()
     assert staged(engine) == []
+
+
+async def test_the_caption_fill_volumes_mends_stored_dates_without_volumes(
+    tmp_path: Path, fake_telegram: FakeBotAPI, db_url: str, engine: EngineSettings
+) -> None:
+    """Stored NQ data mixing dates without volumes (20 and 21 March) with dates with them:
+    `barb data import FILE -i NQ --fill-volumes` mends it, and the bot refused the caption
+    `--fill-volumes` as an unknown option, so an admin on his phone could not. A file whose
+    bars differ from the stored ones is refused in one sentence, nothing changed; Wednesday's
+    file is offered as filling in its volumes, and Import fills them and nothing else."""
+    from barb.data.importer import import_file
+
+    fake = fake_telegram
+    bars = bf.week_of_bars()
+    wall = bars["timestamp"].dt.tz_localize(None)
+    trading_day = (wall + pd.Timedelta(hours=6)).dt.normalize()
+    silent = trading_day.isin([pd.Timestamp("2024-03-20"), pd.Timestamp("2024-03-21")])
+    mixed = bars.assign(volume=bars["volume"].where(~silent, 0))
+    import_file(bf.plain_csv(tmp_path / "mixed.csv", mixed), "NQ", engine)
+    before = data_path("NQ", engine).read_bytes()
+    wednesday = bars[trading_day == "2024-03-20"]
+    moved = wednesday.copy()
+    moved.loc[moved.index[5], "close"] += 0.25
+    async with barb_bot(fake, db_url, engine_settings=engine, admins={ALICE}):
+        content = bf.plain_csv(tmp_path / "moved.csv", moved).read_bytes()
+        refused = await send_file(fake, ALICE, content, "moved.csv", caption="NQ --fill-volumes")
+        assert refused["text"].splitlines()[-1].startswith("Not imported: ")
+        assert "volumes are filled in only from the same bars" in refused["text"]
+        assert not keyboard_data(refused)
+        assert data_path("NQ", engine).read_bytes() == before
+
+        content = bf.plain_csv(tmp_path / "wed.csv", wednesday).read_bytes()
+        offer = await send_file(fake, ALICE, content, "wed.csv", caption="NQ --fill-volumes")
+        text = offer["text"]
+        assert "Checked with the caption's --fill-volumes: only the volumes of stored dates" in (
+            text
+        )
+        assert (
+            "Import fills in the volumes of 1,380 bars of the stored NQ data, on its dates "
+            "that have none, from the file's same bars; nothing else changes." in text
+        )
+        assert data_path("NQ", engine).read_bytes() == before  # nothing before Import
+        await press(fake, ALICE, ALICE, offer, keyboard_data(offer)[0])
+        done = await fake.wait_for("sendMessage", 3, chat_id=ALICE)
+        assert done[-1].result["text"] == (
+            "Imported into NQ. Filled in the volumes of 1,380 bars on 1 trading date that had "
+            "none (2024-03-20) from wed.csv; nothing else changed. 1 date still has none "
+            "(2024-03-21): a volume question over it is still refused. The previous data is "
+            "kept (barb data restore NQ brings it back)."
+        )
+    frame, meta = read_bars(data_path("NQ", engine))
+    expected = mixed["volume"].where(trading_day != "2024-03-20", bars["volume"])
+    assert frame["volume"].tolist() == expected.tolist()
+    assert frame["timestamp"].tolist() == wall.tolist()
+    for column in ("open", "high", "low", "close"):
+        assert frame[column].tolist() == bars[column].tolist(), column
+    assert meta.rows == len(bars)
