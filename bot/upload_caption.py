@@ -55,6 +55,16 @@ DATE_ORDER_WORDS = {
 # Phones and Macs turn a typed "--" into a dash: "—timezone" is still the option.
 _DASHED = re.compile(r"(?<!\S)[—–](?=[A-Za-z])")
 _OPTION = re.compile(r"-{1,2}[A-Za-z]")
+#: A word written as a futures ticker ("GC", "MGC", "GCZ4", "GC1!"): a caption naming one
+#: Barb does not have is refused, not taken as the chat's instrument. Gold sent as "GC" was
+#: checked as NQ bars and refused only for its level, with "send it again with --any-level",
+#: which imported it as NQ.
+_TICKER = re.compile(r"(?P<root>[A-Z]{1,4}?)(?:[FGHJKMNQUVXZ]\d{1,2}|\d!)?")
+#: Capitalised words of a caption that are no ticker.
+_NOT_TICKERS = frozenset(
+    {"A", "I", "OK", "CSV", "TXT", "ZIP", "GZ", "ETH", "RTH", "UTC", "GMT", "EST", "EDT", "CST"}
+    | {"CDT", "ET", "CT", "NY", "FX", "MT", "PLS", "PLZ", "THX", "ASAP", "TV", "IB", "NT"}
+)
 #: Where the options begin: the first word that is one.
 _FIRST_OPTION = re.compile(r"(?<!\S)-{1,2}[A-Za-z]")
 
@@ -142,13 +152,19 @@ def read_caption(caption: str | None, symbols: set[str], lang: str) -> Caption:
         raise CaptionError(t("upload_caption_quote", lang)) from None
     given: dict[str, str] = {}
     named: str | None = None  # an instrument among the words
+    unknown: str | None = None  # the first word written as a ticker Barb does not have
     tokens.reverse()
     while tokens:
         token = tokens.pop()
         if not _OPTION.match(token):
             word = token.strip(",.;:!?\"'()").upper()  # "ES, please"
+            ticker = _TICKER.fullmatch(token.strip(",.;:?\"'()"))  # "ESM4", "NQ1!" too
             if named is None and word in symbols:
                 named = word
+            elif named is None and ticker and ticker["root"] in symbols:
+                named = ticker["root"]
+            elif unknown is None and ticker and ticker[0] not in _NOT_TICKERS:
+                unknown = ticker[0]
             continue
         flag, has_value, value = token.partition("=")
         if flag in SWITCHES and not has_value:
@@ -172,6 +188,8 @@ def read_caption(caption: str | None, symbols: set[str], lang: str) -> Caption:
             raise CaptionError(t("upload_caption_no_value", lang, option=flag))
         given[name] = value
     symbol = given.pop("symbol", None)
+    if symbol is None and named is None and unknown is not None:
+        symbol = unknown  # refused below: the file is not the chat's instrument's
     if symbol is not None and symbol.upper() not in symbols:
         known = ", ".join(sorted(symbols))
         raise CaptionError(t("upload_caption_symbol", lang, symbol=symbol, known=known))

@@ -1021,3 +1021,27 @@ async def test_the_caption_fill_volumes_mends_stored_dates_without_volumes(
     for column in ("open", "high", "low", "close"):
         assert frame[column].tolist() == bars[column].tolist(), column
     assert meta.rows == len(bars)
+
+
+async def test_a_file_of_an_instrument_barb_does_not_know_is_refused_by_its_caption(
+    tmp_path: Path, fake_telegram: FakeBotAPI, db_url: str, engine: EngineSettings
+) -> None:
+    """Gold (GC, about 2,160 in March 2024) sent with the caption "GC": no instrument
+    Barb has was named, so the file was checked as the chat's NQ and refused only for its
+    level, "send the file again with the caption --any-level", which imported gold as NQ.
+    A caption naming a ticker Barb does not have is refused in one sentence, the file never
+    fetched; a ticker of one it has with a contract month ("ESM4") names it."""
+    fake = fake_telegram
+    gold = bf.week_of_bars(level=2160)
+    content = bf.plain_csv(tmp_path / "gc.csv", gold).read_bytes()
+    async with barb_bot(fake, db_url, engine_settings=engine, admins={ALICE}):
+        reply = await send_file(fake, ALICE, content, "gc.csv", caption="GC")
+        assert reply["text"] == (
+            "Not imported: the caption's instrument GC is not one Barb has (CL, ES, NQ)."
+        )
+        assert not fake.calls("getFile") and staged(engine) == []
+        es = bf.plain_csv(tmp_path / "es.csv", bf.week_of_bars(level=ES_LEVEL)).read_bytes()
+        offer = await send_file(fake, ALICE, es, "es.csv", caption="ESM4 thanks")
+        assert offer["text"].startswith("es.csv as ES bars: what the check found.")
+        assert keyboard_data(offer)
+    assert not data_path("NQ", engine).exists()

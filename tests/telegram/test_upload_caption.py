@@ -80,6 +80,31 @@ def test_a_fixed_offset_zone_is_refused_with_the_region_to_send() -> None:
     assert str(refused.value) == (
         "`--timezone EST` is a fixed offset from UTC all year, not the clock of America/New_York "
         "with its summer time, so summer bars would be read an hour late; send the file again "
-        "with `--timezone America/New_York` in the caption."
+        "with `--timezone America/New_York` in the caption (or `--timezone Etc/GMT+5` for "
+        "times truly kept on that offset all year, summer included)."
     )
     assert read_caption("NQ --timezone HST", SYMBOLS, "en").options.timezone == "HST"
+
+
+@pytest.mark.parametrize(
+    ("caption", "symbol"),
+    [
+        ("ES1!", "ES"),
+        ("NQM24 --timezone UTC", "NQ"),
+        ("CSV file, OK?", None),
+        ("gold please", None),
+        ("NQ GC", "NQ"),
+        ("GCZ4 -i NQ", "NQ"),
+    ],
+)
+def test_a_ticker_with_its_contract_names_the_instrument(caption: str, symbol: str | None) -> None:
+    """TradingView's "ES1!" and a contract's "NQM24" name ES and NQ: they were left as
+    prose, and the file taken as the chat's instrument."""
+    assert read_caption(caption, SYMBOLS, "en").symbol == symbol
+
+
+@pytest.mark.parametrize("caption", ["GC", "MGC, thanks", "GCZ4 --timezone UTC"])
+def test_a_ticker_barb_does_not_have_is_refused(caption: str) -> None:
+    """Gold sent as "GC" was checked as the chat's NQ (and told to add --any-level)."""
+    with pytest.raises(CaptionError, match=r"^the caption's instrument \w+ is not one Barb has"):
+        read_caption(caption, SYMBOLS, "en")
