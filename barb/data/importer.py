@@ -257,6 +257,29 @@ def _is_workbook(path: Path) -> bool:
         return False
 
 
+#: Archives Barb does not unpack, by their first bytes: sent from a phone, a .rar or .7z
+#: was read as text and refused as "not UTF-8 text", or with every layout Barb knows.
+OTHER_ARCHIVES = {
+    b"Rar!\x1a\x07": "RAR",
+    b"7z\xbc\xaf\x27\x1c": "7-Zip",
+    b"\x28\xb5\x2f\xfd": "Zstandard (.zst)",
+    b"BZh": "bzip2",
+    b"\xfd7zXZ\x00": "xz",
+}
+
+
+def _check_kind(path: Path, words: ImportWords, where: str) -> None:
+    """``Refused`` for a file that is no file of bars Barb reads: an Excel workbook, or an
+    archive of a kind it does not unpack."""
+    if _is_workbook(path):
+        raise Refused(words, (N_("import.refuse.workbook"), {}), path=where)
+    with path.open("rb") as fh:
+        head = fh.read(8)
+    for magic, kind in OTHER_ARCHIVES.items():
+        if head.startswith(magic):
+            raise Refused(words, (N_("import.refuse.other_archive"), {"kind": kind}), path=where)
+
+
 def _copy_at_most(src: BinaryIO, dst: BinaryIO, limit: int | None) -> bool:
     """Copy ``src`` to ``dst``; False (and the copy stopped) once over ``limit`` bytes."""
     copied = 0
@@ -416,41 +439,40 @@ def check_file(
         raise Refused(words, (N_("import.refuse.no_file"), {}), path=where)
     if path.stat().st_size == 0:
         raise Refused(words, (N_("import.refuse.empty"), {}), path=where)
-    if _is_workbook(path):
-        raise Refused(words, (N_("import.refuse.workbook"), {}), path=where)
+    _check_kind(path, words, where)
 
-    with (
-        unpacked(path, words, where, unpacked_limit) as packed,
-        utf8_text(packed, words, where) as (inner, utf16),
-    ):
-        _check_memory(inner, words, where)
-        shape: CsvShape | None = None
-        try:
-            if fmt == "parquet" or (fmt is None and formats.is_parquet(inner)):
-                raw = formats.read_parquet(inner, None, mapping, date_order)
-            else:
-                shape = formats.read_csv_shape(inner, fmt, mapping)
-                raw = formats.read_csv(inner, shape, progress, date_order)
-                if utf16:
-                    raw.notes.append((N_("import.note.utf16"), {}))
-            checked = _check_raw(
-                raw, instrument, where, timezone, declared_interval, stamp, words, any_level
-            )
-            checked.report.file = name or path.name
-            checked.report.file_kind = "CSV" if shape else "Parquet"
-            checked.any_level = any_level
-        except BadFile as exc:
-            raise Refused(words, exc.said, path=where, line=exc.line) from None
-        except UnicodeDecodeError:
-            raise Refused(words, (N_("import.refuse.not_utf8"), {}), path=where) from None
-        except BadRow as exc:
-            line = formats.line_of_row(inner, shape, exc.row) if shape else None
-            prefix = "" if shape else words("import.row", row=exc.row + 1) + ": "
-            said = str(words.say(exc.said))
-            raise Refused(words, prefix + said, path=where, line=line) from None
-        if shape is not None:
-            _check_cut(checked.report, inner, shape)
-            _name_lines(checked.report, inner, shape)
+    with unpacked(path, words, where, unpacked_limit) as packed:
+        if packed != path:  # a zipped workbook was refused as "not UTF-8 text"
+            _check_kind(packed, words, where)
+        with utf8_text(packed, words, where) as (inner, utf16):
+            _check_memory(inner, words, where)
+            shape: CsvShape | None = None
+            try:
+                if fmt == "parquet" or (fmt is None and formats.is_parquet(inner)):
+                    raw = formats.read_parquet(inner, None, mapping, date_order)
+                else:
+                    shape = formats.read_csv_shape(inner, fmt, mapping)
+                    raw = formats.read_csv(inner, shape, progress, date_order)
+                    if utf16:
+                        raw.notes.append((N_("import.note.utf16"), {}))
+                checked = _check_raw(
+                    raw, instrument, where, timezone, declared_interval, stamp, words, any_level
+                )
+                checked.report.file = name or path.name
+                checked.report.file_kind = "CSV" if shape else "Parquet"
+                checked.any_level = any_level
+            except BadFile as exc:
+                raise Refused(words, exc.said, path=where, line=exc.line) from None
+            except UnicodeDecodeError:
+                raise Refused(words, (N_("import.refuse.not_utf8"), {}), path=where) from None
+            except BadRow as exc:
+                line = formats.line_of_row(inner, shape, exc.row) if shape else None
+                prefix = "" if shape else words("import.row", row=exc.row + 1) + ": "
+                said = str(words.say(exc.said))
+                raise Refused(words, prefix + said, path=where, line=line) from None
+            if shape is not None:
+                _check_cut(checked.report, inner, shape)
+                _name_lines(checked.report, inner, shape)
     return checked
 
 

@@ -1045,3 +1045,41 @@ async def test_a_file_of_an_instrument_barb_does_not_know_is_refused_by_its_capt
         assert offer["text"].startswith("es.csv as ES bars: what the check found.")
         assert keyboard_data(offer)
     assert not data_path("NQ", engine).exists()
+
+
+async def test_a_zipped_workbook_and_other_archives_are_named_in_one_sentence(
+    tmp_path: Path, fake_telegram: FakeBotAPI, db_url: str, engine: EngineSettings
+) -> None:
+    """Sent from a phone: an Excel workbook zipped (a Files app's "Compress") was refused
+    as "not UTF-8 text: is it a CSV or Parquet file?", and a .rar or .7z as "not UTF-8
+    text" or with every layout Barb knows. Each is named in one sentence, nothing stored
+    changes, nothing stays staged."""
+    import zipfile
+
+    from barb.data.importer import import_file
+
+    fake = fake_telegram
+    import_file(bf.plain_csv(tmp_path / "stored.csv", bf.week_of_bars()), "NQ", engine)
+    before = data_path("NQ", engine).read_bytes()
+    book = tmp_path / "nq.xlsx"
+    with zipfile.ZipFile(book, "w") as workbook:
+        workbook.writestr("[Content_Types].xml", "<Types/>")
+        workbook.writestr("xl/workbook.xml", "<workbook/>")
+    zipped = bf.zipped(book).read_bytes()
+    rar = b"Rar!\x1a\x07\x01\x00" + bytes(range(256)) * 4
+    seven = b"7z\xbc\xaf\x27\x1c\x00\x04" + b"\x00" * 64
+    async with barb_bot(fake, db_url, engine_settings=engine, admins={ALICE}):
+        sent = {
+            "nq.zip": "this is an Excel workbook, not a CSV file: open it in Excel, save it as "
+            "CSV (File › Save As › CSV) and import the CSV.",
+            "nq.rar": "this is a RAR archive, which Barb does not unpack: unpack it and import "
+            "the file of bars inside it (zipped as .zip or .gz if it is large).",
+            "nq.7z": "this is a 7-Zip archive, which Barb does not unpack",
+        }
+        for name, content in (("nq.zip", zipped), ("nq.rar", rar), ("nq.7z", seven)):
+            reply = await send_file(fake, ALICE, content, name, caption="NQ")
+            last = reply["text"].splitlines()[-1]
+            assert last.startswith(f"Not imported: {name}: {sent[name]}"), last
+            assert not keyboard_data(reply)
+    assert data_path("NQ", engine).read_bytes() == before
+    assert staged(engine) == []
