@@ -175,10 +175,14 @@ async def on_document(update: Update, context: ContextTypes.DEFAULT_TYPE) -> Non
                 try:
                     telegram_file = await context.bot.get_file(document.file_id)
                     await telegram_file.download_to_drive(desk.path(offer))
-                except Exception:
+                except Exception as exc:
                     log.warning("could not download %s", document.file_id, exc_info=True)
                     desk.discard(offer)
-                    await sender.text(chat_id, escape(t("upload_download_failed", lang)))
+                    # A document without its size (Telegram's file_size is optional) over
+                    # 20 MB is refused by getFile: "send it again" sent the admin round.
+                    too_big = isinstance(exc, TelegramError) and "too big" in str(exc).lower()
+                    key = "upload_too_large" if too_big else "upload_download_failed"
+                    await sender.text(chat_id, _html(t(key, lang)))
                     return
                 # The check reads the whole file with pandas and Arrow: off the event loop.
                 checked = await asyncio.to_thread(desk.check, offer, lang)
