@@ -122,6 +122,29 @@ def _report_html(checked: Checked, lang: str) -> str:
     return "\n".join(lines)
 
 
+#: Where the caption of each recent album of files is kept, in the application's bot_data.
+ALBUM_CAPTIONS = "upload_album_captions"
+ALBUMS_KEPT = 64
+
+
+def _album_caption(
+    context: ContextTypes.DEFAULT_TYPE, chat_id: int, group: str | None, caption: str | None
+) -> str | None:
+    """The caption a file is read with: its own, or for a file of an album (several files
+    sent at once) without one, the album's. A phone puts the caption the admin types under
+    an album on its first file only: the second of two ES files sent "ES --timezone
+    Asia/Dubai" was checked as the chat's NQ in New York time."""
+    if group is None:
+        return caption
+    albums: dict[tuple[int, str], str] = context.application.bot_data.setdefault(ALBUM_CAPTIONS, {})
+    if caption:
+        albums[chat_id, group] = caption
+        while len(albums) > ALBUMS_KEPT:  # the oldest album first (dicts keep their order)
+            albums.pop(next(iter(albums)))
+        return caption
+    return albums.get((chat_id, group))
+
+
 async def on_document(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     """A file of bars: check it and offer to import it (admins only)."""
     message = update.effective_message
@@ -131,8 +154,9 @@ async def on_document(update: Update, context: ContextTypes.DEFAULT_TYPE) -> Non
     svc = services(context)
     chat_id = update.effective_chat.id
     user_id = update.effective_user.id
+    caption_text = _album_caption(context, chat_id, message.media_group_id, message.caption)
     handed_over = update.effective_chat.type == ChatType.PRIVATE or (
-        f"@{context.bot.username}".lower() in (message.caption or "").lower()
+        f"@{context.bot.username}".lower() in (caption_text or "").lower()
     )
     if user_id not in svc.settings.admins or not handed_over:
         # Anyone else's file is like any message Barb cannot read: one line on what it does.
@@ -147,7 +171,7 @@ async def on_document(update: Update, context: ContextTypes.DEFAULT_TYPE) -> Non
     async with svc.chat_lock(chat_id):
         known = {s.upper() for s in available_instruments(svc.assistant.engine_settings)}
         try:
-            caption = read_caption(message.caption, known, lang)
+            caption = read_caption(caption_text, known, lang)
         except CaptionError as exc:  # nothing fetched, nothing staged
             await sender.text(chat_id, _html(t("upload_refused", lang, reason=str(exc))))
             return

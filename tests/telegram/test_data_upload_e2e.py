@@ -1094,3 +1094,55 @@ async def test_a_zipped_workbook_and_other_archives_are_named_in_one_sentence(
             assert not keyboard_data(reply)
     assert data_path("NQ", engine).read_bytes() == before
     assert staged(engine) == []
+
+
+async def test_two_files_sent_at_once_are_both_read_with_the_albums_caption(
+    tmp_path: Path, fake_telegram: FakeBotAPI, db_url: str, engine: EngineSettings
+) -> None:
+    """Two weeks of ES bars in Dubai time sent together, captioned "ES --timezone
+    Asia/Dubai": Telegram puts an album's caption on its first file only, and the second
+    was checked as the chat's NQ in New York time and refused. Both are now read with the
+    album's caption; the first imported, the second's Import says the stored data changed
+    since its check (nothing written, sent again to see what it does), and sent again it
+    appends, the stored bars then being both weeks as they went in."""
+    fake = fake_telegram
+    weeks = [
+        bf.week_of_bars(dt.date(2024, 3, 10), seed=1, level=ES_LEVEL),
+        bf.week_of_bars(dt.date(2024, 3, 17), seed=2, level=ES_LEVEL),
+    ]
+    files = [
+        bf.plain_csv(tmp_path / f"es{i}.csv", week, "Asia/Dubai").read_bytes()
+        for i, week in enumerate(weeks)
+    ]
+    async with barb_bot(fake, db_url, engine_settings=engine, admins={ALICE}):
+        updates = [
+            fake.document_update(
+                chat_id=ALICE,
+                user_id=ALICE,
+                content=content,
+                file_name=f"es{i}.csv",
+                caption="ES --timezone Asia/Dubai" if i == 0 else None,
+            )
+            for i, content in enumerate(files)
+        ]
+        for album_update in updates:
+            album_update["message"]["media_group_id"] = "13579"
+            fake.inject(album_update)
+        offers = [m.result for m in await fake.wait_for("sendMessage", 2, chat_id=ALICE)]
+        for i, offer in enumerate(offers):
+            assert offer["text"].startswith(f"es{i}.csv as ES bars: what the check found.")
+            assert "Checked with the caption's --timezone Asia/Dubai" in offer["text"]
+            assert keyboard_data(offer)
+        await press(fake, ALICE, ALICE, offers[0], keyboard_data(offers[0])[0])
+        await fake.wait_for("sendMessage", 3, chat_id=ALICE)
+        await press(fake, ALICE, ALICE, offers[1], keyboard_data(offers[1])[0])
+        changed = (await fake.wait_for("sendMessage", 4, chat_id=ALICE))[-1].result["text"]
+        assert changed.startswith("Not imported: the stored ES data changed after this file")
+        again = await send_file(fake, ALICE, files[1], "es1.csv", "ES --timezone Asia/Dubai")
+        assert "Import adds the file's 6,900 new bars to the stored ES data" in again["text"]
+        await press(fake, ALICE, ALICE, again, keyboard_data(again)[0])
+        await fake.wait_for("sendMessage", 6, chat_id=ALICE)
+    frame, _ = read_bars(data_path("ES", engine))
+    both = pd.concat(weeks, ignore_index=True)
+    assert frame["timestamp"].tolist() == both["timestamp"].dt.tz_localize(None).tolist()
+    assert frame["close"].tolist() == both["close"].tolist()
