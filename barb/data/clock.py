@@ -276,7 +276,9 @@ def read_clock(
             # clock declared as Europe/Athens (or EET) fills the break in the weeks the US
             # and the EU change their clocks on different dates (and was sent to Moscow
             # time, which fits it only in those weeks); told the clock that fits instead.
-            shifted = _shifted_reading(walls, instrument, step, mine[1], scores[mine], mine[0])
+            shifted = _shifted_reading(
+                walls, instrument, step, mine[1], scores[mine], mine[0], words
+            )
             if shifted is not None:
                 raise BadFile(shifted)
         if scores[mine] - scores[overall] >= margin and overall[0] != declared_zone:
@@ -531,6 +533,7 @@ def _shifted_reading(
     stamp: Stamp,
     closed: int,
     declared: str | None,
+    words: ImportWords = ENGLISH,
 ) -> Message | None:
     """The refusal naming the one clock of the instrument's zone moved by whole hours
     (``America/New_York+7``) under which the file's bars leave the exchange's closed hours
@@ -564,7 +567,7 @@ def _shifted_reading(
     }
     if declared is not None:
         key = N_("import.refuse.zone_shifted")
-        values |= {"declared": zone_message(declared), "bars": closed}
+        values |= {"declared": zone_message(declared), "bars": words.count(closed)}
     elif spans:
         key = N_("import.refuse.no_zone_shifted")
     else:  # a fixed offset, or a zone Barb does not try, fits these dates as well
