@@ -68,7 +68,7 @@ from bot.llm.errors import (
 from bot.llm.messages import Message, ModelResponse, ToolCall, ToolResult
 from bot.llm.provider import LLMProvider
 from bot.llm.response_checks import check_response
-from bot.pool.jobs import CHECK_FAILED, QueryJob, QueryOutcome
+from bot.pool.jobs import CHECK_FAILED, QueryJob, QueryOutcome, run_key
 from bot.pool.runner import QueryRunner
 from bot.store.housekeeping import PLAN_LIFETIME
 from bot.store.records import Chat, NewMessage, PendingAction, StoredMessage, new_question_id
@@ -769,11 +769,19 @@ class Assistant:
         return ToolResult(call_id=call.id, name=call.name, content=content)
 
     async def run_query(
-        self, chat: Chat, query: dict[str, Any], language: Language, *, instrument: str = ""
+        self,
+        chat: Chat,
+        query: dict[str, Any],
+        language: Language,
+        *,
+        instrument: str = "",
+        run_of: tuple[str, str] | None = None,
     ) -> QueryRun:
         """Run one query as it was shown, on its own instrument (``instrument``, else the
         chat's, fills in a missing one): the one path for the model's ``execute_query`` and
-        the person's ``/query``."""
+        the person's ``/query``. ``run_of``, the question's and the call's ids of a query
+        its plan showed and Run approved, names the job (``run_key``): a run resumed after a
+        restart finds the job its first attempt sent to the queue workers."""
         frozen = _with_instrument(query, instrument or chat.instrument)
         job = QueryJob(
             query=frozen,
@@ -782,6 +790,8 @@ class Assistant:
             csv=True,
             language=language,  # the chart's words and its headline, in the person's language
         )
+        if run_of is not None:
+            job = job.model_copy(update={"key": run_key(*run_of, job)})
         outcome = await self.runner.run(job)
         proof = None
         if outcome.ok:
@@ -822,7 +832,12 @@ class Assistant:
         args = parse_args(call.name, call.arguments)
         assert isinstance(args, ExecuteQueryArgs)
         query = state.planned.get(call.id, args.query)
-        run = await self.run_query(chat, query, state.language, instrument=state.instrument)
+        # Only a run the person approved is resumed with the same call (the model's own
+        # calls are asked again, under new ids).
+        run_of = (state.question_id, call.id) if call.id in state.approved else None
+        run = await self.run_query(
+            chat, query, state.language, instrument=state.instrument, run_of=run_of
+        )
         query, outcome = run.query, run.outcome
         if run.proof is None:
             error = outcome.error or {}
