@@ -23,9 +23,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import redis
 from bot_harness import HEAVY, WEEKDAY_RANGE, commentary_of, keyboard_data
 from bot_process import BotProcess
 from fake_bot_api import FakeBotAPI
+from servers.celery_workers import misbehaving_worker, worker_env
 from small_bars import write_small_data
 
 from bot.telegram import keyboards
@@ -251,6 +253,58 @@ async def test_kill_while_the_query_runs(
     await bot.start()  # the run resumes by itself: nobody presses anything
     await bot.wait_until(lambda: answers(fake_telegram), "the answer", timeout=60)
     await assert_one_answer(bot, fake_telegram)
+
+
+async def test_kill_while_the_query_runs_on_a_queue_worker_computes_it_once(
+    fake_telegram: FakeBotAPI,
+    model: FakeAPIServer,
+    redis_url: str,
+    small_data_dir: Path,
+    tmp_path: Path,
+) -> None:
+    """The bot's queries run on a Celery worker (``BARB_QUEUE_URL``); the bot is killed while
+    the worker computes the run. The resumed run takes the job the worker is computing (or
+    has answered meanwhile): the worker computes it once, and the person gets one answer.
+    Before, the resumed run sent it again under a new task id: the worker computed it a
+    second time, the second run waiting behind the first."""
+    trace = tmp_path / "runs.trace"  # a line each time the worker computes it to its end
+    # The worker's own job (``pool_work.misbehaving``) sleeps first: the kill comes mid-run.
+    query = {**WEEKDAY_RANGE, "trace": str(trace), "sleep": 4.0}
+    env = worker_env(redis_url, small_data_dir, timeout_s=20)
+    worker = misbehaving_worker(env, tmp_path / "worker.log", "NQ")
+    bot = BotProcess(
+        fake_telegram,
+        model.url,
+        tmp_path,
+        BARB_DATA_DIR=str(small_data_dir),
+        BARB_QUEUE_URL=redis_url,
+    )
+    client = redis.Redis.from_url(redis_url)
+    try:
+        model.queue(OPENAI_PATH, plan_turn(query), answer_turn())
+        await bot.start()
+        ask(fake_telegram)
+        await bot.wait_until(lambda: plans(fake_telegram), "the plan", timeout=60)
+        checked = len(trace.read_text().splitlines())  # the plan's check ran there too
+        press_run(fake_telegram, plans(fake_telegram)[0])
+
+        def running() -> bool:
+            claims = client.mget(client.keys("barb.claim.*"))
+            return any(claim and claim.startswith(b"running") for claim in claims)
+
+        await bot.wait_until(running, "the worker computing the run", timeout=60)
+        bot.kill()
+        assert answers(fake_telegram) == []
+
+        await bot.start()  # the run resumes by itself
+        await bot.wait_until(lambda: answers(fake_telegram), "the answer", timeout=60)
+        await assert_one_answer(bot, fake_telegram)
+        assert len(trace.read_text().splitlines()) == checked + 1
+    finally:
+        bot.kill()
+        client.close()
+        worker.kill()
+        worker.stop()
 
 
 async def test_kill_while_the_model_reads_the_result(
