@@ -780,8 +780,9 @@ class Assistant:
         """Run one query as it was shown, on its own instrument (``instrument``, else the
         chat's, fills in a missing one): the one path for the model's ``execute_query`` and
         the person's ``/query``. ``run_of``, the question's and the call's ids of a query
-        its plan showed and Run approved, names the job (``run_key``): a run resumed after a
-        restart finds the job its first attempt sent to the queue workers."""
+        its plan showed and Run approved (or a /query's work), names the job (``run_key``):
+        a run resumed after a restart finds the job its first attempt sent to the queue
+        workers."""
         frozen = _with_instrument(query, instrument or chat.instrument)
         job = QueryJob(
             query=frozen,
@@ -799,15 +800,20 @@ class Assistant:
             proof = Proof.from_outcome(frozen, plan, outcome)
         return QueryRun(query=frozen, outcome=outcome, proof=proof)
 
-    async def query_command(self, asker: Asker, text: str, *, chat: Chat | None = None) -> Reply:
+    async def query_command(
+        self, asker: Asker, text: str, *, chat: Chat | None = None, work_id: int | None = None
+    ) -> Reply:
         """``/query <Barb Script>``: run it at once, no model, no tokens, the same proof; the
-        result as a person reads it (``result_text``), never the model's summary."""
+        result as a person reads it (``result_text``), never the model's summary. Its work
+        in flight, ``work_id``, names its job (``run_key``), as for a confirmed plan's run:
+        resumed after a kill of the bot, it finds the job it sent."""
         chat = chat or await self.store.chats.ensure(asker.chat_id, asker.chat_type)
         lang = language_for(chat.settings.language, "", asker.language_code)
         parsed = parse_query_text(text)
         if isinstance(parsed, Unreadable):
             return Reply(text=unreadable_text(parsed, lang), failed=True, language=lang)
-        run = await self.run_query(chat, parsed, lang)
+        run_of = None if work_id is None else (f"work.{work_id}", "query")
+        run = await self.run_query(chat, parsed, lang, run_of=run_of)
         outcome = run.outcome
         if run.proof is None:
             error = outcome.error or {}
