@@ -507,10 +507,12 @@ class CeleryRunner:
                     return None  # revoked at the shutdown that ended its bot, or expired
                 return self._finished(job, task_id, state, value)
             now = time.monotonic()
-            if flight.adopted and flight.worker_gone:
+            if flight.adopted and (flight.worker_gone or self._past_its_end(flight, now)):
                 # Its worker vanished too: a copy handed out again would have expired (sent
                 # by the bot's earlier process, a queue wait ago); revoked all the same, in
-                # case it has not.
+                # case it has not. Or it ran past its hard limit with no answer here: read
+                # and deleted by another reader (a replica whose lease on the run lapsed
+                # while it still polled), never to come.
                 self._revoke(task_id)
                 return None
             if flight.started is None and now - flight.sent > self._wait_s(job):
@@ -529,6 +531,13 @@ class CeleryRunner:
                 # go back to its queue only after the visibility timeout, past the check's
                 # expiry: nobody will answer it, and the plan need not wait for it.
                 return self._failed(job, None, "lost its worker (it stopped saying it is alive)")
+
+    def _past_its_end(self, flight: _InFlight, now: float) -> bool:
+        """Whether a job seen running since ``flight.started`` would have answered by
+        ``now`` on a live worker."""
+        if flight.started is None:
+            return False
+        return now > flight.started + hard_limit(self.timeout_s) + _DEAD_WORKER_MARGIN_S
 
     def _lost_after(self, job: QueryJob, flight: _InFlight) -> float:
         """When a job taken by a worker is given up. A live worker ends it within the hard

@@ -1314,6 +1314,38 @@ async def test_a_resumed_run_whose_worker_died_is_sent_again(
     assert runs_of(trace) == 1  # the killed one never got to its end
 
 
+async def test_a_resumed_run_whose_answer_another_reader_took_is_sent_again(
+    redis_url: str, data_env: Path, workers: list, tmp_path: Path
+) -> None:
+    """Two readers of one job: the replica that sent it, stalled past its lease but still
+    polling, reads and deletes the answer; the replica that took the run over and found
+    the job running never sees it. Past the job's hard limit it sends the job again and
+    answers, instead of waiting out the queue wait and saying that the query could not
+    be run."""
+    workers.append(misbehaving_worker(worker_env(redis_url, data_env, 3), tmp_path / "w.log", "NQ"))
+    trace, started = tmp_path / "job.trace", tmp_path / "started"
+    job = keyed({**COUNT, "trace": str(trace), "started": str(started), "sleep": 1.0})
+    task_id = await sent_by_a_killed_bot(redis_url, job)
+    while not (started.exists() and started.read_text()):
+        await asyncio.sleep(0.05)
+    runner = CeleryRunner(redis_url, timeout_s=3, queue_wait_s=60)
+    client = redis.Redis.from_url(redis_url)
+    try:
+        taking_over = asyncio.create_task(runner.run(job))
+        while task_id not in runner._in_flight:  # found running, waited for
+            await asyncio.sleep(0.01)
+        with bot_not_reading(runner):  # the other reader is first to the answer
+            record = f"celery-task-meta-{task_id}"
+            while b'"SUCCESS"' not in (client.get(record) or b""):
+                await asyncio.sleep(0.01)
+            client.delete(record)
+        assert count_of(await asyncio.wait_for(taking_over, 30)) == DAYS
+    finally:
+        client.close()
+        await runner.close()
+    assert runs_of(trace) == 2
+
+
 async def stopped_while_queued(url: str, job: QueryJob) -> None:
     """``job`` as a bot stopped (SIGTERM) while it waited in its queue leaves it: revoked."""
     stopping = CeleryRunner(url, timeout_s=20, queue_wait_s=60)
