@@ -23,11 +23,52 @@ from dataclasses import dataclass
 from typing import Literal
 
 from markdown_it import MarkdownIt
+from markdown_it.common.utils import isPunctChar
+from markdown_it.rules_inline import StateInline, emphasis
 from markdown_it.tree import SyntaxTreeNode
+
+
+def _stars(state: StateInline, silent: bool) -> bool:
+    """markdown-it's emphasis rule, with a run of ``*`` read as models mean it where
+    CommonMark's flanking rules read it otherwise:
+
+    - between punctuation and a letter or digit it may close as well as open:
+      ``**Итог:**Пн`` and ``**Average range:**134.5`` are bold (CommonMark: the closing
+      ``**`` is not right-flanking after ":" before a letter, so the person saw asterisks);
+      mirrored, ``Диапазон**(RTH)**`` may open after a letter before punctuation;
+    - between a letter or digit and a digit it is an operator, never emphasis: ``x**2 + y**2``
+      and ``2*3*4`` stay as written (CommonMark made "2 + y" bold, "3" italic).
+
+    ``_`` keeps CommonMark's rules: identifiers like ``mean_range`` never turn italic."""
+    start = state.pos
+    count = len(state.delimiters)
+    if not emphasis.tokenize(state, silent):
+        return False
+    if state.src[start] != "*":
+        return True
+    before = state.src[start - 1] if start > 0 else " "
+    after = state.src[state.pos] if state.pos < state.posMax else " "
+    if before.isalnum() and after.isdecimal():
+        for delimiter in state.delimiters[count:]:
+            delimiter.open = delimiter.close = False
+    elif _is_punctuation(before) and after.isalnum():
+        for delimiter in state.delimiters[count:]:
+            delimiter.close = True
+    elif before.isalnum() and _is_punctuation(after):
+        for delimiter in state.delimiters[count:]:
+            delimiter.open = True
+    return True
+
+
+def _is_punctuation(char: str) -> bool:
+    """Punctuation as CommonMark counts it (symbols and emoji too)."""
+    return char != "*" and isPunctChar(char)
+
 
 #: Raw HTML is parsed (``html`` on) so that its tags can be mapped or dropped, never shown
 #: as "<b>" nor passed through; tables and ~~strikethrough~~ as GitHub has them.
 _PARSER = MarkdownIt("commonmark", {"html": True}).enable(["table", "strikethrough"])
+_PARSER.inline.ruler.at("emphasis", _stars)
 #: Raw HTML tags a model writes, as the Telegram tag they become (the rest are dropped,
 #: their text kept).
 _RAW_TAGS = {

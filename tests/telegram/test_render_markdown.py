@@ -286,3 +286,50 @@ def test_raw_html_is_mapped_to_telegrams_tags_or_dropped(
     text, entities = shown(message)  # Telegram accepts it
     assert text == expected
     assert len(entities) == styled
+
+
+@pytest.mark.parametrize(
+    ("markdown", "expected", "bold", "italic"),
+    [
+        # The closing ** right after punctuation, before a letter or digit: models write it
+        # often (in Russian most), and CommonMark leaves the asterisks on the screen.
+        ("**Итог:**Пн — самый широкий день.", "Итог:Пн — самый широкий день.", ["Итог:"], []),
+        ("**Average range:**134.5 points", "Average range:134.5 points", ["Average range:"], []),
+        (
+            "1. **Пн:**312,4\n2. **Ср (RTH):**301,2",
+            "1. Пн:312,4\n2. Ср (RTH):301,2",
+            ["Пн:", "Ср (RTH):"],
+            [],
+        ),
+        (
+            "**Ответ:** 42 дня. **Доля:**3,4 %.",
+            "Ответ: 42 дня. Доля:3,4 %.",
+            ["Ответ:", "Доля:"],
+            [],
+        ),
+        ("above SMA(200) on **71.3%**of days", "above SMA(200) on 71.3%of days", ["71.3%"], []),
+        ("- ✅ **Пн:**+0,12%", "• ✅ Пн:+0,12%", ["Пн:"], []),
+        ("Диапазон**(RTH)**: 312,4", "Диапазон(RTH): 312,4", ["(RTH)"], []),
+        (
+            "*Примечание:*данные синтетические",
+            "Примечание:данные синтетические",
+            [],
+            ["Примечание:"],
+        ),
+        ("в **2020**г. рост", "в 2020г. рост", ["2020"], []),
+        # What is not emphasis stays as written.
+        ("2**10 = 1024, a ** b, `x**2`", "2**10 = 1024, a ** b, x**2", [], []),
+        ("x**2 + y**2 = r**2", "x**2 + y**2 = r**2", [], []),
+        ("2*3*4 and 2 * 3 * 4, 5*ATR*2", "2*3*4 and 2 * 3 * 4, 5*ATR*2", [], []),
+        ("mean_range and max_gap_up:_x", "mean_range and max_gap_up:_x", [], []),
+        ("\\*\\*Итог:\\*\\*Пн", "**Итог:**Пн", [], []),
+    ],
+)
+def test_stars_are_read_as_the_model_meant_them(
+    markdown: str, expected: str, bold: list[str], italic: list[str]
+) -> None:
+    [message] = answer_html(markdown)
+    text, entities = shown(message)
+    assert text == expected
+    assert entity_texts(text, entities, "bold") == bold
+    assert entity_texts(text, entities, "italic") == italic
