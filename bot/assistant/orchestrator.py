@@ -980,6 +980,7 @@ class Assistant:
             proofs=proofs,
             language=state.language,
             asked=state.asker.message_id,
+            asked_parts=state.asker.parts,
         )
 
     def _queries_to_show(
@@ -1337,6 +1338,7 @@ class Assistant:
             failed=failed,
             language=state.language,
             asked=state.asker.message_id,
+            asked_parts=state.asker.parts,
         )
 
 
