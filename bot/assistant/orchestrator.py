@@ -1149,8 +1149,9 @@ class Assistant:
         # replaced by a newer question, cancelled or expired (Alice's "а для ES?" under her
         # weekday plan she never ran was read with the count she ran after it). Its queries
         # as it showed them.
-        for action in await self.store.pending.recent_for_chat(chat.id):
-            if action.kind != "confirm":
+        for action_id in await self.store.outbox.actions_of(chat.id, question_id):
+            action = await self.store.pending.get(action_id)
+            if action is None or action.kind != "confirm":
                 continue
             paused = pending_payload(action).paused
             if paused.state.question_id != question_id:

@@ -444,6 +444,24 @@ class OutboxRepository(Repository):
                     return question_id
             return None
 
+    async def actions_of(self, chat_id: int, question_id: str) -> list[str]:
+        """The pending actions (plans, clarifications) the question's sent messages carry,
+        newest first: found from the question however long ago it was asked. A reply to a
+        plan older than the chat's last fifty actions read the last data instead."""
+        query = (
+            select(OutboxRow.payload)
+            .where(
+                OutboxRow.status == "sent",
+                OutboxRow.chat_id == chat_id,
+                OutboxRow.question_id == question_id,
+            )
+            .order_by(OutboxRow.id.desc())
+        )
+        async with self._read() as session:
+            payloads = await session.scalars(query)
+            found = [p.get("pending_id") for p in payloads]
+        return list(dict.fromkeys(p for p in found if isinstance(p, str)))
+
     async def release(self, reply_id: int) -> bool:
         """A held message asked for is queued to be sent, by this replica; False if it was
         already (a double press), so that it is sent once."""

@@ -546,3 +546,37 @@ async def test_a_reply_to_the_query_button_s_message_follows_its_answer(
             **WEEKDAY_RANGE,
         }
         assert "Previous data shown" not in request.system
+
+
+async def test_a_reply_to_a_plan_older_than_the_last_fifty_follows_that_plan(
+    fake_telegram: FakeBotAPI, db_url: str, sample_settings
+) -> None:
+    """Alice's weekday plan, never run, then her ES count plan run, then fifty more plans
+    in the chat: her "а для ES?" under the weekday plan looked for it among the chat's last
+    fifty plans only, did not find it, and silently read the ES count as the data to
+    follow. The plan is now found from the message replied to, however old."""
+    fake = fake_telegram
+    provider = ScriptedProvider([group_model] * 20)
+    async with barb_bot(fake, db_url, provider=provider) as svc:
+        weekdays = await ask_and_get_plan(fake, ALICE, ALICE, "weekday ranges?")
+        count = await ask_and_get_plan(fake, ALICE, ALICE, "how many ES days?")
+        await run_and_wait(fake, ALICE, ALICE, count, 3)
+        await settled_outbox(svc)
+        # Fifty later plans of the chat (as stored: the count's plan, shown again and again).
+        [latest] = await svc.store.pending.recent_for_chat(ALICE, 1)
+        for _ in range(50):
+            await svc.store.pending.create(ALICE, ALICE, "confirm", latest.payload)
+
+        await ask_and_get_plan(
+            fake, ALICE, ALICE, "а для ES?", reply_to_message_id=weekdays["message_id"]
+        )
+        system = provider.requests[-1].system
+        assert "Previous data shown" not in system
+        assert "is a reply to your plan" in system, system
+        lines = system.split("is a reply to your plan", 1)[1].splitlines()
+        assert lines[0].endswith('"weekday ranges?"')
+        [query_line] = [x for x in lines if x.startswith("query ")]
+        assert json.loads(query_line.removeprefix("query ")) == {
+            "instrument": "NQ",
+            **WEEKDAY_RANGE,
+        }

@@ -321,6 +321,8 @@ def test_raw_html_is_mapped_to_telegrams_tags_or_dropped(
         ("2**10 = 1024, a ** b, `x**2`", "2**10 = 1024, a ** b, x**2", [], []),
         ("x**2 + y**2 = r**2", "x**2 + y**2 = r**2", [], []),
         ("2*3*4 and 2 * 3 * 4, 5*ATR*2", "2*3*4 and 2 * 3 * 4, 5*ATR*2", [], []),
+        # CommonMark made "12.1 - 0.457" italic and dropped both stars from the formula.
+        ("E = 0.543*12.1 - 0.457*10.4 = +1.82", "E = 0.543*12.1 - 0.457*10.4 = +1.82", [], []),
         ("mean_range and max_gap_up:_x", "mean_range and max_gap_up:_x", [], []),
         ("\\*\\*Итог:\\*\\*Пн", "**Итог:**Пн", [], []),
     ],
