@@ -32,12 +32,14 @@ def _stars(state: StateInline, silent: bool) -> bool:
     """markdown-it's emphasis rule, with a run of ``*`` read as models mean it where
     CommonMark's flanking rules read it otherwise:
 
-    - between punctuation and a letter or digit it may close as well as open:
+    - ``**`` between punctuation and a letter or digit may close as well as open:
       ``**Итог:**Пн`` and ``**Average range:**134.5`` are bold (CommonMark: the closing
-      ``**`` is not right-flanking after ":" before a letter, so the person saw asterisks);
-      mirrored, ``Диапазон**(RTH)**`` may open after a letter before punctuation;
-    - between a letter or digit and a digit it is an operator, never emphasis: ``x**2 + y**2``
-      and ``2*3*4`` stay as written (CommonMark made "2 + y" bold, "3" italic).
+      ``**`` is not right-flanking after ":" before a letter, so the person saw asterisks).
+      A single ``*`` keeps CommonMark's rule: it is multiplication in "(H-L)*100 and
+      (C-O)*100", which would turn italic;
+    - a run between a letter, a digit or ")" and a digit is an operator, never emphasis:
+      ``x**2 + y**2``, ``(H-L)**2`` and ``2*3*4`` stay as written (CommonMark made "2 + y"
+      bold, "3" italic).
 
     ``_`` keeps CommonMark's rules: identifiers like ``mean_range`` never turn italic."""
     start = state.pos
@@ -48,21 +50,13 @@ def _stars(state: StateInline, silent: bool) -> bool:
         return True
     before = state.src[start - 1] if start > 0 else " "
     after = state.src[state.pos] if state.pos < state.posMax else " "
-    if before.isalnum() and after.isdecimal():
+    if (before.isalnum() or before in ")]") and after.isdecimal():
         for delimiter in state.delimiters[count:]:
             delimiter.open = delimiter.close = False
-    elif _is_punctuation(before) and after.isalnum():
+    elif state.pos - start >= 2 and before != "*" and isPunctChar(before) and after.isalnum():
         for delimiter in state.delimiters[count:]:
             delimiter.close = True
-    elif before.isalnum() and _is_punctuation(after):
-        for delimiter in state.delimiters[count:]:
-            delimiter.open = True
     return True
-
-
-def _is_punctuation(char: str) -> bool:
-    """Punctuation as CommonMark counts it (symbols and emoji too)."""
-    return char != "*" and isPunctChar(char)
 
 
 #: Raw HTML is parsed (``html`` on) so that its tags can be mapped or dropped, never shown
