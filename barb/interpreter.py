@@ -68,7 +68,7 @@ from barb.caveats.price_levels import (
 from barb.caveats.ranked_groups import PartGroups, cut_group, part_groups
 from barb.caveats.run_edges import holiday_run_caveat, run_past_period_caveat
 from barb.caveats.running_history import history_beyond_caveat, run_from_history
-from barb.caveats.scale_mixups import oscillator_of, scale_caveat
+from barb.caveats.scale_mixups import oscillator_of, rank_of, scale_caveat
 from barb.caveats.scope import (
     OpenGroup,
     last_whole_label,
@@ -109,7 +109,7 @@ from barb.caveats.zone_midnight import own_clock_caveat, zone_midnight_caveat
 from barb.caveats.zone_window_groups import zone_window_group_caveat
 from barb.caveats.zones import zone_window_caveat
 from barb.closed_days import no_trading_error
-from barb.column_units import first_map_unit, then_map_unit
+from barb.column_units import first_map_unit, then_map_unit, then_rows_unit
 from barb.errors import (
     BarbError,
     DataError,
@@ -416,6 +416,13 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
         warnings += then_past_period_caveat(plan, output.table)
         if plan.then.where is not None and given is not None:
             then_rows = (output.rows_kept, len(given))
+            if output.rows_kept == 0 and len(given):
+                # As a first stage's where keeping no bar: said, and nothing said of the
+                # first stage's groups, none of which the answer holds.
+                noise = set(first.noise)
+                warnings = [w for w in warnings if w not in noise]
+                rows = then_rows_unit(query_json, plan.timeframe.name) or "rows"
+                warnings.append(f"No {rows} matched the then where: the result is empty.")
         # A share compared with a percent (mean_up > 55), counted by the then where.
         warnings += scale_caveat(
             plan.then,
@@ -423,6 +430,7 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
             lambda expr: oscillator_of(expr, query_json, then=True),
             output.rows_kept,
             len(given) if given is not None else None,
+            lambda expr: rank_of(expr, query_json),
         )
         # A ranking of the first stage's groups, or of groups made of them.
         keys = [name for name, _ in plan.then.group_keys or plan.first.group_keys]
