@@ -205,10 +205,20 @@ def then_level_caveat(
     ]
     if not items:
         return []
+    summed = items[0].expr.args[0]  # type: ignore[union-attr]
+    # The first stage's columns as it made them: a joined instrument's range (es_high -
+    # es_low) is weighed over that instrument's levels, in its points.
+    made_first = {
+        s.name: s.expr
+        for s in plan.first.select
+        if not s.aggregate and s.expr != ast.Column(s.name)
+    }
+    maps = {**made_first, **dict(plan.first.map_exprs), **dict(stage.map_exprs)}
+    rows, price_unit = _priced_rows(plan, rows, [summed], maps)
     years = blended_levels(rows)
     if years is None:
         return []
-    said_units = _units_text([s.name for s in items], units, plan.dataset.instrument.price_unit)
+    said_units = _units_text([s.name for s in items], units, price_unit)
     text = _blend_text(said_units, "trades", years, len(items))
     dates = rows["trading_date"].to_numpy()
     start = _recent_start(dates)
@@ -217,9 +227,9 @@ def then_level_caveat(
         first_day, last_day = pd.Timestamp(dates[start]).date(), pd.Timestamp(dates[-1]).date()
         said = _recent_values(items, ctx, recent, [])
         text += f": over the rows' last 12 months ({first_day} — {last_day}) {said}"
-    summed = items[0].expr.args[0]  # type: ignore[union-attr]
-    maps = {**dict(plan.first.map_exprs), **dict(stage.map_exprs)}
-    percent = percent_of(summed, maps, query)
+    # A first stage's select item is no name its own select can read: its expression is.
+    written = made_first.get(summed.name) if isinstance(summed, ast.Column) else None
+    percent = percent_of(written or summed, maps, query)
     pct = f"{summed.name}_pct" if isinstance(summed, ast.Column) else "pct"
     return [
         f"{text}. For a size comparable across years select {percent} as {pct} in the first "
@@ -863,8 +873,10 @@ def _measured_from(
     of ``next(open) - next(close)``); else the side that is a price other than the bar's own
     (a peak, a moving average), the right one first; None when neither is (``close -
     open``, ``high - low``: the open's)."""
-    right, left = _bar_price(difference.right, maps), _bar_price(difference.left, maps)
-    if right is not None and left is not None:
+    joined = _joined_prefixes(query)
+    right = _bar_price(difference.right, maps, joined)
+    left = _bar_price(difference.left, maps, joined)
+    if right is not None and left is not None and right[2] == left[2]:
         # Divided by the later price (the exit), a loss of 3.54 points on 517 trades read
         # -0.0806% where the return on the entry is -0.0459%.
         if right[0] != left[0]:
@@ -872,7 +884,9 @@ def _measured_from(
         # The same bar's prices (a range, a body): of its open, which comes first.
         if "open" in (right[1], left[1]):
             return difference.right if right[1] == "open" else difference.left
-        return _shifted(ast.Column("open"), right[0])
+        # A joined instrument's range (es_high - es_low) of its own open, as the
+        # reference says of the bar's: (es_high / es_low - 1) * 100 read the low.
+        return _shifted(ast.Column(f"{right[2]}open"), right[0])
     for side in (difference.right, difference.left):
         if isinstance(side, ast.Column) and side.name in _BAR_PRICES:
             continue
@@ -881,17 +895,38 @@ def _measured_from(
     return None
 
 
-def _bar_price(expr: ast.Expr, maps: dict[str, ast.Expr]) -> tuple[int, str] | None:
-    """The bar's price ``expr`` reads and how many bars after the row's own: ``(2,
-    "close")`` for ``next(close, 2)``, ``(-1, "open")`` for ``prev(open)``, ``(0, "close")``
-    for ``exit`` of ``"exit": "close"`` (through the map's names); None when it is no bar's
-    price (``cummax(close)``, ``atr(14)``, ``close * 2``)."""
+def _joined_prefixes(query: dict) -> tuple[str, ...]:
+    """The column prefixes of the query's joined instruments: ``("es_",)`` for
+    ``"join": {"instrument": "ES"}``."""
+    joins = query.get("join")
+    found = []
+    for join in joins if isinstance(joins, list) else [joins]:
+        if isinstance(join, dict) and isinstance(join.get("instrument"), str):
+            found.append(f"{join['instrument'].strip().lower()}_")
+    return tuple(found)
+
+
+def _bar_price(
+    expr: ast.Expr, maps: dict[str, ast.Expr], joined: tuple[str, ...] = ()
+) -> tuple[int, str, str] | None:
+    """The bar's price ``expr`` reads, how many bars after the row's own and the prefix of
+    the instrument it is of: ``(2, "close", "")`` for ``next(close, 2)``, ``(-1, "open",
+    "")`` for ``prev(open)``, ``(0, "close", "")`` for ``exit`` of ``"exit": "close"``
+    (through the map's names), ``(0, "high", "es_")`` for a joined ``es_high``
+    (``joined``: the joins' prefixes); None when it is no bar's price (``cummax(close)``,
+    ``atr(14)``, ``close * 2``)."""
     shift = 0
     for _ in range(MAX_DEPTH):
         if isinstance(expr, ast.Column) and expr.name in maps:
             expr = maps[expr.name]
         elif isinstance(expr, ast.Column):
-            return (shift, expr.name) if expr.name in _BAR_PRICES else None
+            if expr.name in _BAR_PRICES:
+                return shift, expr.name, ""
+            for prefix in joined:
+                price = expr.name.removeprefix(prefix)
+                if expr.name.startswith(prefix) and price in _BAR_PRICES:
+                    return shift, price, prefix
+            return None
         elif isinstance(expr, ast.Call) and expr.name in ("next", "prev") and expr.args:
             n = ast.literal_value(expr.args[1]) if len(expr.args) > 1 else 1
             if not isinstance(n, int) or isinstance(n, bool):
