@@ -105,7 +105,7 @@ from barb.caveats.then_short_sessions import then_short_sessions_caveat
 from barb.caveats.weekday_neighbours import weekday_neighbour_caveat
 from barb.caveats.yardsticks import same_bar_yardstick_caveat
 from barb.caveats.zone_clock_groups import zone_group_caveat
-from barb.caveats.zone_midnight import own_clock_caveat, zone_midnight_caveat
+from barb.caveats.zone_midnight import clock_columns, own_clock_caveat, zone_midnight_caveat
 from barb.caveats.zone_window_groups import zone_window_group_caveat
 from barb.caveats.zones import zone_window_caveat
 from barb.closed_days import no_trading_error
@@ -611,6 +611,7 @@ def _context(plan: Plan, frame: pd.DataFrame, night: NightSession | None) -> Eva
         period_unit=plan.period.calendar_unit,
         # Read by daily(), weekly() and monthly() alone (what they say on a part of the day).
         part_of_day=part_of_day(plan) if plan.first.calls & DAILY_ARGUMENTS.keys() else None,
+        clock_columns=clock_columns(plan) if plan.timeframe.intraday else {},
     )
 
 
@@ -651,6 +652,7 @@ def _second_stage(
     ctx.rows_are_groups = plan.first.shape == "grouped"
     ctx.row_dates = day_key(plan.first)
     ctx.bar_clock_columns = _bar_clock_columns(plan)
+    ctx.clock_columns = clock_columns(plan, then=True) if plan.timeframe.intraday else {}
     output = _then_stage(
         plan, rows, first.order, ctx, day_open, query=plan.query, outcomes=outcomes
     )

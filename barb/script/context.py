@@ -92,6 +92,10 @@ class EvalContext:
     # bar's own time() ("select": ["time() as t", …]), whose rows hold no minute of the day
     # to tell them from the time of an event (``clock_order.bar_clocks``).
     bar_clock_columns: frozenset[str] = frozenset()
+    # The columns holding a clock as a number, by the minutes one unit is ({"t": 1} of
+    # hour() * 60 + minute(), ``zone_midnight.clock_columns``): an arg_max's tied values
+    # are named as times of day.
+    clock_columns: dict[str, int] = field(default_factory=dict)
     # A running high or low (cummax, cummin) under a period starts at its first bar; where
     # the bars before it went beyond, the warning waits here until the stage is run again
     # with them read from all history (``running_from_history``): said only when that
@@ -173,6 +177,11 @@ class EvalContext:
             message = check(kept)
             if message is not None:
                 self.warn(message)
+
+
+# The ``Series.attrs`` key an aggregate's argument carries its clock's unit under, in minutes
+# (``EvalContext.clock_columns``).
+CLOCK_SCALE = "clock_scale"
 
 
 @dataclass(frozen=True)

@@ -49,7 +49,7 @@ from barb.script.conditions import (
     kleene_logical,
     plain_if_known,
 )
-from barb.script.context import EvalContext, RowGroups
+from barb.script.context import CLOCK_SCALE, EvalContext, RowGroups
 from barb.script.daily_warnings import (
     SameDayCalls,
     known_from_first_bar,
@@ -297,7 +297,7 @@ class _RowEvaluator:
             args = [_reordered(arg, in_time) for arg in args]
         assert spec.impl is not None
         rows = RowGroups.whole(len(self.frame), warn=self.ctx.warn)
-        value = _python_scalar(spec.impl(rows, *args))
+        value = _python_scalar(spec.impl(rows, *_clocks_named(self.ctx, node, args)))
         series = [arg for arg in args if isinstance(arg, pd.Series)]
         if series and _is_missing(value) and value_kind(series[0]) in ("string", "datetime"):
             # max(t) of times of day with none there (no row, or none known) is a missing
@@ -794,7 +794,7 @@ class _AggregateEvaluator(_RowEvaluator):
             args = self.arguments(spec, node, rows_evaluator, self.frame.index, evaluated)
             if evaluated is not None:
                 self.samples[node] = spec.sampled(evaluated)
-            return spec.impl(self.rows, *args)
+            return spec.impl(self.rows, *_clocks_named(self.ctx, node, args))
         if spec.category != "scalar":
             raise TypeMismatch(
                 f"{node.to_text()} gives one value per row, so it cannot stand alone in select.",
@@ -811,6 +811,26 @@ class _AggregateEvaluator(_RowEvaluator):
 
 
 # --- value helpers ----------------------------------------------------------------------------
+
+
+# The aggregates that name their argument's values in a warning (ties).
+_NAMING = frozenset({"arg_max", "arg_min", "mode"})
+
+
+def _clocks_named(ctx: EvalContext, node: ast.Call, args: list[Any]) -> list[Any]:
+    """``args`` with a column that holds a clock as a number (``ctx.clock_columns``) marked
+    with its unit (``CLOCK_SCALE``), on a shallow copy: what an aggregate names its values
+    by (arg_max's ties as 18:00, not -360)."""
+    if node.name.lower() not in _NAMING:
+        return args
+    marked = list(args)
+    for at, (arg, value) in enumerate(zip(node.args, args, strict=False)):
+        scale = ctx.clock_columns.get(arg.name) if isinstance(arg, ast.Column) else None
+        if scale and isinstance(value, pd.Series):
+            value = value.copy(deep=False)
+            value.attrs = {**value.attrs, CLOCK_SCALE: scale}
+            marked[at] = value
+    return marked
 
 
 def _never_float(dtype: Any) -> bool:
