@@ -68,7 +68,13 @@ from barb.charts.tick_values import column_decimals, unit_text
 from barb.charts.time_of_day import part_text, time_kind
 from barb.charts.value_text import date_text, format_value, number_text, with_unit
 from barb.charts.words import Words, words_for
-from barb.column_units import COUNTED_ROWS, PERIOD_KEYS, PRICE, price_ratio
+from barb.column_units import (
+    COUNTED_ROWS,
+    PERIOD_KEYS,
+    PRICE,
+    price_ratio,
+    stage_rows,
+)
 from barb.i18n import N_
 from barb.lineage import called_key_names, group_key_names
 from barb.result import Result
@@ -129,10 +135,22 @@ def _nothing_matched(result: Result, words: Words) -> str | None:
     was searched and found empty; None when nothing was scanned. "average range = n/a
     points" and "0 rows" read as an answer, in the engine's words."""
     meta = result.metadata
-    if meta is None or meta.rows_matched or not meta.rows_scanned:
+    if meta is None:
         return None
-    scanned = meta.rows_scanned
-    rows = words.of_rows(meta.timeframe, scanned) or words.of_rows("bars", scanned)
+    if meta.then_rows is not None and not meta.then_rows[0] and meta.then_rows[1]:
+        # A then where that kept none of the first stage's rows (12 months of 2024 whose
+        # mean RSI is under 0.3) is as empty as a first where's: "0 rows", "m = n/a" read
+        # as answers. Its rows are the first stage's: months, days, groups.
+        scanned = meta.then_rows[1]
+        kind, groups = stage_rows(result.query, meta.timeframe)
+        if not group_key_names(result.query):  # a listing's rows are its bars
+            kind, groups = meta.timeframe, False
+        rows = words.of_rows(kind, scanned, groups=groups) or words.of_rows("bars", scanned)
+    elif meta.rows_matched or not meta.rows_scanned:
+        return None
+    else:
+        scanned = meta.rows_scanned
+        rows = words.of_rows(meta.timeframe, scanned) or words.of_rows("bars", scanned)
     period = meta.period_requested
     if not period or not _CALENDAR_PERIOD.match(period):
         # A year, a month or a day as written; any other period as the dates it covered:

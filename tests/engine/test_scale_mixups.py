@@ -15,6 +15,7 @@ from asking import ask, warnings_with
 from rth_bars import rth_daily
 
 from barb.caveats.scale_mixups import OSCILLATORS
+from barb.charts import chart_headline
 from barb.script.library import library
 
 RTH_DAILY = {"session": "RTH", "from": "daily", "period": "2024"}
@@ -260,6 +261,9 @@ def test_a_then_where_keeping_no_group_says_so_and_not_their_noise(engine_settin
     warnings = result.metadata.warnings
     assert "No months matched the then where: the result is empty." in warnings
     assert not [w for w in warnings if "appears once" in w or "noise" in w]
+    # The person's headline says so too ("0 rows" read as an answer).
+    assert chart_headline(result) == f"nothing matched (0 of {len(means)} months, 2024)"
+    assert chart_headline(result, "ru") == f"ничего не подошло (0 из {len(means)} месяцев, 2024)"
     kept = ask({**query, "then": {"where": "r < 50"}}, engine_settings, **RTH_DAILY)
     assert len(kept.table) == int((means < 50).sum()) > 0
     assert not [w for w in kept.metadata.warnings if "matched the then where" in w]
