@@ -380,6 +380,7 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
     # Groups holding part of their week, month or year (the data's end or the period's
     # edges cut them), with their warnings, put here once a ranking in either stage is known.
     parts, parts_at = PartGroups([], []), len(warnings)
+    group_said: list[str] = []  # of the first stage's groups, one by one
     if plan.first.shape == "grouped":
         cuts = period_cuts(plan, scope, output.kept_dates)
         cut_groups = [g for g in (cut_group(plan, c) for c in cuts) if g is not None]
@@ -398,8 +399,10 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
         parts_at = len(warnings)
         warnings += iso_week_caveat(plan, output.kept)
         warnings += split_week_caveat(plan, output.kept_dates)
-        warnings += early_close_bar_caveat(plan, output.kept)
+        group_said = early_close_bar_caveat(plan, output.kept)
+        warnings += group_said
     then_rows, first = None, output
+    kept_none = False  # a then where that kept none of the first stage's rows
     outcomes = _outcomes(plan, first, ctx)
     if plan.then is not None:
         given = output.table
@@ -416,12 +419,14 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
         warnings += then_past_period_caveat(plan, output.table)
         if plan.then.where is not None and given is not None:
             then_rows = (output.rows_kept, len(given))
-            if output.rows_kept == 0 and len(given):
+            kept_none = output.rows_kept == 0 and len(given) > 0
+            if kept_none:
                 # As a first stage's where keeping no bar: said, and nothing said of the
-                # first stage's groups, none of which the answer holds.
-                noise = set(first.noise)
+                # first stage's groups (their noise, their short days, a year not over),
+                # none of which the answer holds.
+                noise = {*first.noise, *group_said}
                 warnings = [w for w in warnings if w not in noise]
-                rows = then_rows_unit(query_json, plan.timeframe.name) or "rows"
+                rows = then_rows_unit(query_json, plan.timeframe.name) or "groups"
                 warnings.append(f"No {rows} matched the then where: the result is empty.")
         # A share compared with a percent (mean_up > 55), counted by the then where.
         warnings += scale_caveat(
@@ -438,15 +443,20 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
         if output.kept is not None:  # a statistic over the groups, a part one among them
             say_fed(parts, plan.then, ctx, output.kept, plan.query.to_json())
     # Day groups of intraday bars holding a holiday's or an early close's part day.
-    warnings += short_day_group_caveat(
-        plan,
-        first,
-        output if plan.then else None,
-        warnings,
-        ctx=ctx,
-        then_without=_then_without(plan, first, ctx, day_open, outcomes) if plan.then else None,
-    )
-    if plan.then is not None:  # daily rows of short sessions the then stage aggregates
+    if not kept_none:
+        warnings += short_day_group_caveat(
+            plan,
+            first,
+            output if plan.then else None,
+            warnings,
+            ctx=ctx,
+            then_without=(
+                _then_without(plan, first, ctx, day_open, outcomes) if plan.then else None
+            ),
+        )
+    if (
+        plan.then is not None and not kept_none
+    ):  # daily rows of short sessions the then stage aggregates
         warnings += then_short_sessions_caveat(
             plan, first, output, ctx, _then_without(plan, first, ctx, day_open, outcomes), warnings
         )
@@ -465,7 +475,7 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
         at = warnings.index(few.text)
         warnings[at : at + 1] = [left] if left else []
         parts_at -= left is None and at < parts_at
-    warnings[parts_at:parts_at] = parts.texts
+    warnings[parts_at:parts_at] = [] if kept_none else parts.texts
     # looked_at <= parts_at: inserted after the parts' texts, whose place counted without it.
     warnings[looked_at:looked_at] = lookback_caveat(
         plan, ctx, frame, first, output if plan.then is not None else None
