@@ -40,6 +40,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
+from barb.column_units import COUNTED_ROWS as ROW_NOUNS
 from barb.column_units import (
     DOLLARS,
     POINTS,
@@ -219,7 +220,10 @@ def then_level_caveat(
     if years is None:
         return []
     said_units = _units_text([s.name for s in items], units, price_unit)
-    text = _blend_text(said_units, "trades", years, len(items))
+    # The rows by what they are (days, bars): "trades" was said of any listing, CL's days
+    # with ES's range among them.
+    noun = ROW_NOUNS.get(plan.timeframe.name, "bars")
+    text = _blend_text(said_units, noun, years, len(items))
     dates = rows["trading_date"].to_numpy()
     start = _recent_start(dates)
     if 0 < start < len(rows) and len(rows) - start >= RECENT_ROWS:

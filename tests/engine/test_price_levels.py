@@ -956,7 +956,7 @@ def test_a_joined_instrument_s_range_in_a_then_stage_is_said_in_its_points_and_l
     result = ask(query, sample_settings, instrument="CL")
     assert result.summary.value == pytest.approx(both["range"].mean())
     [warning] = [w for w in result.metadata.warnings if "blends price levels" in w]
-    assert warning.startswith("m is in points over trades whose price level changed")
+    assert warning.startswith("m is in points over days whose price level changed")
     assert _levels(both["close"]) in warning
     form = "(es_high - es_low) / es_open * 100"
     assert f"select {form} as r_pct in the first stage" in warning
