@@ -212,7 +212,8 @@ def clock_columns(plan: Plan, then: bool = False) -> dict[str, int]:
     number, with the minutes one unit of it is: {"t": 1} for ``hour() * 60 + minute()``,
     counted across midnight or not (``if(hour() >= 18, tm - 1440, tm)``), {"hi_t": 1} for
     a first stage's ``arg_max(t, high) as hi_t`` read by a then stage. What a warning names
-    those values by: -360 is 18:00 (``builtins`` arg_max's ties)."""
+    those values by: -360 is 18:00 (``builtins`` arg_max's ties). Minutes only: an hour()
+    of 1h bars that start at :30 is 9 for the 09:30 bar, which "09:00" would misname."""
     scopes = _stage_scopes(plan)
     if then and len(scopes) < 2:
         return {}
@@ -224,11 +225,11 @@ def clock_columns(plan: Plan, then: bool = False) -> dict[str, int]:
         _, first_map, _ = scopes[0]
         for name, expr in _output(plan.first).items():
             held = reader.reading(expr, first_map)
-            if held is not None and held.scale and not held.text:
+            if held is not None and held.scale == 1 and not held.text:
                 found[name] = held.scale
     for name, expr in named.items():
         held = reader.reading(expr, inner)
-        if held is not None and held.scale and not held.text:
+        if held is not None and held.scale == 1 and not held.text:
             found[name] = held.scale
     return found
 
