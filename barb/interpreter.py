@@ -403,6 +403,7 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
         warnings += group_said
     then_rows, first = None, output
     kept_none = False  # a then where that kept none of the first stage's rows
+    dropped: set[str] = set()  # what was said of its groups, then
     outcomes = _outcomes(plan, first, ctx)
     if plan.then is not None:
         given = output.table
@@ -424,8 +425,7 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
                 # As a first stage's where keeping no bar: said, and nothing said of the
                 # first stage's groups (their noise, their short days, a year not over),
                 # none of which the answer holds.
-                noise = {*first.noise, *group_said}
-                warnings = [w for w in warnings if w not in noise]
+                dropped = {*first.noise, *group_said}  # left out at the end: no index moves
                 rows = then_rows_unit(query_json, plan.timeframe.name) or "groups"
                 warnings.append(f"No {rows} matched the then where: the result is empty.")
         # A share compared with a percent (mean_up > 55), counted by the then where.
@@ -454,9 +454,7 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
                 _then_without(plan, first, ctx, day_open, outcomes) if plan.then else None
             ),
         )
-    if (
-        plan.then is not None and not kept_none
-    ):  # daily rows of short sessions the then stage aggregates
+    if plan.then is not None and not kept_none:  # daily rows of short sessions it aggregates
         warnings += then_short_sessions_caveat(
             plan, first, output, ctx, _then_without(plan, first, ctx, day_open, outcomes), warnings
         )
@@ -530,7 +528,8 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
     )
     table, source_rows, drawn, truncated = _bounded(output, settings, warnings)
     warnings += [w for w in [*history_beyond, *ctx.warnings] if w not in warnings]
-    warnings = list(dict.fromkeys(warnings))  # a fact two caveats found is said once
+    # A fact two caveats found is said once; none of the groups a then where dropped all of.
+    warnings = [w for w in dict.fromkeys(warnings) if w not in dropped]
     metadata = Metadata(
         instrument=dataset.instrument.symbol,
         session=plan.session,
