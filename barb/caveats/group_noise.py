@@ -118,6 +118,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from typing import overload
 
 import numpy as np
 import pandas as pd
@@ -872,7 +873,7 @@ def counted_noise(
             rates = _RateTests.of(counts, sizes, rows, shares)
             if rates is None:
                 continue
-        names = [group_name(counts.index, at, text_alone=True) for at in range(len(counts))]
+        names = _GroupNames(counts.index)
         values = counts.to_numpy(dtype=np.int64)
         stretched = None if rates is None else rates.stretches
         if stretched is not None and not enough_stretches(stretched):  # nothing tested
@@ -919,6 +920,33 @@ def counted_noise(
     return CountedNoise(said, columns, near, untested)
 
 
+class _GroupNames(Sequence[str]):
+    """Each group's name as a count's warning says it ("'Wed'", "year 2024"), made when
+    first read: a sentence names two or three of the groups, and naming all 18 years of a
+    count by year cost more than its test."""
+
+    def __init__(self, index: pd.Index) -> None:
+        self.index = index
+        self.made: dict[int, str] = {}
+
+    def __len__(self) -> int:
+        return len(self.index)
+
+    @overload
+    def __getitem__(self, at: int) -> str: ...
+
+    @overload
+    def __getitem__(self, at: slice) -> list[str]: ...
+
+    def __getitem__(self, at: int | slice) -> str | list[str]:
+        if isinstance(at, slice):
+            return [self[i] for i in range(len(self))[at]]
+        at = range(len(self))[at]  # a negative place counted from the end; IndexError past it
+        if at not in self.made:
+            self.made[at] = group_name(self.index, at, text_alone=True)
+        return self.made[at]
+
+
 def _keys(index: pd.Index, at: int) -> dict[str, str]:
     """Group ``at``'s key values as text by key ({"outcome": "low only"}), as
     ``FewGroup.keys``: a chart finds its row by them."""
@@ -928,7 +956,7 @@ def _keys(index: pd.Index, at: int) -> dict[str, str]:
 
 def _first_count(
     column: str,
-    names: list[str],
+    names: Sequence[str],
     values: np.ndarray,
     lowest: bool,
     rates: _RateTests | None = None,
