@@ -855,7 +855,9 @@ def counted_noise(
         if not (isinstance(expr, ast.Call) and expr.name.lower() == "count" and not expr.args):
             continue
         counts = pd.to_numeric(pd.Series(answers[item.name].value), errors="coerce")
-        counts = counts[counts > 0]
+        positive = counts > 0
+        if not positive.all():  # every group counted most often: no copy
+            counts = counts[positive]
         if listed is not None and counts.index.isin(listed).all():
             counts = counts.reindex(listed, fill_value=0)
         if len(counts) < 2 or not isinstance(counts.index, pd.Index):
@@ -1166,7 +1168,11 @@ class _RateTests:
         and, under ``MIN_STRETCHES`` a group, not at all."""
         if before is None:
             return None
-        sizes = before.reindex(counts.index).to_numpy(dtype=np.float64, na_value=np.nan)
+        # The same groups most often (the counts are put on before's groups): read as they are.
+        same = before.index.equals(counts.index)
+        sizes = (before if same else before.reindex(counts.index)).to_numpy(
+            dtype=np.float64, na_value=np.nan
+        )
         if np.isnan(sizes).any():
             return None  # a group the rows before the where do not hold: not comparable
         hits = counts.to_numpy(dtype=np.int64)
