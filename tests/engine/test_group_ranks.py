@@ -64,6 +64,24 @@ def test_ranks_match_pandas_on_every_kind_of_value(sizes, picks) -> None:
         _same(_fast_only(values, days, **how), _pandas(values, days, **how))
 
 
+@pytest.mark.parametrize("seed", range(5))
+def test_ranks_taken_some_keys_at_a_time_match_pandas(monkeypatch, seed: int) -> None:
+    """Keys ranked a chunk of rows at a time, each chunk whole keys (one longer than a
+    chunk alone): the same ranks."""
+    monkeypatch.setattr(group_ranks, "_CHUNK_ROWS", 7)
+    rng = np.random.default_rng(seed)
+    sizes = rng.integers(1, 20, 150)
+    n = int(sizes.sum())
+    days = np.repeat(np.arange(len(sizes)), sizes).astype("datetime64[D]").astype("M8[ns]")
+    days[rng.uniform(size=n) < 0.05] = np.datetime64("NaT")
+    values = pd.Series(rng.choice(_VALUES, n), name="x")
+    for how in (
+        {"method": "first", "ascending": False},
+        {"method": "max", "ascending": True, "pct": True},
+    ):
+        _same(_fast_only(values, days, **how), _pandas(values, days, **how))
+
+
 def test_integer_and_bool_values_rank_as_pandas_ranks_them(always_fast) -> None:
     rng = np.random.default_rng(4)
     days = np.repeat(np.arange(40), 25).astype("datetime64[D]").astype("M8[ns]")
