@@ -679,7 +679,10 @@ def check_volumes(dataset: Dataset, first: StagePlan, period: Period | None = No
         "without a volume column and stored as 0, so a volume statistic over them would "
         "count them as bars without trades.",
         step="select",
-        hint="Ask again over a period without those dates and say that they have no volumes.",
+        # The way to mend the data, for the operator the answer is passed on to.
+        hint="Ask again over a period without those dates and say that they have no volumes; "
+        f"`barb data import FILE -i {dataset.instrument.symbol} --fill-volumes` fills them in "
+        "from a file that has them.",
     )
 
 
