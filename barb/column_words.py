@@ -72,6 +72,7 @@ _BY_KEYS = {
     "week": N_("by_key.week"),
     "weekday": N_("by_key.weekday"),
     "dayname": N_("by_key.dayname"),
+    "dayofweek": N_("by_key.weekday"),
     "date": N_("by_key.date"),
     "hour": N_("by_key.hour"),
     "time": N_("by_key.time"),
