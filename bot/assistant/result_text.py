@@ -12,6 +12,7 @@ as formatting.
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -37,6 +38,8 @@ class Shown:
 SHOWN_ROWS = 10
 #: Decimals of a table's fractional numbers: each value rounded once, from the table's own.
 DECIMALS = 2
+#: Most decimals a small number is written with (three significant digits of 0.000123).
+MAX_DECIMALS = 6
 #: Decimals of a share of rows written as a percent (53.7%), as the chart's headline has.
 SHARE_DECIMALS = 1
 #: The units a text writes as percents (``barb.column_units``): a share of rows, a percent.
@@ -82,7 +85,7 @@ def _number(
         return percent(value * 100, lang, SHARE_DECIMALS)
     if isinstance(value, float):
         if decimals is None:
-            decimals = 0 if value.is_integer() and abs(value) < 1e15 else DECIMALS
+            decimals = _column_decimals([value])
         if round(value, decimals) == 0:  # "-0.00": a sign of nothing shown
             value = 0.0
     written = decimal(value, lang, 0 if isinstance(value, int) else decimals)
@@ -91,11 +94,19 @@ def _number(
 
 def _column_decimals(values: Sequence[Any]) -> int | None:
     """The decimals a column of a table is written with: two when any of its numbers has
-    a fraction (``655.00`` under ``990.75``), none when all are whole, None for text."""
-    floats = [v for v in values if isinstance(v, float) and v == v]
+    a fraction (``655.00`` under ``990.75``), none when all are whole, None for text. A
+    column whose numbers are all under 1 keeps three significant digits of its largest, as
+    the chart's labels do: a mean daily return of 0.0505% read "0.05", of 0.0009% "-0.00"
+    (the chart: 0,051 %, −0,001 %)."""
+    floats = [v for v in values if isinstance(v, float) and v == v and abs(v) < 1e15]
     if not floats:
         return None
-    return DECIMALS if any(not v.is_integer() for v in floats) else 0
+    if all(v.is_integer() for v in floats):
+        return 0
+    largest = max(abs(v) for v in floats)
+    if 0 < largest < 1:
+        return min(MAX_DECIMALS, max(DECIMALS, 2 - math.floor(math.log10(largest))))
+    return DECIMALS
 
 
 def _key_cell(value: Any, said: Mapping[str, str] | None) -> Any:

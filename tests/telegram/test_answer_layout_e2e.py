@@ -10,6 +10,7 @@ import asyncio
 import csv
 import io
 import json
+import math
 import re
 from decimal import ROUND_HALF_UP, Decimal
 
@@ -411,12 +412,11 @@ async def test_query_names_columns_in_the_chats_words_and_an_empty_cell_plainly(
     assert rows[2].split()[-1] in ("0", "1")
 
 
-def percent_text(share: float, language: str) -> str:
-    """A share of rows as a percent with one decimal, half up, as the locale writes it:
-    "53.7%", «53,7 %» (a no-break space before the sign)."""
-    written = str(
-        Decimal(repr(float(share * 100))).quantize(Decimal("0.1"), rounding=ROUND_HALF_UP)
-    )
+def percent_text(points: float, language: str, decimals: int = 1) -> str:
+    """A percent with ``decimals``, half up, as the locale writes it: "53.7%", «53,7 %» (a
+    no-break space before the sign)."""
+    step = Decimal(1).scaleb(-decimals)
+    written = str(Decimal(repr(float(points))).quantize(step, rounding=ROUND_HALF_UP))
     return f"{written}%" if language == "en" else f"{written.replace('.', ',')}\u00a0%"
 
 
@@ -431,15 +431,21 @@ async def test_query_writes_weekdays_and_shares_as_the_chart_does(
     fake_telegram: FakeBotAPI, db_url: str, language: str, weekdays: list[str], key: str
 ) -> None:
     """/query in Russian wrote a table of "Mon" to "Fri" (the chart beside it: «Пн» to
-    «Пт»), the weekdays of ``dayofweek()`` as 0 to 4, and a share of days as "0,54" (in
-    English "0.54") where the chart and the headline say 53.7%. The rows checked against
+    «Пт»), the weekdays of ``dayofweek()`` as 0 to 4, a share of days as "0,54" (in
+    English "0.54") where the chart and the headline say 53.7%, and a mean return in
+    percent as "0,05" and "-0,00" where the chart says 0,051 % and −0,001 %: three
+    significant digits of the column's largest, and its sign. The rows checked against
     the sample's RTH days of 2024 computed here."""
     fake = fake_telegram
     days = rth_days("NQ")
-    up = (days["close"] > days["open"]).groupby(pd.to_datetime(days.index).dayofweek).mean()
+    weekday = pd.to_datetime(days.index).dayofweek
+    up = (days["close"] > days["open"]).groupby(weekday).mean()
+    moves = ((days["close"] - days["open"]) / days["open"] * 100).groupby(weekday).mean()
+    decimals = max(2, 2 - math.floor(math.log10(moves.abs().max())))
+    select = ["mean((close - open) / open * 100)", "mean(close > open)"]
     async with barb_bot(fake, db_url):
         for number, call in enumerate(("dayname()", "dayofweek()"), start=1):
-            query = {**MEAN_RANGE_2024, "group_by": call, "select": "mean(close > open)"}
+            query = {**MEAN_RANGE_2024, "group_by": call, "select": select}
             fake.inject(
                 fake.message_update(
                     chat_id=ALICE,
@@ -469,8 +475,9 @@ async def test_query_writes_weekdays_and_shares_as_the_chart_does(
     assert len(tables) == 2
     for rows in tables:
         assert rows[0].startswith(key)
-        for line, day, share in zip(rows[1:], weekdays, up, strict=True):
-            assert line.startswith(day) and line.endswith(percent_text(share, language)), line
+        for line, day, share, move in zip(rows[1:], weekdays, up, moves, strict=True):
+            assert line.startswith(day) and line.endswith(percent_text(share * 100, language))
+            assert f" {percent_text(move, language, decimals)} " in line, line
 
 
 LONG_ANSWER = "\n\n".join(
