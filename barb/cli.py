@@ -174,25 +174,16 @@ def _no_chart_reason(result: Result) -> str:
 def _write_file(path: Path, data: bytes, what: str) -> None:
     """Write the ``what`` (the CSV, the chart) to ``path``. A disk full (or a file size
     limit, or a path that cannot be written) is one error value and exit status 1, not a
-    traceback, and a file cut short by it is removed: read later, a CSV missing its last
-    rows looked whole. A file that could not even be opened is left as it was."""
-    try:
-        file = path.open("wb")
-    except OSError as exc:
-        _fail(_write_failed(path, what, exc))
-    try:
-        with file:  # closing flushes: a full disk is often met there
-            file.write(data)
-    except OSError as exc:
-        if path.is_file():
-            path.unlink(missing_ok=True)
-        _fail(_write_failed(path, what, exc))
+    traceback, and nothing of the file is left (``write_whole``)."""
+    from barb.file_writes import why_not_written, write_whole
 
-
-def _write_failed(path: Path, what: str, exc: OSError) -> dict[str, Any]:
-    reason = exc.strerror or type(exc).__name__
-    message = f"Could not write the {what} to {path}: {reason}. The result above is complete."
-    return {"error": True, "error_type": "WriteFailed", "message": message}
+    exc = write_whole(path, data)
+    if exc is not None:
+        message = (
+            f"Could not write the {what} to {path}: {why_not_written(exc)}. "
+            "The result above is complete."
+        )
+        _fail({"error": True, "error_type": "WriteFailed", "message": message})
 
 
 def _fail(error: dict[str, Any]) -> NoReturn:

@@ -288,6 +288,8 @@ class _Units:
         if isinstance(expr, ast.Compare | ast.Logical | ast.Not | ast.InList | ast.Bool):
             return CONDITION
         if isinstance(expr, ast.Binary):
+            if expr.op == "/" and self._share_of_counts(expr, scope, depth):
+                return SHARE
             left, right = (self.of(side, scope, depth) for side in (expr.left, expr.right))
             if expr.op in ("*", "/"):
                 return self._product(expr, left, right, scope, depth)
@@ -296,6 +298,37 @@ class _Units:
             return self._call(expr, scope, depth)
         if isinstance(expr, ast.OnDailyBars):  # daily()'s, weekly()'s: the bars' own columns
             return self.of(expr.expr, len(self.lineage.scopes), depth + 1)
+        return None
+
+    def _share_of_counts(self, expr: ast.Binary, scope: int, depth: int) -> bool:
+        """Whether ``expr`` is the rows a condition holds on over all the rows, a share from
+        0 to 1 as their mean is: ``count(close > open) / count()``, or ``ups / n`` of a first
+        stage's ``sum(close > open) as ups`` and ``count() as n`` ("months where more than
+        55% of days closed up" as ``up > 55`` kept no month, said of mean(close > open))."""
+        part = self._made(expr.left, scope, depth)
+        whole = self._made(expr.right, scope, depth)
+        if part is None or whole is None:
+            return False
+        (counted, at), (total, _) = part, whole
+        if not (isinstance(total, ast.Call) and total.name.lower() == "count"):
+            return False
+        return (
+            isinstance(counted, ast.Call)
+            and counted.name.lower() in ("count", "sum")
+            and len(counted.args) == 1
+            and self.of(counted.args[0], at, depth + 1) == CONDITION
+        )
+
+    def _made(self, expr: ast.Expr, scope: int, depth: int) -> tuple[ast.Expr, int] | None:
+        """The expression a column name stands for, followed through names, with the scope
+        its own names are read in; None past ``MAX_DEPTH`` names."""
+        for _ in range(MAX_DEPTH - depth):
+            if not isinstance(expr, ast.Column):
+                return expr, scope
+            found = self.lineage.definition(expr.name, scope)
+            if found is None:
+                return expr, scope
+            expr, _, scope = found
         return None
 
     def _call(self, call: ast.Call, scope: int, depth: int) -> str | None:

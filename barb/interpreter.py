@@ -14,6 +14,7 @@ import logging
 import time
 import uuid
 from collections.abc import Callable
+from contextvars import ContextVar
 from functools import partial
 from typing import Any
 
@@ -51,6 +52,7 @@ from barb.caveats.full_days import (
 )
 from barb.caveats.gap_sizes import sizeless_gap_caveat
 from barb.caveats.holiday_closes import holiday_close_caveat, long_break_caveat
+from barb.caveats.joined_points import mixed_points_caveat
 from barb.caveats.lookahead import then_past_period_caveat
 from barb.caveats.lookback import lookback_caveat
 from barb.caveats.open_runs import began_run_caveat, held_in_caveat, open_run_caveat
@@ -66,7 +68,7 @@ from barb.caveats.price_levels import (
 from barb.caveats.ranked_groups import PartGroups, cut_group, part_groups
 from barb.caveats.run_edges import holiday_run_caveat, run_past_period_caveat
 from barb.caveats.running_history import history_beyond_caveat, run_from_history
-from barb.caveats.scale_mixups import scale_caveat
+from barb.caveats.scale_mixups import oscillator_of, scale_caveat
 from barb.caveats.scope import (
     OpenGroup,
     last_whole_label,
@@ -103,7 +105,7 @@ from barb.caveats.then_short_sessions import then_short_sessions_caveat
 from barb.caveats.weekday_neighbours import weekday_neighbour_caveat
 from barb.caveats.yardsticks import same_bar_yardstick_caveat
 from barb.caveats.zone_clock_groups import zone_group_caveat
-from barb.caveats.zone_midnight import zone_midnight_caveat
+from barb.caveats.zone_midnight import own_clock_caveat, zone_midnight_caveat
 from barb.caveats.zone_window_groups import zone_window_group_caveat
 from barb.caveats.zones import zone_window_caveat
 from barb.closed_days import no_trading_error
@@ -116,7 +118,7 @@ from barb.errors import (
     out_of_memory,
     stopped_from_outside,
 )
-from barb.frames import take_rows
+from barb.frames import Dataset, take_rows
 from barb.lineage import nodes, through_map
 from barb.long_results import BuiltOnce, spread_rows
 from barb.outcome_groups import possible_outcomes
@@ -129,6 +131,7 @@ from barb.result import (
     PartGroup,
     Result,
     RowsBuilder,
+    Summary,
     compare_whole_groups,
     sort_order,
 )
@@ -303,6 +306,7 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
     warnings += unjudged_last_caveat(plan, scope, output.last_unjudged)
     levels = price_level_caveat(plan, ctx, output)  # before a then stage moves ctx
     warnings += levels
+    warnings += mixed_points_caveat(plan, output.kept)
     # Weighed over the first stage's own answer only: a then stage shows other values.
     shift = None
     if plan.then is None and output.kept is not None:
@@ -362,6 +366,7 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
     warnings += scale_caveat(
         plan.first,
         lambda expr: first_map_unit(expr, query_json),
+        lambda expr: oscillator_of(expr, query_json, then=False),
         output.rows_kept,
         int(np.count_nonzero(keep)),
     )
@@ -415,6 +420,7 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
         warnings += scale_caveat(
             plan.then,
             lambda expr: then_map_unit(expr, query_json),
+            lambda expr: oscillator_of(expr, query_json, then=True),
             output.rows_kept,
             len(given) if given is not None else None,
         )
@@ -499,6 +505,11 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
             plan.timeframe.name, window.hours, output.table, window.zone
         )
         warnings += early_close_row_caveat(plan, output.table, _rows_shown(output))
+    # A statistic of the exchange's clock over a session across its midnight, run again
+    # counted from the open: said when the answer changes.
+    warnings += own_clock_caveat(
+        plan, covered, output.summary, lambda query: _summary_of(query, dataset, settings)
+    )
     table, source_rows, drawn, truncated = _bounded(output, settings, warnings)
     warnings += [w for w in [*history_beyond, *ctx.warnings] if w not in warnings]
     warnings = list(dict.fromkeys(warnings))  # a fact two caveats found is said once
@@ -554,6 +565,25 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
         drawn_rows=drawn,
         run_rows=output.run_rows,
     )
+
+
+# Set while a caveat's query runs again (``_summary_of``).
+_RUN_AGAIN: ContextVar[bool] = ContextVar("run_again", default=False)
+
+
+def _summary_of(
+    query: dict[str, Any], dataset: Dataset, settings: EngineSettings
+) -> Summary | None:
+    """The answer to ``query`` on the same instrument, None when it cannot run, or when
+    asked from inside such a run: a query run again runs nothing again itself."""
+    if _RUN_AGAIN.get():
+        return None
+    token = _RUN_AGAIN.set(True)
+    try:
+        result = execute(query, dataset.instrument.symbol, settings=settings)
+    finally:
+        _RUN_AGAIN.reset(token)
+    return result.summary if result.ok else None
 
 
 def _context(plan: Plan, frame: pd.DataFrame, night: NightSession | None) -> EvalContext:

@@ -84,7 +84,13 @@ from barb.session_concepts import missing_session_text
 from barb.session_times import SessionTimes
 from barb.settings import EngineSettings
 from barb.time_keys import CARRIES_VALUE
-from barb.timeframes import DAILY_AND_LONGER, TIMEFRAMES, Timeframe, timeframe
+from barb.timeframes import (
+    DAILY_AND_LONGER,
+    TIMEFRAMES,
+    Timeframe,
+    session_without_one,
+    timeframe,
+)
 from barb.value_ranges import out_of_range
 
 # Names of the columns an instrument join adds, after the symbol's prefix ("es_close").
@@ -673,7 +679,10 @@ def check_volumes(dataset: Dataset, first: StagePlan, period: Period | None = No
         "without a volume column and stored as 0, so a volume statistic over them would "
         "count them as bars without trades.",
         step="select",
-        hint="Ask again over a period without those dates and say that they have no volumes.",
+        # The way to mend the data, for the operator the answer is passed on to.
+        hint="Ask again over a period without those dates and say that they have no volumes; "
+        f"`barb data import FILE -i {dataset.instrument.symbol} --fill-volumes` fills them in "
+        "from a file that has them.",
     )
 
 
@@ -733,13 +742,13 @@ def _timeframe_and_session(
     if query.session:
         session = session_name(dataset, query.session)
     elif tf.intraday:
-        session = "ETH"
+        session = session_without_one(tf, dataset.instrument.default_session)
         warnings.append(
             f"No session given for {tf.name} bars: ETH (the whole trading day) used, not the "
             f"default {dataset.instrument.default_session}."
         )
     else:
-        session = dataset.instrument.default_session
+        session = session_without_one(tf, dataset.instrument.default_session)
         warnings.append(
             f"No session given for {tf.name} bars: {session} (the default session) used."
         )
@@ -1088,10 +1097,18 @@ def _session_hours_differ(
         theirs = joined.dataset.instrument.session(joined.session)
         # Another session asked for: said, not warned of (the same name is read as usual).
         if joined.join.session is not None and joined.session != session:
+            other = joined.dataset.instrument
+            # A window's own text is its hours; one from the trading day's start on is the
+            # evening before each date (CL's 20:00-02:00 beside NQ's RTH of the 5th is the
+            # night of the 4th), which a name like OVERNIGHT says and a window does not.
+            hours = "" if joined.session == theirs.hours else f" ({theirs.hours})"
+            window = joined.session not in other.sessions and theirs.zone is None
+            if window and theirs.start_minute >= other.trading_day_start_minute:
+                hours += ", from the evening before each date"
             warnings.append(
-                f"{joined.dataset.instrument.symbol}'s bars are its {joined.session} "
-                f"({theirs.hours}), matched to {dataset.instrument.symbol}'s {session} "
-                f"({ours.hours}) bars by date: a different session, as the join asked."
+                f"{other.symbol}'s bars are its {joined.session}{hours}, matched to "
+                f"{dataset.instrument.symbol}'s {session} ({ours.hours}) bars by date: a "
+                "different session, as the join asked."
             )
         elif theirs.hours != ours.hours:
             warnings.append(

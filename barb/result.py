@@ -459,6 +459,16 @@ def _stats(
     return stats
 
 
+def _own_dates(table: pd.DataFrame) -> str | None:
+    """The table's first column when it is dates that name each row once (a daily listing's
+    ``date()``), else None."""
+    if not len(table.columns):
+        return None
+    first = table[table.columns[0]]
+    dated = pd.api.types.is_datetime64_any_dtype(first)
+    return str(table.columns[0]) if dated and first.notna().all() and first.is_unique else None
+
+
 def _key_values(frame: pd.DataFrame, position: int, keys: Sequence[str]) -> list[Any]:
     return [short_value(_values(frame[k])[position]) for k in keys]
 
@@ -517,11 +527,14 @@ def summarize_table(
         values = [c for c in BAR_VALUES if c in table.columns]
     if not values:
         values = [c for c in table.columns if c != label and c not in hidden]
+    # Each extreme named by its bar: "max=23.95" alone left the month out (p40e Q15); by the
+    # query's own date() where it stands first in place of the label ("max=10" of a listing
+    # that selected date() named no day).
+    named_by = label or _own_dates(table)
     stats = {}
     for name in dict.fromkeys(stat_columns):
-        if name in table.columns and name not in hidden and name != label:
-            # Each extreme named by its bar: "max=23.95" alone left the month out (p40e Q15).
-            col_stats = _stats(table[name], table, [label] if label else ())
+        if name in table.columns and name not in hidden and name not in (label, named_by):
+            col_stats = _stats(table[name], table, [named_by] if named_by else ())
             if col_stats is not None:
                 stats[name] = col_stats
     summary = Summary(

@@ -152,3 +152,10 @@ def case_ambiguity(text: str) -> str | None:
 def timeframe(name: str) -> Timeframe:
     """A timeframe by its canonical name (the interpreter's and frame builder's lookup)."""
     return TIMEFRAMES[name]
+
+
+def session_without_one(tf: Timeframe, default_session: str) -> str:
+    """The session a query of ``tf`` bars that names none reads: intraday bars the whole
+    trading day (ETH), daily and longer the instrument's default session. The plan shown
+    before Run names it by this too: it said the default (RTH) over minute bars of ETH."""
+    return "ETH" if tf.intraday else default_session

@@ -9,6 +9,7 @@ from typing import Any
 
 import click
 
+from barb.file_writes import why_not_written, write_whole
 from barb.script.limits import QueryLimits
 from barb.yaml_text import load_yaml
 from bot.assistant.gate import Press
@@ -59,16 +60,29 @@ def show(reply: Reply, out_dir: Path) -> None:
 
 
 def save_proof(proof: Proof, out_dir: Path) -> list[str]:
-    out_dir.mkdir(parents=True, exist_ok=True)
+    """Write the proof's chart and CSV to ``out_dir``; the lines that say where. A file the
+    disk cannot take (full, a size limit, a directory that cannot be made) is one line
+    saying so, nothing of it left behind, and the conversation goes on: before, a traceback
+    ended the chat before the answer was shown."""
     lines = [f"\n[{proof.summary_text.splitlines()[0]}]"]
-    if proof.chart_png and proof.chart_name:
-        path = out_dir / proof.chart_name
-        path.write_bytes(proof.chart_png)
-        lines.append(f"  chart: {path}")
-    if proof.csv and proof.csv_name:
-        path = out_dir / proof.csv_name
-        path.write_bytes(proof.csv)
-        lines.append(f"  csv:   {path}")
+    files = [("chart", proof.chart_png, proof.chart_name), ("csv", proof.csv, proof.csv_name)]
+    for what, data, name in files:
+        if not (data and name):
+            continue
+        path = out_dir / name
+        try:
+            out_dir.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            failed: OSError | None = exc
+        else:
+            failed = write_whole(path, data)
+        if failed is None:
+            lines.append(f"  {what + ':':6} {path}")
+        else:
+            lines.append(
+                f"  {what + ':':6} not written to {path}: {why_not_written(failed)}. "
+                "The answer is complete without it."
+            )
     return lines
 
 

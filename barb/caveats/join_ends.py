@@ -6,11 +6,15 @@ Good Fridays (2010, 2012, 2015, 2021, 2023-2025; mostly jobs-report days) that C
 those weeks' NQ close is Friday's 09:14 bar, CL's Thursday's, and the weekly returns side
 by side span different days, with nothing said (daily bars say the day left out). Said
 with the days each side's bar ends on and the name the calendar gives the day one lacks.
+So are the periods that begin on different days: CL traded the observed New Year's Mondays
+of 2012, 2017 and 2023 that NQ did not, and those weeks' CL open, range and volume hold a
+day NQ's lack.
 """
 
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 
 from barb.errors import DataError
 from barb.events.rules import closure_name
@@ -59,7 +63,61 @@ def join_end_caveat(plan: Plan, scope: Scope) -> list[str]:
             f"{', '.join(pairs)}{more}; their closes (and what prev() reads of them) are "
             "that far apart there."
         )
+    warnings += _start_caveat(plan, keys)
     return warnings
+
+
+def _start_caveat(plan: Plan, keys: np.ndarray) -> list[str]:
+    """'In 3 of the 834 weeks NQ's bar and CL's begin on different days (NQ's first):
+    2012-01-03 against 2012-01-02 (New Year's Day, NQ closed) …': CL traded the observed New
+    Year's Mondays of 2012, 2017 and 2023 that NQ did not, so those weeks' CL bar opens a
+    day earlier; its open, range and volume hold a day NQ's lack. The first trading date of
+    each period (``keys``, the query's own periods kept) read from each side's daily bars."""
+    tf, symbol = plan.timeframe, plan.dataset.instrument.symbol
+    ours = _first_days(plan.dataset.frame(plan.session, "daily"), tf.name, keys)
+    warnings = []
+    for joined in plan.instruments:
+        theirs = _first_days(joined.dataset.frame(joined.session, "daily"), tf.name, keys)
+        apart = np.flatnonzero(~np.isnat(ours) & ~np.isnat(theirs) & (ours != theirs))
+        if not len(apart):
+            continue
+        other = joined.dataset.instrument
+        # The earlier start is the day the other side lacks: _pair names the later day's.
+        pairs = [_start_pair(ours[i], theirs[i], symbol, other, plan) for i in apart[:NAMED]]
+        more = f" and {len(apart) - NAMED} more" if len(apart) > NAMED else ""
+        warnings.append(
+            f"In {len(apart):,} of the {len(keys):,} {tf.label}s {symbol}'s bar and "
+            f"{other.symbol}'s begin on different days ({symbol}'s first): "
+            f"{', '.join(pairs)}{more}; their opens (and the ranges and volumes over the "
+            "day one lacks) are that far apart there."
+        )
+    return warnings
+
+
+def _first_days(daily: pd.DataFrame, timeframe: str, keys: np.ndarray) -> np.ndarray:
+    """The first trading date of each period in ``keys`` (NaT where none traded)."""
+    dates = daily["trading_date"].to_numpy().astype("datetime64[D]")
+    labels = period_start(dates, timeframe)
+    starts, first = np.unique(labels, return_index=True)
+    at = np.minimum(np.searchsorted(starts, keys), len(starts) - 1)
+    found = starts[at] == keys
+    return np.where(found, dates[first[at]], np.datetime64("NaT", "D"))
+
+
+def _start_pair(ours: np.datetime64, theirs: np.datetime64, symbol: str, other, plan: Plan) -> str:
+    """'2012-01-03 against 2012-01-02 (New Year's Day, NQ closed)': the earlier start named
+    by the calendar of the instrument that did not trade it."""
+    earlier, shut, calendar = (
+        (theirs, symbol, plan.dataset.instrument.calendar)
+        if theirs < ours
+        else (ours, other.symbol, other.calendar)
+    )
+    try:
+        name = closure_name(calendar, earlier)
+    except DataError:  # an instrument without a known calendar
+        name = None
+    why = f" ({name}, {shut} closed)" if name else ""
+    return f"{ours} against {theirs}{why}"
 
 
 def _pair(

@@ -53,6 +53,7 @@ from barb.frames import Dataset, equality_values
 from barb.lineage import MAX_DEPTH, nodes, through_map
 from barb.planning import HIDDEN, Plan, SelectItem, StagePlan
 from barb.script import ast
+from barb.script.columns_read import columns_read
 from barb.script.context import EvalContext
 from barb.script.evaluator import evaluate_select
 from barb.script.library import lookup
@@ -97,6 +98,9 @@ DISTANCES = (POINTS, DOLLARS, TICKS)
 # of the open; one from another price (a peak, the previous close) in percent of that.
 _BAR_PRICES = frozenset({"open", "high", "low", "close"})
 _DEFAULT_PERCENT = "range / open * 100"
+# The query's own instrument's prices, and what is made of them: a statistic reading any is
+# of its price level.
+_OWN_PRICES = _BAR_PRICES | {"range"}
 
 
 def price_level_caveat(plan: Plan, ctx: EvalContext, output: StageOutput) -> list[str]:
@@ -117,11 +121,12 @@ def price_level_caveat(plan: Plan, ctx: EvalContext, output: StageOutput) -> lis
     items = [s for s in stage.select if units[s.name] is not None]
     if not items:
         return []
+    maps = dict(stage.map_exprs + stage.hoisted)
+    rows, price_unit = _priced_rows(plan, rows, [s.expr for s in items], maps)
     years = blended_levels(rows)
     if years is None:
         return []
-    said_units = _units_text([s.name for s in items], units, plan.dataset.instrument.price_unit)
-    maps = dict(stage.map_exprs + stage.hoisted)
+    said_units = _units_text([s.name for s in items], units, price_unit)
     percent = _percent_form(items[0], maps, query)
     if _by_year(stage):
         # Each group is one year: no group blends levels, the table sets them side by side
@@ -264,12 +269,14 @@ def running_total_caveat(plan: Plan, first: StageOutput, last: StageOutput) -> l
     ]
     if not running:
         return []
+    name, summed = running[0]
+    maps = {**dict(plan.first.map_exprs), **dict(stage.map_exprs)}
+    rows, price_unit = _priced_rows(plan, rows, [summed], maps)
     years = blended_levels(rows)
     if years is None:
         return []
-    name, summed = running[0]
     unit = column_unit(name, plan.timeframe.name, query, plan.point_values)
-    said_unit = plan.dataset.instrument.price_unit if unit == POINTS else unit
+    said_unit = price_unit if unit == POINTS else unit
     text = (
         f"{name} is a running total in {said_unit} over rows whose price level "
         f"{years.changed()}, so its rises and falls in different years compare price levels "
@@ -284,7 +291,6 @@ def running_total_caveat(plan: Plan, first: StageOutput, last: StageOutput) -> l
         added = total[-1] - total[start - 1]
         first_day, last_day = pd.Timestamp(dates[start]).date(), pd.Timestamp(dates[-1]).date()
         text += f": the rows' last 12 months ({first_day} — {last_day}) add {added:+,.2f} to it"
-    maps = {**dict(plan.first.map_exprs), **dict(stage.map_exprs)}
     percent = percent_of(summed, maps, query)
     if plan.then is None:
         advice = f"use percent (cumsum({percent}))"
@@ -362,6 +368,10 @@ def _ranking_caveat(plan: Plan, output: StageOutput) -> list[str]:
     # from the high prices; the smallest (a sort up from a range of 8 points) from the low.
     top, descending = float(ranked.iloc[0]), stage.sort[0].descending
     largest = top > 0 if descending else top < 0
+    made = next((s.expr for s in stage.select if s.name == column and not s.aggregate), None)
+    rows, price_unit = _priced_rows(
+        plan, rows, [made or ast.Column(column)], dict(stage.map_exprs + stage.hoisted)
+    )
     years = blended_levels(rows)
     if years is None:
         return []
@@ -369,14 +379,37 @@ def _ranking_caveat(plan: Plan, output: StageOutput) -> list[str]:
     favoured = years.favoured(dates, listed["trading_date"].to_numpy(), high=largest)
     if favoured is None:
         return []
-    made = next((s.expr for s in stage.select if s.name == column and not s.aggregate), None)
     percent = percent_of(made or ast.Column(column), dict(stage.map_exprs), query)
-    said_units = _units_text([column], {column: unit}, plan.dataset.instrument.price_unit)
+    said_units = _units_text([column], {column: unit}, price_unit)
     return [
         f"{said_units} over rows whose price level {years.changed()}, so a ranking by it "
         f"favours the {favoured.text()}. To rank sizes comparable across years, sort by a "
         f"percent map column ({percent})."
     ]
+
+
+def _priced_rows(
+    plan: Plan, rows: pd.DataFrame, exprs: Sequence[ast.Expr], maps: dict[str, ast.Expr]
+) -> tuple[pd.DataFrame, str]:
+    """The rows with the close whose level the distances in ``exprs`` grow with, and the
+    word for that instrument's points: a joined instrument's (``es_close``, "points") when
+    they read its prices alone. CL's EIA days with ES joined, mean(es_high - es_low), was
+    said to be "in dollars" over CL's levels ("mean close 37 in 2016, 115 in 2022"), when
+    ES's range grows with ES's price."""
+    own = plan.dataset.instrument.price_unit
+    read: set[str] = set()
+    for expr in exprs:
+        for node in nodes(expr, maps):
+            if isinstance(node, ast.Column | ast.Call):
+                read |= columns_read(node)
+    if read & _OWN_PRICES:
+        return rows, own
+    found = [j for j in plan.instruments if any(n.startswith(j.join.prefix) for n in read)]
+    if len(found) != 1 or f"{found[0].join.prefix}close" not in rows.columns:
+        return rows, own
+    theirs = found[0]
+    priced = rows.assign(close=rows[f"{theirs.join.prefix}close"])
+    return priced, theirs.dataset.instrument.price_unit
 
 
 def blended_levels(rows: pd.DataFrame) -> Levels | None:

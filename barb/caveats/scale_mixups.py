@@ -10,10 +10,13 @@ an oscillator that runs from 0 to 100 (``OSCILLATORS``: rsi(14) > 0.7 holds on n
 bar), with a number strictly between 0 and 1 (a fraction of the scale); a share with a
 number above 1 and at most 100 (a percent). With the rows the where kept, when the
 comparison is the whole where (counted already: no extra pass over the bars), and the form
-on the right scale. Nothing is said of a plain column (a price, a name the query gave a
-number): its scale is the data's. No function of Barb's returns a percent (a percent is the
-query's own ``x / prev(close) * 100``, whose threshold may well be 0.005%), so none is said;
-percentile(x, 0.9) is said by the planner.
+on the right scale. An oscillator's values are followed through names and stages
+(``oscillator_of``): "days whose average hourly RSI was above 60" as a first stage's
+``mean(rsi(close, 14)) as r`` by date() and a then stage's ``r > 0.6`` kept all 260 of NQ's
+2024 days for the 46 above 60, and said nothing. Nothing is said of a plain column (a price,
+a name the query gave a number): its scale is the data's. No function of Barb's returns a
+percent (a percent is the query's own ``x / prev(close) * 100``, whose threshold may well be
+0.005%), so none is said; percentile(x, 0.9) is said by the planner.
 """
 
 from __future__ import annotations
@@ -21,7 +24,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 
 from barb.column_units import PERCENTILE, SHARE
-from barb.lineage import nodes, through_map
+from barb.lineage import MAX_DEPTH, Lineage, nodes, through_map
 from barb.planning import HIDDEN, StagePlan
 from barb.script import ast
 
@@ -32,7 +35,16 @@ _RANKS = frozenset({"rank", "rolling_rank"})
 OSCILLATORS = frozenset(
     {"rsi", "mfi", "adx", "plus_di", "minus_di", "stochastic_k", "stochastic_d"}
 )
-_OSCILLATOR = "oscillator"
+# What keeps its first argument's scale: a day's mean, median, first or last RSI, its
+# previous bar's, its rolling mean ("mean(rsi) as r" in a first stage, then "r < 0.3"
+# kept no month and was not told). A sum or a spread of RSI is on no 0-100 scale.
+_KEEPS_SCALE = frozenset(
+    {
+        "mean", "median", "min", "max", "first", "last", "mode", "percentile", "arg_max",
+        "arg_min", "prev", "next", "ema", "wma", "rolling_mean", "rolling_max", "rolling_min",
+        "round",
+    }
+)  # fmt: skip
 # The mirror of an ordering, for a number written on the left (0.95 < rank(range)).
 _MIRROR = {"<": ">", "<=": ">=", ">": "<", ">=": "<="}
 
@@ -40,14 +52,16 @@ _MIRROR = {"<": ">", "<=": ">=", ">": "<", ">=": "<="}
 def scale_caveat(
     stage: StagePlan,
     unit: Callable[[ast.Expr], str | None],
+    origin: Callable[[ast.Expr], str | None],
     kept: int | None = None,
     given: int | None = None,
 ) -> list[str]:
     """The warning for the first comparison in ``stage``'s where, or under its select's
     statistics (``count(rank(range) > 0.95)``), of a percentile, a 0-100 oscillator or a
     share with a number off its scale; ``unit`` gives an expression's unit as the stage reads it
-    (``first_map_unit``/``then_map_unit``). ``kept`` of ``given``: the rows the where kept
-    of those it read, said when the comparison is the whole where."""
+    (``first_map_unit``/``then_map_unit``), ``origin`` the oscillator its values are of
+    (``oscillator_of``). ``kept`` of ``given``: the rows the where kept of those it read,
+    said when the comparison is the whole where."""
     if not stage.comparisons & _ORDERED:
         return []
     maps = dict(stage.map_exprs) | dict(stage.hoisted)
@@ -56,7 +70,7 @@ def scale_caveat(
     for node in (node for expr in read for node in nodes(expr, maps)):
         if not isinstance(node, ast.Compare) or node.op not in _ORDERED:
             continue
-        found = _off_scale(node, unit, maps)
+        found = _off_scale(node, unit, origin, maps)
         if found is None:
             continue
         side, op, value, scale = found
@@ -68,12 +82,42 @@ def scale_caveat(
     return []
 
 
+def oscillator_of(expr: ast.Expr, query: Mapping[str, object], *, then: bool) -> str | None:
+    """The 0-100 oscillator whose values ``expr`` holds, as the first stage's map reads it
+    or (``then``) a second stage's: ``rsi`` of ``rsi(close, 14)``, of a map column made by
+    it, and of a then stage's ``r``, a first stage's ``mean(rsi) as r``; followed through
+    names and what keeps its scale (``_KEEPS_SCALE``); None for any other value."""
+    lineage = Lineage(query)
+    if then and not lineage.two_stages:
+        return None
+    scope = 1 if then else len(lineage.scopes) - 1
+    for _ in range(MAX_DEPTH):
+        if isinstance(expr, ast.Column):
+            found = lineage.definition(expr.name, scope)
+            if found is None:
+                return None
+            expr, _, scope = found
+            continue
+        if not isinstance(expr, ast.Call) or not expr.args:
+            return None
+        name = expr.name.lower()
+        if name in OSCILLATORS:
+            return name
+        if name not in _KEEPS_SCALE:
+            return None
+        expr = expr.args[0]
+    return None
+
+
 def _off_scale(
-    node: ast.Compare, unit: Callable[[ast.Expr], str | None], maps: Mapping[str, ast.Expr]
+    node: ast.Compare,
+    unit: Callable[[ast.Expr], str | None],
+    origin: Callable[[ast.Expr], str | None],
+    maps: Mapping[str, ast.Expr],
 ) -> tuple[ast.Expr, str, float, str] | None:
     """The side, the ordering read with the side on the left, the number and the side's
-    scale (``PERCENTILE``, ``SHARE``, an oscillator's) when the number is off that scale;
-    else None."""
+    scale (``PERCENTILE``, ``SHARE``, an oscillator's name) when the number is off that
+    scale; else None."""
     for side, other, op in ((node.left, node.right, node.op), (node.right, node.left, None)):
         value = ast.literal_value(other)
         if isinstance(value, bool) or not isinstance(value, int | float):
@@ -81,9 +125,9 @@ def _off_scale(
         scale = unit(_unhoisted(side, maps))
         if scale == PERCENTILE and 0 < value < 1:
             return side, op or _MIRROR[node.op], float(value), scale
-        made = through_map(_unhoisted(side, maps), maps)
-        if isinstance(made, ast.Call) and made.name.lower() in OSCILLATORS and 0 < value < 1:
-            return side, op or _MIRROR[node.op], float(value), _OSCILLATOR
+        oscillator = origin(_unhoisted(side, maps))
+        if oscillator is not None and 0 < value < 1:
+            return side, op or _MIRROR[node.op], float(value), oscillator
         if scale == SHARE and 1 < value <= 100:
             return side, op or _MIRROR[node.op], float(value), scale
     return None
@@ -115,10 +159,13 @@ def _text(
         ranked = isinstance(made, ast.Call) and made.name.lower() in _RANKS
         # The top 5% of the rows only of a rank itself: a mean of ranks has no such rows.
         meant = f"the {end} {_number(share)}%" if ranked else "on that scale it"
-    elif scale == _OSCILLATOR:
+    elif scale in OSCILLATORS:
         made = through_map(shown, maps)
-        assert isinstance(made, ast.Call)
-        what = f"{made.name.lower()}() runs from 0 to 100"
+        # The call itself, or a map column made by it; else what holds its values (r,
+        # a first stage's mean(rsi)).
+        direct = isinstance(made, ast.Call) and made.name.lower() == scale
+        holds = "" if direct else f"{shown.to_text()} holds {scale}() values, which "
+        what = f"{holds}{scale}() runs from 0 to 100" if direct else f"{holds}run from 0 to 100"
         right = value * 100
         meant = "on that scale it"
     else:

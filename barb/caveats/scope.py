@@ -16,6 +16,7 @@ import pandas as pd
 from barb.bar_labels import label_column, row_label
 from barb.caveats.events import event_caveats
 from barb.caveats.join_ends import join_end_caveat
+from barb.caveats.join_hours import join_hours_caveat
 from barb.frames import masked_values, period_start
 from barb.lineage import through_map
 from barb.period_rows import CutBar, Scope, Unmatched, calendar_days, still_open
@@ -52,6 +53,8 @@ def scope_caveats(
         if unmatched.count:
             warnings.append(_unmatched_text(plan, unmatched))
     warnings += join_end_caveat(plan, scope)
+    if kept_dates is not None:
+        warnings += join_hours_caveat(plan, kept_dates)
     if plan.period.bars is not None and np.count_nonzero(scope.in_period) < plan.period.bars:
         warnings.append(
             f"Only {np.count_nonzero(scope.in_period)} bars exist, fewer than the "

@@ -18,12 +18,17 @@ by such a clock is ``zone_clock_groups``'s. Nothing is said where the session li
 day on that clock on every date (RTH on UTC's: 14:30-22:00), of a window written across the
 zone's midnight (``hour('MSK') >= 23 or hour('MSK') < 1``), nor of that form itself.
 
-The exchange's own clock averaged, taken min/max of or compared with a time of day is the
-reference's TIME OF DAY AS A NUMBER (``hour() >= 18`` is ETH's evening, written on purpose);
-ranked by rank()/place() or two of its times compared, it is said, with the form counted from
-the open: "ETH's last 30 minutes of each day" as ``place(t, 'day') <= 30`` over ``t = hour()
-* 60 + minute()`` kept 23:30-23:59 (NQ 2024: mean volume 2,577.85 for 16:30-16:59's
-3,164.15), and ``mean(hi < lo)`` of two such times read 0.5308 for the bars' 0.4808.
+A bar's own clock compared with a time of day is the reference's TIME OF DAY AS A NUMBER
+(``hour() >= 18`` is ETH's evening, written on purpose). Averaged or taken min/max of, or a
+day's value of it (arg_max(t, high)) or two of its times compared (``own_clock_caveat``),
+the query is run again with those values counted from the open and the warning gives what
+that answers, when it differs: "the average time of the day's high on ETH" as mean(hi_t)
+read 761.56 (12:41) on NQ 2024 for 551.1 (09:11), "how often is the high made before the
+cash open" as mean(hi_t < 570) 0.2077 for 0.3538, ``mean(hi < lo)`` of two such times
+0.5308 for the bars' 0.4808. Ranked by rank()/place() or sorted, it is said, with the form
+counted from the open: "ETH's last 30 minutes of each day" as ``place(t, 'day') <= 30``
+over ``t = hour() * 60 + minute()`` kept 23:30-23:59 (NQ 2024: mean volume 2,577.85 for
+16:30-16:59's 3,164.15).
 
 A session written as a window on a zone's clock is judged on the hours it traded each date:
 '23:00-01:00 MSK' is 15:00-17:00 ET on US-winter dates, crossing Moscow's midnight, and
@@ -36,21 +41,26 @@ nothing said: a window written across midnight did not tell the mean it wraps.
 
 from __future__ import annotations
 
+import copy
 import datetime as dt
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
+from typing import Any
 
 import numpy as np
 
 from barb.caveats.zones import period_dates, window_stamps
+from barb.errors import BarbError
 from barb.instruments import MINUTES_PER_DAY, format_clock, parse_clock
 from barb.planning import Plan, StagePlan
+from barb.result import Summary
 from barb.script import ast
 from barb.script.ast import literal_value
 from barb.script.library import lookup
+from barb.script.parser import parse_expression, parse_select_item
 from barb.short_days import day_edges, window_edges
-from barb.summary_text import listed_text
+from barb.summary_text import listed_text, value_text
 from barb.time_keys import CARRIES_VALUE
 from barb.time_zones import zone_minutes, zone_name, zone_shifts
 
@@ -90,6 +100,22 @@ class Use:
 
     text: str
     reading: Reading
+    # The aggregate or comparison that orders them (``mean(hi_t)``, ``hi_t < 570``), and
+    # the stage it is in (1: then).
+    node: ast.Expr | None = None
+    stage: int = 0
+
+    @property
+    def counted(self) -> bool:
+        """A statistic of the clock's values (min, max, mean, median…, an arg_min/arg_max
+        by them) or a comparison of them: what ``own_clock_caveat`` runs again."""
+        if isinstance(self.node, ast.Compare):
+            return True
+        if not isinstance(self.node, ast.Call):
+            return False
+        spec = lookup(self.node.name)
+        name = spec.name if spec is not None else self.node.name.lower()
+        return name in _ORDERING | _PICKS
 
 
 @dataclass(frozen=True)
@@ -124,7 +150,8 @@ def zone_midnight_caveat(plan: Plan, covered: tuple[dt.date | None, dt.date | No
         return []
     dates = period_dates(plan, covered)
     warnings = []
-    own = [use for use in uses if use.reading.own]
+    # The exchange's own clock's statistics are own_clock_caveat's, once the answer is known.
+    own = [use for use in uses if use.reading.own and not use.counted]
     if own:
         text = _own_warning(plan, own, _clock_hours(plan, dates, home, home))
         if text:
@@ -153,12 +180,12 @@ def _ordered_uses(plan: Plan, home: str) -> list[Use]:
     the order written: each stage's map, where, group keys, select, then its sort."""
     reader = _Reader(home, own=True)
     uses: list[Use] = []
-    for stage, inner, out in _stage_scopes(plan):
+    for at, (stage, inner, out) in enumerate(_stage_scopes(plan)):
         exprs = [e for _, e in stage.map_exprs + stage.hoisted + stage.group_keys]
         exprs += [e for e in (stage.where,) if e is not None]
         exprs += [item.expr for item in stage.select]
         for expr in exprs:
-            uses += reader.uses(expr, inner)
+            uses += [replace(use, stage=at) for use in reader.uses(expr, inner)]
         for key in stage.sort:
             reading = reader.reading(ast.Column(key.column), out)
             if reading is not None:
@@ -326,14 +353,12 @@ class _Reader:
             ordered = expr.args[:1] if name in _ORDERING | _RANKS else expr.args[1:2]
             if name in _ORDERING | _PICKS | _RANKS and ordered:
                 held = self.reading(ordered[0], scope)
-                # The exchange's clock averaged or taken min/max of is the reference's
-                # TIME OF DAY AS A NUMBER; ranked, it is said (place(t, 'day') <= 30).
-                if held is not None and (not held.own or name in _RANKS):
-                    yield Use(expr.to_text(), held)
+                if held is not None:
+                    yield Use(expr.to_text(), held, expr)
         elif isinstance(expr, ast.Compare) and expr.op in _ORDER_OPS:
             held = self._compared(expr, scope)
             if held is not None:
-                yield Use(expr.to_text(), held)
+                yield Use(expr.to_text(), held, expr)
         elif isinstance(expr, ast.Logical):
             window = self._window(expr, scope)
             for operand in _operands(expr, expr.op):
@@ -351,8 +376,10 @@ class _Reader:
         if left is not None and right is not None:
             return left
         held, other = (left, compare.right) if left is not None else (right, compare.left)
-        if held is None or held.own:
-            return None  # the exchange's hour() >= 18 is a window written on purpose
+        if held is None or (held.own and not held.aggregated):
+            # The exchange's hour() >= 18 is a window written on purpose; a day's time of
+            # its high (arg_max(t, high)) before 570 is an order ("before the cash open").
+            return None
         at = _minutes(held, other)
         return held if at is not None and 0 < at < MINUTES_PER_DAY else None
 
@@ -601,3 +628,224 @@ def _own_form(held: Reading, opened: int) -> str:
         return f"if(hour() >= {hour}, hour() - 24, hour()) in place of hour()"
     counted = "hour() * 60 + minute()"
     return f"if(hour() >= {hour}, {counted} - 1440, {counted}) in place of {counted}"
+
+
+# --- the exchange's own clock's statistics, once the answer is known ---------------------------
+
+
+def own_clock_caveat(
+    plan: Plan,
+    covered: tuple[dt.date | None, dt.date | None],
+    answer: Summary,
+    again: Callable[[dict[str, Any]], Summary | None],
+) -> list[str]:
+    """The warning for a mean, median, min, max (or an arg_min/arg_max by) of the
+    exchange's own clock as a number over a session that crosses its midnight: "the average
+    time of the day's high on ETH" as mean(hi_t) of each date's arg_max(hour() * 60 +
+    minute(), high) averages a 23:30 high and a 00:30 one to 12:00 (NQ 2024: 761.56, 12:41),
+    and the reference's note was all that said it. The query is run again (``again``) with
+    each such statistic's values counted from the open, ``if(hi_t >= 1080, hi_t - 1440,
+    hi_t)``; said, with the number that gives, only when the answer is not the same (a
+    where that keeps the hours before midnight out, 09:30-16:00 of ETH, reads as written)."""
+    if not plan.timeframe.intraday:
+        return []
+    home = plan.dataset.instrument.timezone
+    uses = [u for u in _ordered_uses(plan, home) if u.reading.own and u.counted]
+    if not uses:
+        return []
+    hours = _clock_hours(plan, period_dates(plan, covered), home, home)
+    wraps = hours.wraps
+    if not wraps.any():
+        return []
+    opened = Counter(hours.opens[wraps].tolist()).most_common(1)[0][0]
+    ended = Counter(hours.ends[wraps].tolist()).most_common(1)[0][0]
+    query = plan.query.to_json()
+    counted = _from_open(query, uses, opened)
+    if counted is None:
+        return []
+    other = again(counted)
+    if other is None or other.model_dump_json() == answer.model_dump_json():
+        return []
+    use = uses[0]
+    held = use.reading
+    zone = plan.dataset.instrument.session(plan.session).zone is not None
+    session = f"the window {plan.session}" if zone else plan.session
+    clock_ = held.call.to_text()
+    subject = clock_ if held.name is None else f"{clock_}, and {held.name} with it,"
+    spec = lookup(use.node.name) if isinstance(use.node, ast.Call) else None
+    averaged = spec is not None and spec.name in ("mean", "median")
+    blend = " (a 23:30 and a 00:30 average to 12:00)" if averaged else ""
+    text = (
+        f"{subject} falls back to 0 at midnight inside {session} "
+        f"({format_clock(opened)}-{format_clock(ended)}, from the evening before): "
+        f"{use.text} takes 00:00-{format_clock(ended - 1)} for earlier than "
+        f"{format_clock(opened)}-23:59, though it comes after it{blend}. Counted from the "
+        f"{format_clock(opened)} open (TIME OF DAY AS A NUMBER: {_own_form(held, opened)})"
+    )
+    return [text + _answer_change(answer, other, uses, plan) + "."]
+
+
+def _from_open(query: dict[str, Any], uses: list[Use], opened: int) -> dict[str, Any] | None:
+    """``query`` with the clock values each of ``uses`` orders counted from the ``opened``
+    minute, negative before midnight: ``mean(hi_t)`` → ``mean(if(hi_t >= 1080, hi_t - 1440,
+    hi_t))``, ``hi_t < 570`` → ``if(hi_t >= 1080, hi_t - 1440, hi_t) < 570`` (a time of day
+    in the evening counted so too); None when one of them cannot be written so (a scale lost
+    to arithmetic) or is not found among the map, where and select the query wrote."""
+    changed: dict[str, ast.Expr] = {}
+    for use in uses:
+        scale = use.reading.scale
+        if use.node is None or scale not in (1, 60):
+            return None
+        cut, day = (opened, MINUTES_PER_DAY) if scale == 1 else (opened // 60, 24)
+        counted = _counted_node(use.node, cut, day)
+        if counted is None:
+            return None
+        changed[use.node.to_text()] = counted
+    counted_query = copy.deepcopy(query)
+    then = counted_query.get("then")
+    found: set[str] = set()
+    for stage in [counted_query] + ([then] if isinstance(then, dict) else []):
+        items = stage.get("select")
+        if items is not None:
+            written = [items] if isinstance(items, str) else list(items)
+            stage["select"] = [_counted_text(item, changed, found, True) for item in written]
+        if stage.get("where") is not None:
+            stage["where"] = _counted_text(stage["where"], changed, found, False)
+        if isinstance(stage.get("map"), dict):
+            stage["map"] = {
+                name: _counted_text(text, changed, found, False)
+                for name, text in stage["map"].items()
+            }
+    return counted_query if found == set(changed) else None
+
+
+def _counted_node(node: ast.Expr, cut: int, day: int) -> ast.Expr | None:
+    """``node`` with the clock it orders counted from the open (``cut``, in the clock's
+    unit, ``day`` of them in a day): an aggregate's ordered argument, or each side of a
+    comparison (a number written there as the same time of day counted so)."""
+
+    def from_open(value: ast.Expr) -> ast.Expr:
+        number = _number(value)
+        if number is not None:
+            return ast.Number(number - day if number >= cut else number)
+        return ast.Call(
+            "if",
+            (
+                ast.Compare(">=", value, ast.Number(cut)),
+                ast.Binary("-", value, ast.Number(day)),
+                value,
+            ),
+        )
+
+    if isinstance(node, ast.Compare):
+        return ast.Compare(node.op, from_open(node.left), from_open(node.right))
+    if not isinstance(node, ast.Call):
+        return None
+    spec = lookup(node.name)
+    name = spec.name if spec is not None else node.name.lower()
+    at = 1 if name in _PICKS else 0
+    if len(node.args) <= at:
+        return None
+    args = (*node.args[:at], from_open(node.args[at]), *node.args[at + 1 :])
+    return ast.Call(node.name, args)
+
+
+def _counted_text(text: Any, changed: dict[str, ast.Expr], found: set[str], item: bool) -> Any:
+    """A select ``item`` (its name kept), a where or a map entry with the nodes ``changed``
+    names (by their text) replaced."""
+    if not isinstance(text, str):
+        return text
+    try:
+        expr, alias = parse_select_item(text) if item else (parse_expression(text), None)
+    except BarbError:
+        return text
+
+    def swap(node: ast.Node) -> ast.Node:
+        written = node.to_text() if isinstance(node, ast.Call | ast.Compare) else None
+        if written is not None and written in changed:
+            found.add(written)
+            return changed[written]
+        return ast.with_children(node, swap)
+
+    new = swap(expr)
+    if new == expr:
+        return text
+    return f"{new.to_text()} as {alias or ast.default_name(expr)}" if item else new.to_text()
+
+
+def _answer_change(answer: Summary, other: Summary, uses: list[Use], plan: Plan) -> str:
+    """ ", mean_hi_t is -31.52 (23:28), not 761.56 (12:41)" for one number, as a clock
+    when the answer is the clock's own statistic; else ", the answer is not the same"."""
+    pairs: list[tuple[str, Any, Any]] = []
+    if _is_number(answer.value) and _is_number(other.value):
+        pairs = [("the answer", answer.value, other.value)]
+    elif answer.values and other.values:
+        pairs = [
+            (name, value, other.values.get(name))
+            for name, value in answer.values.items()
+            if _is_number(value)
+            and _is_number(other.values.get(name))
+            and value != other.values[name]
+        ]
+    last = 1 if plan.then is not None else 0
+    clock_ = {
+        spec.name
+        for use in uses
+        if use.stage == last and isinstance(use.node, ast.Call)
+        for spec in (lookup(use.node.name),)
+        if spec is not None and spec.name in _ORDERING - {"std"}
+    }
+    scale = uses[0].reading.scale or 1
+    if not pairs:
+        ends = _group_ends(answer, other, scale if clock_ else None)
+        return f", {ends}" if ends else ", the answer is not the same"
+    texts = []
+    for name, old, new in pairs:
+        if clock_:
+            texts.append(
+                f"{name} is {_quoted(new)} ({_clock_of(new, scale)}), not {_quoted(old)} "
+                f"({_clock_of(old, scale)})"
+            )
+        else:
+            texts.append(f"{name} is {_quoted(new)}, not {_quoted(old)}")
+    return ", " + listed_text(texts)
+
+
+def _group_ends(answer: Summary, other: Summary, scale: int | None) -> str:
+    """Of groups, the lowest and highest counted from the open against the answer's:
+    "avg_t runs from 'Mon' 471.92 (07:52) to 'Wed' 560 (09:20), not from 'Thu' 688.85
+    (11:29) to 'Tue' 781.13 (13:01)"; '' when either is no grouped answer."""
+    ends = []
+    for summary in (other, answer):
+        low, high = summary.min or {}, summary.max or {}
+        values = [k for k in low if k not in (summary.by or []) and _is_number(low[k])]
+        if not values or not _is_number(high.get(values[0])):
+            return ""
+        column = values[0]
+        label = ", ".join(f"'{low[k]}'" for k in summary.by or [] if k in low)
+        top = ", ".join(f"'{high[k]}'" for k in summary.by or [] if k in high)
+        ends.append((column, (label, low[column]), (top, high[column])))
+    (column, low, high), (_, was_low, was_high) = ends
+
+    def said(group: tuple[str, Any]) -> str:
+        clock_ = f" ({_clock_of(group[1], scale)})" if scale else ""
+        return f"{group[0]} {_quoted(group[1])}{clock_}"
+
+    return (
+        f"{column} runs from {said(low)} to {said(high)}, not from {said(was_low)} to "
+        f"{said(was_high)}"
+    )
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) and value == value
+
+
+def _quoted(value: float) -> str:
+    """A number as the summary prints it: 761.56 of 761.5615, 0.3538 of 0.353846."""
+    return value_text(value)
+
+
+def _clock_of(value: float, scale: int) -> str:
+    """A clock value as a time of day: -31.52 minutes is 23:28, -0.5 hours 23:30."""
+    return format_clock(round(value * scale) % MINUTES_PER_DAY)

@@ -383,7 +383,7 @@ def read_groups(result: Result, words: Words = ENGLISH) -> Groups | None:
             thinned=thinned,
             even=even,
             untested=untested,
-            rows=_tied_rows(by, result),
+            rows=tied_rows(by, result),
         )
     few = not by_value and len(table) <= MAX_GROUP_BARS
     layout = side_by_side(table, by, keys) if few else None
@@ -414,7 +414,7 @@ def read_groups(result: Result, words: Words = ENGLISH) -> Groups | None:
         near=near,
         even=even,
         untested=untested,
-        rows=_tied_rows(by, result),
+        rows=tied_rows(by, result),
     )
 
 
@@ -423,7 +423,7 @@ _KEY_ROWS = {"year": "yearly", "quarter": "quarterly", "month": "monthly", "week
              "date": "daily"}  # fmt: skip
 
 
-def _tied_rows(by: list[str], result: Result) -> str | None:
+def tied_rows(by: list[str], result: Result) -> str | None:
     """What one key's groups are, when a calendar call makes them (years, days); None for
     any other key (hours, weekdays: groups)."""
     if len(by) != 1:

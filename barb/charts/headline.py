@@ -45,6 +45,7 @@ from barb.charts.grouped import (
     ranked_column,
     read_groups,
     tie_key_texts,
+    tied_rows,
     value_texts,
     with_parts,
 )
@@ -68,9 +69,9 @@ from barb.charts.tick_values import column_decimals, unit_text
 from barb.charts.time_of_day import part_text, time_kind
 from barb.charts.value_text import date_text, format_value, number_text, with_unit
 from barb.charts.words import Words, words_for
-from barb.column_units import PERIOD_KEYS, PRICE, price_ratio
+from barb.column_units import COUNTED_ROWS, PERIOD_KEYS, PRICE, price_ratio
 from barb.i18n import N_
-from barb.lineage import called_key_names
+from barb.lineage import called_key_names, group_key_names
 from barb.result import Result
 
 MAX_ANSWERS = 3
@@ -819,9 +820,7 @@ def _row_extremes(result: Result, table: pd.DataFrame, drawn: list[str], words: 
             return words("tied", value=full[at[0]], labels=labels)
         return _tied_many(full[at[0]], len(at), words, rows=bars)
 
-    # The rows are bars, counted by their timeframe's name, when they carry its labels (a
-    # second stage's rows are the first's groups).
-    bars = timeframe(result) if bar_labels(table, result) is not None else None
+    bars = _listed_rows(result, table)
     name = column_name(column, result, words)
     below = below_zero(values)
     forms = [
@@ -841,6 +840,19 @@ def _row_extremes(result: Result, table: pd.DataFrame, drawn: list[str], words: 
         )
     ]
     return list(dict.fromkeys(forms))
+
+
+def _listed_rows(result: Result, table: pd.DataFrame) -> str:
+    """What a listing's rows are, for a tie too many to name: its bars, by their timeframe's
+    name ("50 days tied"; "bars" of minutes and hours), or a then stage's rows, the first
+    stage's groups (days of ``group_by: date()``). A listing of daily bars that selected
+    date() carries no bar label and read "(50 groups tied)" where nothing was a group."""
+    then = result.query.get("then")
+    keys = group_key_names(result.query)
+    if isinstance(then, dict) and then and keys and bar_labels(table, result) is None:
+        return tied_rows(keys, result) or "groups"
+    frame = timeframe(result)
+    return frame if frame in COUNTED_ROWS else "bars"
 
 
 def _span_text(result: Result, table: pd.DataFrame, time_col: str, words: Words) -> str:

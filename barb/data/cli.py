@@ -103,6 +103,14 @@ def sample(symbols: tuple[str, ...], force: bool) -> None:
 @click.option("--replace", "mode", flag_value="replace", help="Replace the existing data.")
 @click.option("--append", "mode", flag_value="append", help="Add the file's new dates.")
 @click.option(
+    "--fill-volumes",
+    "mode",
+    flag_value="volumes",
+    help="Take the file's volumes for the stored dates that have none (data that mixes "
+    "dates with and without volumes); the file's bars of those dates must be the stored "
+    "ones. Nothing else changes.",
+)
+@click.option(
     "--format",
     "fmt",
     type=click.Choice(FORMATS),
@@ -116,8 +124,9 @@ def sample(symbols: tuple[str, ...], force: bool) -> None:
 @click.option(
     "--any-level",
     is_flag=True,
-    help="Import prices far from the instrument's known level (a new contract, a split); "
-    "without it such a file is refused as another instrument's or another unit's.",
+    help="Import prices far from the instrument's known level (a new contract, a split), "
+    "or every one a multiple of 100 ticks; without it such a file is refused as another "
+    "instrument's or another unit's (cents).",
 )
 @click.option("--check", is_flag=True, help="Only show the validation report; write nothing.")
 def import_(
@@ -150,13 +159,22 @@ def import_(
             progress=True,
             any_level=any_level,
         )
-        click.echo(checked.report.text())
+    except (BarbError, OSError) as exc:
+        _fail(exc)
+    except MemoryError:  # pyarrow's ArrowMemoryError is one too
+        _fail(_out_of_memory(file))
+    # The report is printed once the checks against the stored data are done too: printed
+    # first, it ended "No problems that stop the import." above their refusal.
+    report = checked.report
+    try:
         if check:
-            if not checked.report.ok:
+            if not report.ok:
+                click.echo(report.text())
                 raise SystemExit(1)
             # The same checks against the stored data as the write, so --check refuses
             # what the import would.
             plan = plan_write(checked, settings, mode or "new")
+            click.echo(report.text())
             click.echo(
                 f"--check: the import would write {plan.added:,} bars"
                 f"{' (nothing new)' if plan.added == 0 else ''}; nothing was written."
@@ -174,28 +192,35 @@ def import_(
             dropped = _dropped(target, "is") if target.exists() else ""
         result = write_checked(checked, settings, mode or "new")
     except (BarbError, OSError) as exc:
+        click.echo(report.text())
         _fail(exc)
-    except MemoryError:  # pyarrow's ArrowMemoryError is one too
-        # The whole file is read before anything is written (about 5 times its size in
-        # memory), so the stored data is as it was.
-        _fail(
-            DataError(
-                f"not enough memory to read it ({_size(file)}); nothing was written. Import it "
-                "in parts: the first with --replace, the others with --append.",
-                path=str(file),
-            )
-        )
+    except MemoryError:
+        click.echo(report.text())
+        _fail(_out_of_memory(file))
+    click.echo(report.text())
     meta = result.meta
     if result.cleaned:
         click.echo(result.cleaned)
+    if result.added == 0 and mode == "replace":
+        click.echo(
+            f"{meta.instrument}: the stored data already holds exactly the file's bars; "
+            f"{result.path} is unchanged, and so is the file kept from before."
+        )
+        return
     if result.added == 0:
         click.echo(f"{meta.instrument}: nothing new to add; {result.path} is unchanged.")
         return
-    click.echo(
-        f"{meta.instrument}: wrote {result.added:,} bars; the data now holds {meta.rows:,} "
-        f"bars, {meta.first_date} to {meta.last_date}, in {result.path} "
-        f"({time.perf_counter() - started:.1f} s, {_size(result.path)})"
-    )
+    if mode == "volumes":
+        click.echo(
+            f"{meta.instrument}: filled in the volumes of {result.added:,} bars in "
+            f"{result.path} ({time.perf_counter() - started:.1f} s)"
+        )
+    else:
+        click.echo(
+            f"{meta.instrument}: wrote {result.added:,} bars; the data now holds {meta.rows:,} "
+            f"bars, {meta.first_date} to {meta.last_date}, in {result.path} "
+            f"({time.perf_counter() - started:.1f} s, {_size(result.path)})"
+        )
     # From the write itself, not from a kept file being there: a write over a damaged file
     # keeps nothing, and the kept file then is an older one, not the file just replaced.
     if result.kept:
@@ -205,6 +230,16 @@ def import_(
         )
     if result.note:
         click.echo(result.note)
+
+
+def _out_of_memory(file: Path) -> DataError:
+    # The whole file is read before anything is written (about 5 times its size in
+    # memory), so the stored data is as it was.
+    return DataError(
+        f"not enough memory to read it ({_size(file)}); nothing was written. Import it "
+        "in parts: the first with --replace, the others with --append.",
+        path=str(file),
+    )
 
 
 def _dropped(target: Path, verb: str) -> str:

@@ -155,6 +155,27 @@ class _Walls:
         return self.instants + (shifted - self.hours)[self.inverse]
 
 
+def clear_margin(raw: RawBars) -> int:
+    """How many fewer bars in the closed hours one reading must leave than another to be
+    taken for it: a few stray bars (an exchange's test prints, a vendor's settlement bar)
+    must not flip the reading of a whole file."""
+    return max(2, len(np.unique(raw.instants // DAY_NS)) // 4)
+
+
+def closed_bars(
+    raw: RawBars, instrument: Instrument, interval_minutes: int, zone: str, stamp: Stamp | None
+) -> int:
+    """How many of the file's bars fall in the exchange's closed hours with its naive times
+    read in ``zone`` (the fewer of the two stamps when ``stamp`` is not given)."""
+    step = interval_minutes * MINUTE_NS
+    wall = _Walls(raw, instrument.timezone).wall(zone)
+    stamps: tuple[Stamp, ...] = (stamp,) if stamp else ("open", "close")
+    return min(
+        int(in_closed_hours(wall - (step if s == "close" else 0), instrument, step=step).sum())
+        for s in stamps
+    )
+
+
 def read_clock(
     raw: RawBars,
     instrument: Instrument,
@@ -189,9 +210,7 @@ def read_clock(
             opens = wall - step if stamp == "close" else wall
             scores[zone, stamp] = int(in_closed_hours(opens, instrument, step=step).sum())
     days = len(np.unique(raw.instants // DAY_NS))
-    # Evidence must be clear: a few stray bars (an exchange's test prints, a vendor's
-    # settlement bar) must not flip the reading of a whole file.
-    margin = max(2, days // 4)
+    margin = clear_margin(raw)
     order = {key: i for i, key in enumerate(scores)}
 
     def best(keys: list[tuple[str, Stamp]]) -> tuple[str, Stamp]:
@@ -222,7 +241,10 @@ def read_clock(
     # misread dates or stray bars, refused one by one by the importer instead.
     in_break = int(in_closed_hours(chosen, instrument, weekend=False, step=step).sum())
     if not declared_zone and not raw.utc and in_break > _stray_limit(days, margin, step):
-        raise BadFile(_no_reading(raw, instrument, step))
+        raise BadFile(
+            _fixed_offset_reading(walls, instrument, step, days, margin)
+            or _no_reading(raw, instrument, step)
+        )
     # Day-session files never touch the closed hours: their days' first and last bars
     # against the instrument's session bounds tell the zone and the stamp instead.
     zone_unsure = not evidence and not declared_zone and not raw.utc
@@ -405,6 +427,36 @@ def _stray_limit(days: int, margin: int, step: int) -> int:
     break's worth of bars in the break every day; about five minutes a day is stray.
     """
     return max(margin, days * 5 * MINUTE_NS // step)
+
+
+def _fixed_offset_reading(
+    walls: _Walls, instrument: Instrument, step: int, days: int, margin: int
+) -> Message | None:
+    """The refusal naming the one whole-hour offset from UTC kept all year (``Etc/GMT+5``)
+    under which the file's bars leave the exchange's daily break empty, or None. A file on
+    UTC-5 all year spanning a clock change fits no zone with summer time, and was sent to
+    "an IANA name such as Asia/Dubai". Only across a clock change of the instrument's zone:
+    between two, a zone with summer time of that offset fits as well (Asia/Dubai is no
+    Etc/GMT-4 to the person who lives by it)."""
+    noon = pd.DatetimeIndex(np.unique(walls.instants // DAY_NS * DAY_NS + 12 * HOUR_NS))
+    offsets = noon.tz_localize(instrument.timezone, ambiguous=True, nonexistent="shift_forward")
+    if len({offset.utcoffset() for offset in offsets}) < 2:
+        return None
+    fits = []
+    for hours in range(-12, 15):
+        zone = f"Etc/GMT{-hours:+d}" if hours else "UTC"
+        wall = walls.wall(zone)
+        if in_closed_hours(wall, instrument, weekend=False, step=step).sum() <= _stray_limit(
+            days, margin, step
+        ):
+            fits.append((hours, zone))
+    if len(fits) != 1 or fits[0][1] == "UTC":
+        return None
+    hours, zone = fits[0]
+    return (
+        N_("import.refuse.no_zone_fixed"),
+        {"offset": f"UTC{hours:+d}".replace("-", "−"), "zone": zone},
+    )
 
 
 def _no_reading(raw: RawBars, instrument: Instrument, step: int) -> Message:

@@ -39,6 +39,7 @@ from barb.data.layouts import (
     detect_header_layout,
     detect_headerless,
     match_header,
+    named_abbreviation,
     named_zone,
 )
 from barb.data.words import Message, Note, Refusal
@@ -104,6 +105,10 @@ class RawBars:
     # The zone the header names beside the times ("Time (UTC)", "Gmt time"): read as the
     # zone --timezone declares.
     header_zone: str | None = None
+    # The abbreviation the header names it by ("EST" in "Time (EST)"), when it has a fixed
+    # offset of its own (``layouts.HEADER_FIXED``): the refusal of times on that offset
+    # names it.
+    header_abbreviation: str | None = None
     # The file's data row of each bar once the bars are no longer in the file's order
     # (sorted by time, repeats dropped); None while they are.
     rows: np.ndarray | None = None
@@ -136,6 +141,7 @@ class CsvShape:
     line: int  # physical line of the header (1-based); 0 without a header
     names: list[str]  # the header's names (generated for headerless files)
     zone: str | None = None  # the zone the header names beside the times ("Time (UTC)")
+    abbreviation: str | None = None  # how it names it, when by "EST" and the like
 
 
 def _first_lines(path: Path, count: int = 2) -> list[tuple[int, str]]:
@@ -222,6 +228,7 @@ def read_csv_shape(
         number,
         names,
         zone,
+        named_abbreviation(names, indexes),
     )
 
 
@@ -260,10 +267,15 @@ def _decimal_comma(lines: list[str], delimiter: str, indexes: dict[str, int]) ->
 
 
 def read_csv(
-    path: Path, shape: CsvShape, progress: bool = False, date_order: DateOrder | None = None
+    path: Path,
+    shape: CsvShape,
+    progress: bool = False,
+    date_order: DateOrder | None = None,
+    end: int | None = None,
 ) -> RawBars:
     """Read a CSV file of ``shape``: Arrow's reader first, a line-by-line scan on failure
-    (``date_order``: as ``--date-order`` declares it, else read from the dates)."""
+    (``date_order``: as ``--date-order`` declares it, else read from the dates). ``end``:
+    read only the file's first ``end`` bytes (all before a vendor's footer)."""
     wanted = dict(shape.indexes)
     if shape.layout.name == "databento":
         lower = [n.lower() for n in shape.names]
@@ -290,7 +302,11 @@ def read_csv(
         # thread calling back into Python, still pending after a parse error, aborted the
         # CLI at exit ("terminate called without an active exception", exit 134).
         with (
-            pa.OSFile(str(path)) as source,
+            (
+                pa.OSFile(str(path))
+                if end is None
+                else pa.BufferReader(pa.memory_map(str(path)).read_buffer(end))
+            ) as source,
             tqdm(
                 total=size,
                 unit="B",
@@ -314,8 +330,18 @@ def read_csv(
         if shape.delimiter != "," and not shape.decimal_comma:
             # A ';' file whose first thousand bars were whole numbers may still write 4500,25.
             wider = dataclasses.replace(shape, decimal_comma=True)
-            return read_csv(path, wider, progress, date_order)
+            return read_csv(path, wider, progress, date_order, end)
         found = find_bad_line(path, shape, wanted)
+        said = found[1] if found is not None else None
+        footer = isinstance(said, tuple) and said[0] == "import.refuse.footer"
+        if found is not None and footer and end is None:
+            # Barchart's "Downloaded from Barchart.com as of …" under the bars: read without
+            # it, and said (the admin of the bot could not delete it from a phone).
+            assert isinstance(said, tuple)
+            raw = read_csv(path, shape, progress, date_order, _line_offset(path, found[0]))
+            values = {"line": found[0], "line_text": said[1]["line"]}
+            raw.notes.append((N_("import.note.footer"), values))
+            return raw
         if found is not None:
             raise BadFile(found[1], line=found[0]) from exc
         raise BadFile((N_("import.refuse.not_csv"), {"error": exc})) from exc
@@ -342,7 +368,7 @@ def read_csv(
                     raise BadFile(*(found[::-1] if found else (f"{name}: {exc}",))) from exc
                 table = table.set_column(index, name, numbers)
     raw = from_table(table, shape.layout, date_order)
-    raw.header_zone = shape.zone
+    raw.header_zone, raw.header_abbreviation = shape.zone, shape.abbreviation
     if empty:
         raw.notes.append((N_("import.note.empty_rows"), {"count": empty}))
     return raw
@@ -366,6 +392,22 @@ def _without_empty_tail(table: pa.Table) -> tuple[pa.Table, int]:
 
 def _unique_name(names: list[str], i: int) -> str:
     return f"{i}:{names[i]}"
+
+
+def _unended(path: Path) -> bool:
+    """Whether the file ends inside a line (no line end after its last): where a download
+    or a copy that stopped leaves it."""
+    with path.open("rb") as fh:
+        fh.seek(max(0, path.stat().st_size - 1))
+        return fh.read(1) not in (b"\n", b"\r")
+
+
+def _line_offset(path: Path, line: int) -> int:
+    """The byte offset at which physical line ``line`` (1-based) starts."""
+    with path.open("rb") as fh:
+        for _ in range(line - 1):
+            fh.readline()
+        return fh.tell()
 
 
 def data_lines(path: Path, shape: CsvShape) -> Iterator[tuple[int, str]]:
@@ -416,8 +458,14 @@ def find_bad_line(
             # The last line or two of a download ("Downloaded from Barchart.com as of …").
             # A cut bar starts with its time; a footer with words.
             words = bool(cells) and not cells[0].strip()[:1].isdigit()
-            if words and len(cells) < shape.width and sum(1 for _ in lines) < FOOTER_LINES:
+            after = sum(1 for _ in lines)
+            if words and len(cells) < shape.width and after < FOOTER_LINES:
                 return number, (N_("import.refuse.footer"), {"line": repr(text.strip()[:60])})
+            if not words and len(cells) < shape.width and after == 0 and _unended(path):
+                # A bar cut by a download that stopped (no line end after it): "expected 6
+                # fields, found 2" did not say what happened to the file.
+                counts = {"expected": shape.width, "found": len(cells)}
+                return number, (N_("import.refuse.cut_line"), counts)
             return number, (
                 N_("import.refuse.fields"),
                 {"expected": shape.width, "found": len(cells)},
@@ -510,7 +558,7 @@ def read_parquet(
             index = table.column_names.index(name)
             table = table.set_column(index, name, pc.cast(column, pa.float64()))
     raw = from_table(table, layout, date_order)
-    raw.header_zone = zone
+    raw.header_zone, raw.header_abbreviation = zone, named_abbreviation(names, found)
     return raw
 
 

@@ -31,6 +31,8 @@ from barb.data.clock import (
     DAY_NS,
     HOUR_NS,
     ClockReading,
+    clear_margin,
+    closed_bars,
     closed_reason,
     in_closed_hours,
     opening_in_break,
@@ -42,6 +44,7 @@ from barb.data.formats import BadFile, BadRow, CsvShape, RawBars, abbreviation_r
 from barb.data.layouts import (
     DATE_ORDERS,
     FORMATS,
+    HEADER_FIXED,
     LAYOUTS,
     TITLE_WORDS,
     DateOrder,
@@ -88,7 +91,8 @@ from barb.settings import EngineSettings
 from barb.timeframes import INTRADAY, TIMEFRAMES, case_ambiguity, resolve_timeframe
 
 MINUTE_NS = 60 * 1_000_000_000
-Mode = Literal["new", "replace", "append"]
+# "volumes": the file's volumes for the stored dates that have none (``_volumes_filled``).
+Mode = Literal["new", "replace", "append", "volumes"]
 # Where appended bars meet the stored ones, a move beyond this factor (20%) is refused:
 # futures rarely gap that much between sessions, and a unit mix-up (×100) is far beyond it.
 SEAM_JUMP = 1.2
@@ -209,7 +213,7 @@ def _check_zone(name: str, words: ImportWords = ENGLISH) -> None:
     except (zoneinfo.ZoneInfoNotFoundError, ValueError, OSError):
         raise Refused(words, (N_("import.refuse.unknown_zone"), {"zone": repr(name)})) from None
     if name in FIXED_LINKS:
-        values = {"zone": name, "region": FIXED_LINKS[name]}
+        values = {"zone": name, "region": FIXED_LINKS[name], "fixed": FIXED_NAMES[name]}
         raise Refused(words, (N_("import.refuse.fixed_zone"), values))
 
 
@@ -217,6 +221,9 @@ def _check_zone(name: str, words: ImportWords = ENGLISH) -> None:
 #: UTC-5 even in July, when New York is at UTC-4, and --timezone EST stored summer bars an
 #: hour late. Refused for the region's zone. HST stays: Hawaii keeps no summer time.
 FIXED_LINKS = {"EST": "America/New_York", "MST": "America/Denver"}
+#: The same offsets by names that say what they are, for times truly kept on them all year
+#: (the refusal advised only the region's zone, which reads their summer bars an hour off).
+FIXED_NAMES = {"EST": "Etc/GMT+5", "MST": "Etc/GMT+7"}
 
 
 def _finder_litter(member: zipfile.ZipInfo) -> bool:
@@ -413,6 +420,7 @@ def check_file(
         unpacked(path, words, where, unpacked_limit) as packed,
         utf8_text(packed, words, where) as (inner, utf16),
     ):
+        _check_memory(inner, words, where)
         shape: CsvShape | None = None
         try:
             if fmt == "parquet" or (fmt is None and formats.is_parquet(inner)):
@@ -422,7 +430,9 @@ def check_file(
                 raw = formats.read_csv(inner, shape, progress, date_order)
                 if utf16:
                     raw.notes.append((N_("import.note.utf16"), {}))
-            checked = _check_raw(raw, instrument, where, timezone, declared_interval, stamp, words)
+            checked = _check_raw(
+                raw, instrument, where, timezone, declared_interval, stamp, words, any_level
+            )
             checked.report.file = name or path.name
             checked.report.file_kind = "CSV" if shape else "Parquet"
             checked.any_level = any_level
@@ -439,6 +449,46 @@ def check_file(
             _check_cut(checked.report, inner, shape)
             _name_lines(checked.report, inner, shape)
     return checked
+
+
+# Memory an import takes per byte of the (unpacked) text it reads: the bars as Arrow read
+# them, as arrays, sorted and as the stored frame are all in memory at once before the
+# write. Measured: 4.2 (24 MB of CSV -> 273 MB resident, 96 MB -> 577 MB); Parquet is
+# smaller on disk than its bars, so its factor is larger.
+READ_FACTOR = {"text": 5, "parquet": 25}
+
+
+def available_memory() -> int | None:
+    """Bytes of memory the system can give without swapping (Linux's MemAvailable), or None
+    where it does not say."""
+    try:
+        with open("/proc/meminfo", encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        return None
+    return None
+
+
+def _check_memory(path: Path, words: ImportWords, where: str) -> None:
+    """``Refused`` when reading the file would need more memory than the system has free:
+    a 2 GB file was read whole (about 8.5 GB resident) until the kernel killed the import,
+    and the person read only "Killed". Nothing is read or written; the way is to import it
+    in parts."""
+    free = available_memory()
+    if free is None:
+        return
+    size = path.stat().st_size
+    need = size * READ_FACTOR["parquet" if formats.is_parquet(path) else "text"]
+    if need <= free:
+        return
+    values = {
+        "size": words.count(round(size / 1e6)),
+        "need": words.count(round(need / 1e6)),
+        "free": words.count(round(free / 1e6)),
+    }
+    raise Refused(words, (N_("import.refuse.memory"), values), path=where)
 
 
 def _check_cut(report: ImportReport, path: Path, shape: CsvShape) -> None:
@@ -485,9 +535,11 @@ def _check_raw(
     declared_interval: int | None,
     declared_stamp: Stamp | None,
     words: ImportWords,
+    any_level: bool = False,
 ) -> CheckedFile:
     _check_series(raw)
     _check_half_days(raw)
+    declared_zone = timezone
     timezone = _header_timezone(raw, timezone)
     rows = len(raw)  # the file's: the report names its last line by it
     raw, declared_stamp = _last_second_stamps(raw, declared_stamp)
@@ -506,9 +558,13 @@ def _check_raw(
         if report.count("duplicates") and not raw.utc:
             _check_clock_change_repeats(raw, timezone or instrument.timezone)
         return CheckedFile(report, None, instrument, name)
+    # Prices in another unit: refused as the level check refuses them, and imported as
+    # written with the same --any-level (it had no way past it, for prices that are right).
     cents = hundredfold_prices(raw, instrument.tick_size)
-    if cents is not None:
+    if cents is not None and not any_level:
         raise BadFile(cents)
+    if cents is not None:
+        report.notes.append(words.note((N_("import.note.cents_kept"), cents[1])))
 
     interval = declared_interval or 1
     found = detect_interval(raw.instants) or interval
@@ -527,6 +583,8 @@ def _check_raw(
             (N_("import.refuse.interval_contradicts"), {"declared": interval, "found": found})
         )
     report.interval_minutes = interval
+    if declared_zone is None:
+        _check_header_offset(raw, instrument, interval, declared_stamp)
 
     clock = _read_clock(raw, instrument, interval, timezone, declared_stamp, report)
     report.timezone, report.stamp, report.clock_note = clock.zone, clock.stamp, clock.note
@@ -622,6 +680,32 @@ def _header_timezone(raw: RawBars, timezone: str | None) -> str | None:
         return timezone
     raw.notes.append((N_("import.note.header_zone"), {"zone": named}))
     return named
+
+
+def _check_header_offset(
+    raw: RawBars, instrument: Instrument, interval: int, stamp: Stamp | None
+) -> None:
+    """``BadFile`` when the header names its times' zone by an abbreviation ("Time (EST)")
+    and they keep the abbreviation's fixed offset all year (``HEADER_FIXED``), not the
+    region's clock it is read as: read as New York time, such summer bars fall in the daily
+    break, and the refusal advised America/Chicago (UTC-5 only in summer: its winter bars
+    would be stored an hour late). It names the fixed zone, Etc/GMT+5."""
+    word = raw.header_abbreviation
+    if word is None or raw.header_zone is None or raw.utc:
+        return
+    fixed = HEADER_FIXED[word.lower()]
+    region = closed_bars(raw, instrument, interval, raw.header_zone, stamp)
+    if region - closed_bars(raw, instrument, interval, fixed, stamp) < clear_margin(raw):
+        return
+    hours = int(zoneinfo.ZoneInfo(fixed).utcoffset(None).total_seconds()) // 3600
+    values = {
+        "word": word,
+        "zone": zone_message(raw.header_zone),
+        "bars": region,
+        "offset": f"UTC{hours:+d}".replace("-", "−"),
+        "fixed": fixed,
+    }
+    raise BadFile((N_("import.refuse.header_fixed_offset"), values))
 
 
 SECOND_NS = 1_000_000_000
@@ -1002,11 +1086,25 @@ class _Write:
 
 def plan_write(checked: CheckedFile, settings: EngineSettings, mode: Mode) -> _Write:
     """Every check the write makes against the stored data (the mode, the interval, the
-    overlap), without writing: ``--check`` runs it too, so it refuses what the import would."""
+    overlap), without writing: ``--check`` runs it too, so it refuses what the import would.
+    A refusal marks the report (``refused_by_stored``): the CLI printed "No problems that
+    stop the import." and then refused the import."""
+    if checked.frame is None:
+        raise ImportRefused(checked.report, checked.name)
+    # Set by this plan alone: the bot's refused --append is followed by a --replace that
+    # stands, and its report then ends "No problems that stop the import." again.
+    checked.report.refused_by_stored = False
+    try:
+        return _plan_write(checked, settings, mode)
+    except Exception:  # a stored file that cannot be read too (OSError, pyarrow's)
+        checked.report.refused_by_stored = True
+        raise
+
+
+def _plan_write(checked: CheckedFile, settings: EngineSettings, mode: Mode) -> _Write:
     report, instrument = checked.report, checked.instrument
     words = report.words
-    if checked.frame is None:
-        raise ImportRefused(report, checked.name)
+    assert checked.frame is not None
     target = data_path(instrument.symbol, settings)
     frame, added = checked.frame, len(checked.frame)
     exists = target.exists()
@@ -1018,10 +1116,16 @@ def plan_write(checked: CheckedFile, settings: EngineSettings, mode: Mode) -> _W
     try:
         if exists and mode == "new":
             _refuse_new(checked, read_meta(target))
-        if exists and mode == "append":
+        if mode == "volumes":
+            frame, added, description, note = _volumes_filled(checked, target)
+        elif exists and mode == "append":
             frame, added, description = _appended(checked, target, description)
             note = _hole_note(frame, added, words)
         elif exists and mode == "replace":
+            if _holds_the_same(checked, target):
+                # Nothing to write: a rerun of the same --replace deleted the kept file
+                # (the data before the first run, the only way back) for a copy of itself.
+                return _Write(frame, 0, description, True)
             note = _level_note(checked, target)
         elif not exists:
             note = _known_level(checked)
@@ -1099,6 +1203,23 @@ def _hole_note(combined: pd.DataFrame, added: int, words: ImportWords) -> str:
     return words("import.hole", plural_of=days, last=last, first=first, days=words.count(days))
 
 
+def _holds_the_same(checked: CheckedFile, target: Path) -> bool:
+    """Whether the stored data is imported bars of the file's interval equal to the file's,
+    bar for bar (times, prices, volumes)."""
+    assert checked.frame is not None
+    meta = read_meta(target)
+    frame = checked.frame
+    if (
+        meta.source != "imported"
+        or meta.rows != len(frame)
+        or meta.interval_minutes != checked.report.interval_minutes
+    ):
+        return False
+    columns = ["timestamp", "open", "high", "low", "close", "volume"]
+    stored = read_columns(target, columns)
+    return all(np.array_equal(stored[c].to_numpy(), frame[c].to_numpy()) for c in columns)
+
+
 def _level_note(checked: CheckedFile, target: Path) -> str:
     """On --replace, the sentence saying the file's prices are far from the stored ones at
     the same times ('' when they agree): an ES file (5,100) or a tenfold file replaced NQ's
@@ -1113,7 +1234,7 @@ def _level_note(checked: CheckedFile, target: Path) -> str:
         stored, on="timestamp", suffixes=("", "_stored")
     )
     if shared.empty:
-        return _known_level(checked)
+        return _known_level(checked, stored)
     ratio = float((shared["close"] / shared["close_stored"]).median())
     if 1 / SEAM_JUMP <= ratio <= SEAM_JUMP:
         return ""
@@ -1130,50 +1251,83 @@ def _level_note(checked: CheckedFile, target: Path) -> str:
     )
 
 
-def _known_level(checked: CheckedFile) -> str:
-    """On a first import (or a replace sharing no time with the stored bars), a refusal
+def _known_level(checked: CheckedFile, stored: pd.DataFrame | None = None) -> str:
+    """On a first import (or a replace sharing no time with the ``stored`` bars), a refusal
     when the file's prices are far from the level the instrument had then; with
-    ``any_level``, the sentence saying so instead ('' when near, or when its YAML gives no
-    ``sample.anchors`` within a year of the file). NQ at 180.77 (points over 100) was stored
-    with only a note after the write, and every answer over it was off a hundredfold; ES's
-    4,450 imported as NQ (16,900-21,200 in 2024) likewise. The anchors are approximate
+    ``any_level``, the sentence saying so instead ('' when near). NQ at 180.77 (points over
+    100) was stored with only a note after the write, and every answer over it was off a
+    hundredfold; ES's 4,450 imported as NQ (16,900-21,200 in 2024) likewise. The level is
+    its YAML's approximate ``sample.anchors`` within a year of the file, else the stored
+    bar nearest the file's middle within a year (an instrument added without a sample
+    block was never checked: ES's prices replaced its week of bars without a word), else
+    the report says that the prices could not be checked. The anchors are approximate
     closes with the turning points between them, so only a factor of ``KNOWN_JUMP`` counts;
     a new contract or a split that truly moves the level is imported with ``--any-level``."""
     assert checked.frame is not None
-    spec = checked.instrument.sample
+    frame, words = checked.frame, checked.report.words
+    middle_time = frame["timestamp"].iloc[len(frame) // 2]
+    middle = middle_time.date()
+    close = float(frame["close"].median())
+    values: dict[str, object] = {
+        "close": quote(round(close, 9)),  # a median of two prices: 180.765, not 180.76500000000001
+        "symbol": checked.instrument.symbol,
+        "date": middle,
+    }
+    known = _anchor_level(checked.instrument, middle)
+    if known is not None:
+        keys = (N_("import.refuse.level_known"), N_("import.level_known"))
+        values["known"] = words.count(round(known, -1))
+    else:
+        nearest = _stored_near(stored, middle_time)
+        if nearest is None:
+            return words("import.level_unchecked", **values)
+        known = float(nearest["close"])
+        keys = (N_("import.refuse.level_stored"), N_("import.level_stored"))
+        values |= {"known": quote(known), "time": nearest["timestamp"]}
+    ratio = close / known
+    if 1 / KNOWN_JUMP <= ratio <= KNOWN_JUMP:
+        return ""
+    # ×102 for a file in cents: "×1e+02" was said.
+    values["ratio"] = f"{ratio:.2g}" if ratio < 10 else words.count(round(ratio))
+    if not checked.any_level:
+        raise Refused(words, (keys[0], values), path=checked.name)
+    return words(keys[1], **values)
+
+
+def _anchor_level(instrument: Instrument, day: dt.date) -> float | None:
+    """The instrument's approximate close on ``day`` by its YAML's ``sample.anchors``
+    (log-linear between them, flat beyond, as the sample's path is drawn), or None when it
+    has none within a year of ``day``."""
+    spec = instrument.sample
     if spec is None or not spec.anchors:
-        return ""
+        return None
     days = sorted(spec.anchors)
-    frame = checked.frame
-    middle = frame["timestamp"].iloc[len(frame) // 2].date()
     year = dt.timedelta(days=366)
-    if not days[0] - year <= middle <= days[-1] + year:
-        return ""
-    # Log-linear between anchors, flat beyond them, as the sample's path is drawn.
-    known = float(
+    if not days[0] - year <= day <= days[-1] + year:
+        return None
+    return float(
         np.exp(
             np.interp(
-                middle.toordinal(),
+                day.toordinal(),
                 [d.toordinal() for d in days],
                 np.log([spec.anchors[d] for d in days]),
             )
         )
     )
-    close = float(frame["close"].median())
-    ratio = close / known
-    if 1 / KNOWN_JUMP <= ratio <= KNOWN_JUMP:
-        return ""
-    words = checked.report.words
-    values = {
-        "close": quote(round(close, 9)),  # a median of two prices: 180.765, not 180.76500000000001
-        "ratio": f"{ratio:.2g}",
-        "symbol": checked.instrument.symbol,
-        "date": middle,
-        "known": words.count(round(known, -1)),
-    }
-    if not checked.any_level:
-        raise Refused(words, (N_("import.refuse.level_known"), values), path=checked.name)
-    return words("import.level_known", **values)
+
+
+def _stored_near(stored: pd.DataFrame | None, time: pd.Timestamp) -> pd.Series | None:
+    """The stored bar (timestamp, close) nearest ``time``, or None when none is within a
+    year of it."""
+    if stored is None or stored.empty:
+        return None
+    times = stored["timestamp"]
+    i = int(times.searchsorted(time))
+    near = [j for j in (i - 1, i) if 0 <= j < len(stored)]
+    j = min(near, key=lambda k: abs(times.iloc[k] - time))
+    if abs(times.iloc[j] - time) > pd.Timedelta(days=366):
+        return None
+    return stored.iloc[j]
 
 
 def write_checked(
@@ -1205,7 +1359,7 @@ def write_checked(
             )
         plan = plan_write(checked, settings, mode)
         cleaned = _cleaned(target, settings, report.words)  # by an import that will go on
-        if plan.added == 0 and plan.replaces and mode == "append":
+        if plan.added == 0 and plan.replaces and mode in ("append", "replace"):
             result = ImportResult(read_meta(target), report, 0, target, cleaned=cleaned)
             if written is not None:
                 written(result)
@@ -1299,6 +1453,113 @@ def _check_volumes_meet(checked: CheckedFile, old: pd.DataFrame, meta: DataMeta)
     values = {"symbol": checked.instrument.symbol, "file": meta.source_file or "?"}
     key = N_("import.refuse.append_volume_new") if file else N_("import.refuse.append_no_volume")
     raise Refused(checked.report.words, (key, values), path=checked.name)
+
+
+def _silent_dates(frame: pd.DataFrame) -> np.ndarray:
+    """The trading dates (datetime64[ns]) whose every bar has volume 0, as the engine finds
+    them (``planning._dates_without_volume``)."""
+    dates = frame["trading_date"].to_numpy()
+    if not len(dates):
+        return dates
+    starts = np.flatnonzero(np.r_[True, dates[1:] != dates[:-1]])
+    traded = np.maximum.reduceat((frame["volume"].to_numpy() != 0).astype(np.int8), starts)
+    return dates[starts][traded == 0]
+
+
+def _volumes_filled(checked: CheckedFile, target: Path) -> tuple[pd.DataFrame, int, str, str]:
+    """The stored bars with the file's volumes on the stored dates that have none, the
+    number of bars filled, the data's description and the sentence saying what was filled.
+
+    Data stored before a file with volumes was refused onto bars without them (and the other
+    way round) mixes dates of volume 0 with dates of real volume: the engine refuses volume
+    questions over those dates, and nothing could mend them (--append refuses a file that
+    starts before the stored bars, --replace needs every bar again). Only the volumes of
+    those dates change, each date whole: every stored bar of it must be in the file at the
+    same time with the same prices, and the file must hold no other bar of it; a date the
+    file lacks stays as it was, and is named."""
+    assert checked.frame is not None
+    words, symbol, new = checked.report.words, checked.instrument.symbol, checked.frame
+    if not target.exists():
+        key = N_("import.refuse.fill_nothing_stored")
+        raise Refused(words, (key, {"symbol": symbol}), path=checked.name)
+    old, meta = read_bars(target)
+    silent = _silent_dates(old) if meta.source == "imported" else old["trading_date"][:0]
+    if not bool(old["volume"].to_numpy().any()):
+        # Filled in part, data without volumes (refused as such) would become a mix.
+        key = N_("import.refuse.fill_none_stored")
+        raise Refused(words, (key, {"symbol": symbol}), path=checked.name)
+    if not len(silent):
+        key = N_("import.refuse.fill_no_silent")
+        raise Refused(words, (key, {"symbol": symbol}), path=checked.name)
+    if not bool(new["volume"].to_numpy().any()):
+        raise Refused(words, (N_("import.refuse.fill_no_volumes"), {}), path=checked.name)
+    if meta.interval_minutes != checked.report.interval_minutes:
+        lengths = {"stored": meta.interval_minutes, "file": checked.report.interval_minutes}
+        raise Refused(words, (N_("import.refuse.append_interval"), lengths), path=checked.name)
+    # The dates the file gives volumes for (a date of zeros in it too would fill nothing).
+    given = np.setdiff1d(new["trading_date"].unique(), _silent_dates(new))
+    filled_dates = np.intersect1d(given, silent)
+    if not len(filled_dates):
+        values = {"symbol": symbol, "dates": _dates_named(silent)}
+        raise Refused(words, (N_("import.refuse.fill_no_dates"), values), path=checked.name)
+    prices = ["open", "high", "low", "close"]
+    joined = old.loc[old["trading_date"].isin(filled_dates), ["timestamp", *prices]].merge(
+        new.loc[new["trading_date"].isin(filled_dates), ["timestamp", *prices, "volume"]],
+        on="timestamp",
+        how="outer",
+        suffixes=("", "_file"),
+        indicator=True,
+        sort=True,
+    )
+    differs = (joined["_merge"] != "both").to_numpy()
+    for column in prices:
+        differs |= (joined[column] != joined[f"{column}_file"]).to_numpy()
+    if differs.any():
+        row = joined[differs].iloc[0]
+        values: dict[str, object] = {"time": row["timestamp"], "symbol": symbol}
+        if row["_merge"] == "right_only":
+            key = N_("import.refuse.fill_extra_bar")
+        elif row["_merge"] == "left_only":
+            key = N_("import.refuse.fill_missing_bar")
+        else:
+            column = next(c for c in prices if row[c] != row[f"{c}_file"])
+            values |= {
+                "column": column,
+                "value": quote(row[f"{column}_file"]),
+                "stored": quote(row[column]),
+            }
+            key = N_("import.refuse.fill_disagrees")
+        raise Refused(words, (key, values), path=checked.name)
+    volumes = joined.set_index("timestamp")["volume"]
+    combined = old.copy()
+    at = combined["timestamp"].isin(volumes.index)
+    combined.loc[at, "volume"] = volumes.reindex(combined.loc[at, "timestamp"]).to_numpy()
+    combined["volume"] = combined["volume"].astype(np.int64)
+    left = np.setdiff1d(silent, filled_dates)
+    values = {
+        "bars": words.count(int(at.sum())),
+        "count": words.count(len(filled_dates)),
+        "dates": _dates_named(filled_dates),
+        "file": checked.report.file,
+    }
+    note = words("import.filled_volumes", plural_of=len(filled_dates), **values)
+    if len(left):
+        note += " " + words(
+            "import.filled_volumes_left",
+            plural_of=len(left),
+            count=words.count(len(left)),
+            dates=_dates_named(left),
+        )
+    description = (
+        f"{meta.description}; volumes of {len(filled_dates)} dates from {checked.report.file}"
+    )
+    return combined, int(at.sum()), description, note
+
+
+def _dates_named(dates: np.ndarray) -> str:
+    """'2024-03-18, 2024-03-19 … 2024-03-22': the first five trading dates and the last."""
+    days = [str(pd.Timestamp(d).date()) for d in dates]
+    return ", ".join(days[:5]) + (f" … {days[-1]}" if len(days) > 5 else "")
 
 
 def _appended(

@@ -60,6 +60,8 @@ TITLE_WORDS = {
     "plain": N_("import.layout.plain"),
     "ninjatrader": N_("import.layout.ninjatrader"),
     "kibot": N_("import.layout.kibot"),
+    "firstrate": N_("import.layout.firstrate"),
+    "barchart": N_("import.layout.barchart"),
     "metatrader": N_("import.layout.metatrader"),
     "ib": N_("import.layout.ib"),
     "ib_insync": N_("import.layout.ib_insync"),
@@ -123,6 +125,17 @@ LAYOUTS: dict[str, Layout] = {
             example="time,open,high,low,close,Volume",
         ),
         Layout(
+            # Barchart's historical download: the close is "Last", beside the day's "Change"
+            # and "%Chg"; newest bar first, and a "Downloaded from Barchart.com" footer.
+            "barchart",
+            "Barchart historical data download",
+            {"timestamp": ("time",), **_same("open", "high", "low"), "close": ("last",)} | VOLUME,
+            "timestamp",
+            optional=("volume",),
+            marks=("change", "%chg"),
+            example="Time,Open,High,Low,Last,Change,%Chg,Volume",
+        ),
+        Layout(
             "plain",
             "one timestamp column",
             {"timestamp": ("timestamp", "datetime"), **_same(*PRICES), **VOLUME},
@@ -175,6 +188,18 @@ LAYOUTS: dict[str, Layout] = {
             first_line=re.compile(r"^\d{4}\.\d\d\.\d\d,\d\d:\d\d(:\d\d)?,"),
             delimiter=",",
             example="2024.01.05,09:30,16850.25,16852,16849.5,16851.75,412",
+        ),
+        Layout(
+            # FirstRate Data's futures files (NQ_1min.txt): one date-time field, US
+            # Eastern bar opens. Was "no header row, … not a layout Barb knows".
+            "firstrate",
+            "FirstRate Data, no header",
+            _same("timestamp", *PRICES, "volume"),
+            "timestamp",
+            header=False,
+            first_line=re.compile(r"^\d{4}-\d\d-\d\d[ T]\d\d:\d\d(:\d\d)?,"),
+            delimiter=",",
+            example="2024-01-05 09:30:00,16850.25,16852,16849.5,16851.75,412",
         ),
         Layout(
             "kibot",
@@ -268,6 +293,24 @@ HEADER_ZONES = {
     "edt": "America/New_York",
     "cst": "America/Chicago",
     "cdt": "America/Chicago",
+    # A platform set to the trader's own clock: "Time (MST)" was "unrecognised columns".
+    "mst": "America/Denver",
+    "mdt": "America/Denver",
+    "pst": "America/Los_Angeles",
+    "pdt": "America/Los_Angeles",
+}
+#: What the header's abbreviation means taken literally: one offset from UTC all year
+#: (POSIX signs: Etc/GMT+5 is UTC-5). Times kept so under "Time (EST)" are refused as New
+#: York time in summer; the refusal advised America/Chicago, right only until November.
+HEADER_FIXED = {
+    "est": "Etc/GMT+5",
+    "edt": "Etc/GMT+4",
+    "cst": "Etc/GMT+6",
+    "cdt": "Etc/GMT+5",
+    "mst": "Etc/GMT+7",  # Arizona's clock all year (America/Phoenix)
+    "mdt": "Etc/GMT+6",
+    "pst": "Etc/GMT+8",
+    "pdt": "Etc/GMT+7",
 }
 # "Time (UTC)", "Time [America/Chicago]", "timestamp UTC", "datetime_utc"; "Gmt time"
 # (Dukascopy's). Only a time column's name: "High_ct" is no high in Chicago.
@@ -308,6 +351,17 @@ def named_zone(names: list[str], indexes: dict[str, int]) -> str | None:
     if len(zones) > 1:
         raise LayoutError((N_("import.refuse.header_zones"), {"zones": ", ".join(sorted(zones))}))
     return zones.pop() if zones else None
+
+
+def named_abbreviation(names: list[str], indexes: dict[str, int]) -> str | None:
+    """The abbreviation with a fixed offset ("EST") the header names beside the file's time
+    columns, upper case, or None: "Time (EST)" -> "EST", "Time (ET)" -> None."""
+    for column, i in indexes.items():
+        found = _NAMED_ZONE.match(names[i]) if column in ("timestamp", "date", "time") else None
+        word = (found["a"] or found["b"] or found["c"]).strip().lower() if found else ""
+        if word in HEADER_FIXED:
+            return word.upper()
+    return None
 
 
 def _iana(word: str) -> str | None:

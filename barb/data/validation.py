@@ -16,7 +16,7 @@ from pydantic import BaseModel, Field
 
 from barb.data.formats import RawBars
 from barb.data.layouts import PRICES
-from barb.data.words import ENGLISH, Advice, ImportWords, Message
+from barb.data.words import ENGLISH, Advice, ImportWords, Note
 from barb.i18n import N_, percent
 from barb.instruments import Instrument
 
@@ -101,6 +101,10 @@ class ImportReport(BaseModel):
     notes: list[str] = Field(default_factory=list)
     language: str = "en"  # of every sentence in it: the bot's upload asks for the admin's
     advice: Advice = "command"  # how its advice names options: the bot's, in the caption
+    # The file passed, but the import is refused against the stored data (it has data and
+    # no --replace was given, the prices are far from the instrument's level …): the
+    # report then does not end "No problems that stop the import." above that refusal.
+    refused_by_stored: bool = False
 
     @property
     def words(self) -> ImportWords:
@@ -176,7 +180,7 @@ class ImportReport(BaseModel):
                     gaps="; ".join(self.gaps) + more,
                 )
             )
-        if self.ok:
+        if self.ok and not self.refused_by_stored:
             out.append(words("import.no_problems"))
         return "\n".join(out)
 
@@ -390,7 +394,7 @@ def future_checks(
     ]
 
 
-def hundredfold_prices(raw: RawBars, tick: float) -> Message | None:
+def hundredfold_prices(raw: RawBars, tick: float) -> Note | None:
     """Why the file's prices look a hundred times too big (cents, not points), or None.
 
     Prices in points sit on a multiple of 100 ticks about once in a hundred; when every one

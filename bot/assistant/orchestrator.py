@@ -980,6 +980,7 @@ class Assistant:
             pending=PendingView(id=action.id, **view.model_dump()),
             proofs=proofs,
             language=state.language,
+            asked=state.asker.message_id,
         )
 
     def _queries_to_show(
@@ -1122,9 +1123,10 @@ class Assistant:
         that asked it (``OutboxRepository.question_of``), follows that answer's question
         and the data it showed, whoever asked it: in a group, Alice's "and for ES?" under
         Bob's CL answer, or under his question, ran her own last query on ES. The question is quoted
-        (the history may no longer hold it). A reply to another member's plan still waiting
-        for Run follows the plan's queries. None if the message replies to nothing of
-        Barb's, or to a question that showed no data: the conversation's last data then."""
+        (the history may no longer hold it). A reply to a plan that never ran (another
+        member's still waiting for Run, or one replaced, cancelled or expired) follows the
+        plan's queries. None if the message replies to nothing of Barb's, or to a question
+        that showed no data and had no plan: the conversation's last data then."""
         asker = state.asker
         if asker.replied_to is None:
             return None
@@ -1143,11 +1145,18 @@ class Assistant:
                 who=OTHER_ASKED if in_group and asked.user_id != asker.user_id else "",
                 summary=previous_data(shown.data),
             )
-        # Another member's plan, still waiting for their Run: its queries as it shows them.
-        for action in await self.store.pending.open_for_chat(chat.id):
-            paused = pending_payload(action).paused
-            if action.kind != "confirm" or paused.state.question_id != question_id:
+        # A plan that never ran: another member's still waiting for their Run, or one
+        # replaced by a newer question, cancelled or expired (Alice's "а для ES?" under her
+        # weekday plan she never ran was read with the count she ran after it). Its queries
+        # as it showed them.
+        for action in await self.store.pending.recent_for_chat(chat.id):
+            if action.kind != "confirm":
                 continue
+            paused = pending_payload(action).paused
+            if paused.state.question_id != question_id:
+                continue
+            if action.status == "done":  # its latest plan ran, and showed nothing
+                return None
             first = next((m for m in paused.state.messages if m.role == "user"), None)
             queries = [paused.state.planned[c] for c in paused.covers if c in paused.state.planned]
             if first is None or not queries:
@@ -1328,6 +1337,7 @@ class Assistant:
             proofs=proofs,
             failed=failed,
             language=state.language,
+            asked=state.asker.message_id,
         )
 
 

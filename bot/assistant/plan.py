@@ -30,7 +30,7 @@ from barb.script.parser import parse_expression, parse_select_item
 from barb.script.periods import last_whole_span, parse_period
 from barb.script.query import JoinSpec, Query, Stage, parse_query
 from barb.time_keys import key_call
-from barb.timeframes import TIMEFRAMES, timeframe_words
+from barb.timeframes import TIMEFRAMES, session_without_one, timeframe_words
 from bot.texts import Language, t
 
 #: How an event join treats the event days, by its ``filter``.
@@ -209,7 +209,9 @@ def render_plan(
     lines = [_computation(query, lang, whole, rows=rows)]
 
     timeframe = query.timeframe or "daily"
-    session = (query.session or instrument.default_session).upper()
+    session = (
+        query.session or session_without_one(TIMEFRAMES[timeframe], instrument.default_session)
+    ).upper()
     window = ""
     if session in instrument.sessions:
         spec = instrument.sessions[session]

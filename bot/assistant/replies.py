@@ -25,6 +25,9 @@ class Asker(BaseModel):
     # any: a reply to one of Barb's answers follows that answer's question and data,
     # whoever asked it, rather than the asker's own last ("and for ES?" under Bob's answer).
     replied_to: int | None = None
+    # The person's message that asked, in any chat (``reply_to`` is set in groups only, where
+    # answers quote it): a later reply to it follows this question (``Reply.asked``).
+    message_id: int | None = None
 
 
 class Proof(BaseModel):
@@ -102,3 +105,7 @@ class Reply(BaseModel):
     # before anything was shown, and the plan waits for Run again.
     plan_outcome: RunOutcome = "done"
     language: Literal["en", "ru"] = "en"
+    #: The person's message that asked the question (``Asker.message_id``), stored with each
+    #: of its messages: a reply to that message, in a private chat as in a group, follows
+    #: this question (``OutboxRepository.question_of``).
+    asked: int | None = None

@@ -71,22 +71,52 @@ log = logging.getLogger(__name__)
 POLL_S = 0.05
 #: After the hard limit, how long a worker that is alive takes to report the killed child.
 _DEAD_WORKER_MARGIN_S = 3.0
-#: How long a job's worker must stay out of the registry, read after read, before the bot
-#: takes it for gone. Its entry can be past its moment while the worker lives: Redis back
-#: after more than ``HEARTBEAT_TTL_S`` away (restarted with its data kept, a replica
-#: promoted) holds every entry so until that worker's next beat, which comes within a
-#: beat and its client's connect timeout (1 s each); a plan's check given up then was
-#: shown unchecked while it computed.
+#: When a job's worker is out of the registry (its entry past its moment, by Redis's clock:
+#: no beat for ``HEARTBEAT_TTL_S``), it is gone, unless Redis was in trouble within this
+#: long: then it must stay out, read after read, this long. Its entry can be past its
+#: moment while the worker lives: Redis back after more than ``HEARTBEAT_TTL_S`` away
+#: (restarted with its data kept, a replica promoted, hung) holds every entry so until that
+#: worker's next beat, which comes within a beat and its client's connect timeout (1 s
+#: each); a plan's check given up then was shown unchecked while it computed. With Redis
+#: answering all along, the wait only delayed the plan of a check whose worker was killed
+#: (about 7 s after the kill instead of 4).
 _GONE_AFTER_S = 3 * worker_registry.HEARTBEAT_S
+#: A read of the jobs' states slower than this is Redis in trouble: as slow as that, the
+#: workers' beats (1 s timeouts) were failing.
+_SLOW_READ_S = worker_registry.HEARTBEAT_S
 #: The key each runner keeps in Redis while it has jobs there (``barb.bot.<uuid>``), and how
 #: long it holds after its last job: Redis restarted without its data (no ``appendonly``)
 #: is seen by the key's absence, and the jobs that waited in their queues are sent again.
 _MARK_PREFIX = "barb.bot."
 _MARK_TTL_S = 86400
+#: After Redis was found to have lost its data, how long before the workers' beats there are
+#: read for the jobs they run: every live worker beats within two beats of Redis's return
+#: (a beat on its way when Redis went gives up after its 1 s timeout, the next comes a beat
+#: later), and the loss is found at the bot's first poll after it.
+_LOST_JOBS_AFTER_S = 2.5 * worker_registry.HEARTBEAT_S
+#: How long any one call of the bot's Celery thread to Redis may wait for its answer (a
+#: send, a poll): Redis answers in milliseconds, or is in trouble.
+_REDIS_TIMEOUT_S = 3.0
 #: How often the data the workers say they serve is read again (``data_meta``), and how
 #: long reading it may take.
 _META_FRESH_S = 2.0
 _META_TIMEOUT_S = 0.25
+
+
+def _bound_redis_waits(app: Celery) -> None:
+    """Every call of the bot's Celery app to Redis (a send, a poll, a revoke, the mark)
+    gives up after ``_REDIS_TIMEOUT_S``: the bot only sends and reads, it never blocks on a
+    queue. Without it, a Redis whose machine was lost (connections taken, never answered)
+    held the one Celery thread for good: a Run pressed then never got its outcome (its
+    send never returned, so its deadline never ran: the plan said "Running…"), nor did any
+    job after it, and closing the bot waited on that thread too."""
+    timeouts = {"socket_timeout": _REDIS_TIMEOUT_S, "socket_connect_timeout": _REDIS_TIMEOUT_S}
+    app.conf.update(
+        redis_socket_timeout=_REDIS_TIMEOUT_S,
+        redis_socket_connect_timeout=_REDIS_TIMEOUT_S,
+        broker_connection_timeout=_REDIS_TIMEOUT_S,
+        broker_transport_options={**app.conf.broker_transport_options, **timeouts},
+    )
 
 
 @dataclass
@@ -102,7 +132,7 @@ class _InFlight:
     #: When the poller first read that the worker that took it is not in the registry,
     #: in a run of such reads (None: alive at the last read, or not judged yet).
     absent_since: float | None = None
-    #: Set by the poller once that worker has been absent ``_GONE_AFTER_S``.
+    #: Set by the poller once that worker is judged gone (``_gone``).
     worker_gone: bool = False
 
 
@@ -123,6 +153,7 @@ class CeleryRunner:
         #: How long a check may wait: the plan's wait for it (None: ``queue_wait_s``).
         self.check_wait_s = check_wait_s
         self._app = app or make_queue_app(url)
+        _bound_redis_waits(self._app)
         self._known = {symbol.upper() for symbol in available_instruments()}
         # One thread for every Celery call: its connections are per thread, and one is plenty.
         self._celery = ThreadPoolExecutor(1, thread_name_prefix="barb-queue")
@@ -132,7 +163,12 @@ class CeleryRunner:
         self._mark = f"{_MARK_PREFIX}{uuid.uuid4().hex}"
         self._marked = False
         self._data_lost_at: float | None = None
+        # When Redis was last found in trouble: a read failed or was slow, or it lost its
+        # data (the workers' entries may then be missing while they live).
+        self._troubled_at: float | None = None
         self._poller: asyncio.Task[None] | None = None
+        # The jobs Redis may have lost being sent again (``_send_lost_again``).
+        self._recoveries: set[asyncio.Task[None]] = set()
         # Read by ``_read_metas``, never in a question's way: short timeouts only so that a
         # Redis back from away is read again soon.
         self._meta_client = redis.asyncio.Redis.from_url(
@@ -294,30 +330,76 @@ class CeleryRunner:
         self._marked = True
 
     async def _send_lost_again(self, lost_at: float) -> None:
-        """Send again, at once and in the order first sent, each job sent before Redis
-        lost its data that no worker had taken: it waited in its queue, which is gone, and
-        its person would have waited the whole ``queue_wait_s`` to be told so. The same
-        task id: a copy a worker still holds (taken just before the restart; kombu hands it
-        back when it reconnects) is dropped by its claim, so the job runs once. A job a
-        worker runs goes on there and stores its answer in the new Redis."""
-        loop = asyncio.get_running_loop()
-        lost = sorted(
-            (flight.sent, task_id)
+        """After Redis lost its data (found at ``lost_at``), send again, in the order first
+        sent, each job sent before that no worker runs and none has answered in the new
+        Redis: it waited in its queue, which is gone (its person would have waited the
+        whole ``queue_wait_s`` to be told so), or its answer was stored in the Redis that
+        went, in the moment before the poller read it (the person read the worker-failure
+        sentence at the job's deadline, the answer computed). The same task id: a copy a
+        worker still holds is dropped by its claim, so the job runs once more at most.
+
+        Not a job a worker still runs: its claim went with Redis, and a copy sent at once
+        (taken in the poller's last 50 ms before the restart, not yet seen as started) was
+        computed a second time on another process. Each worker names the jobs its
+        processes run with its beat (``WorkerBeat.running``); the beats of the new Redis
+        are read once every worker has had time to beat there, and again each beat while a
+        job is still run: one whose worker goes (or whose answer was stored just before the
+        restart, as its worker beat) is sent again then. A worker that does not say what it
+        runs (another release) leaves the bot as before: jobs it saw started are left to
+        their deadline, the others sent again."""
+        watched = {
+            task_id
             for task_id, flight in self._in_flight.items()
-            if flight.started is None and flight.sent < lost_at and not flight.done.done()
-        )
-        for sent, task_id in lost:
-            flight = self._in_flight.get(task_id)
-            if flight is None:
-                continue
-            left = sent + self._wait_s(flight.job) - time.monotonic()
-            if left <= 0:  # its person is told now that no worker took it
-                continue
-            log.warning("Redis lost its queued jobs (restarted?): job %s sent again", task_id)
+            if flight.sent < lost_at and not flight.done.done()
+        }
+        loop = asyncio.get_running_loop()
+        await asyncio.sleep(_LOST_JOBS_AFTER_S)
+        while watched:
             try:
-                await loop.run_in_executor(self._celery, self._send, flight.job, task_id, left)
-            except Exception:  # Redis away again: the job's own deadline still runs
-                log.warning("could not send job %s again", task_id, exc_info=True)
+                running, recorded = await loop.run_in_executor(
+                    self._celery, self._read_after_loss, sorted(watched)
+                )
+            except Exception:  # Redis away again: read at the next beat
+                log.warning("could not read the workers' jobs from Redis", exc_info=True)
+                await asyncio.sleep(worker_registry.HEARTBEAT_S)
+                continue
+            now = time.monotonic()
+            for task_id in sorted(watched, key=lambda task_id: self._sent_at(task_id)):
+                flight = self._in_flight.get(task_id)
+                if flight is None or flight.done.done() or task_id in recorded:
+                    watched.discard(task_id)  # answered, given up, or run in the new Redis
+                    continue
+                if running is None and flight.started is not None:
+                    watched.discard(task_id)  # not known: left to its deadline
+                    continue
+                if running is not None and task_id in running:
+                    flight.started = flight.started or now  # its answer will come
+                    continue
+                watched.discard(task_id)
+                left = flight.sent + self._wait_s(flight.job) - now
+                if left <= 0:  # its person is told now that no worker took it
+                    continue
+                log.warning("Redis lost the job %s (restarted?): sent again", task_id)
+                try:
+                    await loop.run_in_executor(self._celery, self._send, flight.job, task_id, left)
+                except Exception:  # Redis away again: the job's own deadline still runs
+                    log.warning("could not send job %s again", task_id, exc_info=True)
+            if watched:
+                await asyncio.sleep(worker_registry.HEARTBEAT_S)
+
+    def _sent_at(self, task_id: str) -> float:
+        flight = self._in_flight.get(task_id)
+        return flight.sent if flight is not None else 0.0
+
+    def _read_after_loss(self, task_ids: list[str]) -> tuple[set[str] | None, set[str]]:
+        """On the Celery thread: the jobs the live workers run (None: not known), then which
+        of ``task_ids`` have a record in Redis (started or answered there). In that order:
+        a job its worker no longer names has stored its answer before this read."""
+        backend = self._app.backend
+        running = worker_registry.running_jobs(backend.client)
+        values = backend.mget([backend.get_key_for_task(task_id) for task_id in task_ids])
+        recorded = {task_id for task_id, value in zip(task_ids, values, strict=True) if value}
+        return running, recorded
 
     async def _outcome(self, job: QueryJob, task_id: str, flight: _InFlight) -> QueryOutcome:
         while True:
@@ -357,13 +439,19 @@ class CeleryRunner:
         while self._in_flight:
             ids = list(self._in_flight)
             lost_at = None
+            asked = time.monotonic()
             try:
                 states, lost_at = await loop.run_in_executor(self._celery, self._read_states, ids)
             except Exception:  # Redis away for a moment: the jobs' own deadlines still run
                 log.warning("could not read query states from Redis", exc_info=True)
                 states = {}
-            if lost_at is not None:
-                await self._send_lost_again(lost_at)
+                self._troubled_at = time.monotonic()
+            if time.monotonic() - asked > _SLOW_READ_S or lost_at is not None:
+                self._troubled_at = time.monotonic()
+            if lost_at is not None:  # its own task: the answers read meanwhile go on
+                recovery = asyncio.create_task(self._send_lost_again(lost_at))
+                self._recoveries.add(recovery)
+                recovery.add_done_callback(self._recoveries.discard)
             now = time.monotonic()
             for task_id, (state, value) in states.items():
                 flight = self._in_flight.get(task_id)
@@ -379,9 +467,19 @@ class CeleryRunner:
                     flight.absent_since = None
                 elif alive is False and flight.absent_since is None:
                     flight.absent_since = now
-                absent = flight.absent_since
-                flight.worker_gone = absent is not None and now - absent >= _GONE_AFTER_S
+                flight.worker_gone = self._gone(flight, now)
             await asyncio.sleep(POLL_S)
+
+    def _gone(self, flight: _InFlight, now: float) -> bool:
+        """Whether the worker running ``flight`` is gone: out of the registry, and either
+        Redis has answered well for ``_GONE_AFTER_S`` (its entry's moment passed without a
+        beat: killed, its machine lost) or it has stayed out that long."""
+        absent = flight.absent_since
+        if absent is None:
+            return False
+        troubled = self._troubled_at
+        calm = troubled is None or now - troubled >= _GONE_AFTER_S
+        return calm or now - absent >= _GONE_AFTER_S
 
     def _read_states(self, task_ids: list[str]) -> tuple[dict[str, tuple[str, Any]], float | None]:
         """On the Celery thread: the state and value of each job Redis has a record of
@@ -419,6 +517,7 @@ class CeleryRunner:
         try:
             alive = worker_registry.alive(self._app.backend.client, nodes)
         except redis.RedisError:  # unknown this tick: not judged (the results read stay)
+            self._troubled_at = time.monotonic()
             return
         for value, up in zip(running, alive, strict=True):
             value["alive"] = up
@@ -455,7 +554,7 @@ class CeleryRunner:
         return ref
 
     async def close(self) -> None:
-        for task in (self._poller, self._meta_reader):
+        for task in (self._poller, self._meta_reader, *self._recoveries):
             if task is not None:
                 task.cancel()
         await asyncio.get_running_loop().run_in_executor(self._celery, self._app.close)

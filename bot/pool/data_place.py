@@ -57,6 +57,10 @@ class WorkerBeat(BaseModel):
     instruments: tuple[str, ...]
     #: None when its data directory could not be read.
     data: DataPlace | None
+    #: The jobs (task ids) its processes run as it beats: after Redis restarted empty, the
+    #: bot sends again only the jobs no worker runs (``CeleryRunner._send_lost_again``).
+    #: None: a worker of a release that does not say.
+    running: tuple[str, ...] | None = None
 
 
 def read_beat(raw: bytes | str | None) -> WorkerBeat | None:

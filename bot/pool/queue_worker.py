@@ -144,9 +144,9 @@ def _start_heartbeat(url: str, node: str, instruments: tuple[str, ...]) -> None:
             if stopped.is_set():
                 return
             # Stat each beat: a directory replaced (moved, mounted anew) is another one.
-            announce(
-                client, node, WorkerBeat(instruments=served, data=DataPlace.of(settings.data_dir))
-            )
+            place = DataPlace.of(settings.data_dir)
+            beat = WorkerBeat(instruments=served, data=place, running=_running_jobs())
+            announce(client, node, beat)
             pipe = client.pipeline(transaction=False)
             for symbol in instruments:
                 meta = _served_meta(data_path(symbol, settings))
@@ -167,6 +167,19 @@ def _start_heartbeat(url: str, node: str, instruments: tuple[str, ...]) -> None:
     say()
     signals.worker_shutdown.connect(leave, weak=False)
     threading.Thread(target=beat, name="barb-heartbeat", daemon=True).start()
+
+
+def _running_jobs() -> tuple[str, ...] | None:
+    """The task ids this worker's processes run now (Celery's record in the main process:
+    a job is in it from the moment a process takes it to the moment its answer is stored
+    and reported). Read from the heartbeat's thread while Celery's changes it: read again
+    if it changed meanwhile (None: not known, after ten tries)."""
+    from celery.worker.state import active_requests
+
+    for _ in range(10):
+        with contextlib.suppress(RuntimeError):  # "Set changed size during iteration"
+            return tuple(sorted(request.id for request in list(active_requests)))
+    return None
 
 
 def _served_meta(path: Path) -> DataMeta | None:

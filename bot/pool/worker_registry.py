@@ -124,6 +124,20 @@ async def live_beats(client: redis.asyncio.Redis) -> dict[str, WorkerBeat | None
     return {_text(node): read_beat(beat or None) for node, beat in zip(nodes, beats, strict=True)}
 
 
+def running_jobs(client: redis.Redis) -> set[str] | None:
+    """The jobs every live worker says its processes run, read now (raises
+    ``redis.RedisError``); None when a live worker does not say (another release), whose
+    jobs are not known."""
+    flat: list[Any] = client.eval(_LIVE, 2, WORKERS_KEY, BEATS_KEY)  # type: ignore[assignment]
+    running: set[str] = set()
+    for raw in flat[1::2]:
+        beat = read_beat(raw or None)
+        if beat is None or beat.running is None:
+            return None
+        running.update(beat.running)
+    return running
+
+
 def alive(client: redis.Redis, nodes: list[str]) -> list[bool]:
     """Whether each of ``nodes`` is alive now (raises ``redis.RedisError``)."""
     if not nodes:

@@ -389,11 +389,13 @@ class OutboxRepository(Repository):
 
     async def question_of(self, chat_id: int, message_id: int) -> str | None:
         """The question Telegram message ``message_id`` of the chat belongs to: one of
-        Barb's replies to it (an answer, its chart, its plan), else, in a group, the
-        person's message that asked it, which those replies quote (``reply_to``). None for
-        a message neither, or whose rows are pruned. A person's reply to it follows that
-        question: Alice's "@Barb and ES?" under Bob's question "CL range by weekday" was
-        read with her own last data, not his."""
+        Barb's replies to it (an answer, its chart, its plan), else the person's message
+        that asked it, which those replies name (``asked``; in a group they also quote it,
+        ``reply_to``, all that replies stored before ``asked`` existed carry). None for a message
+        neither, or whose rows are pruned. A person's reply to it follows that question:
+        Alice's "@Barb and ES?" under Bob's question "CL range by weekday" was read with her
+        own last data, not his; in a private chat, a reply to one's own earlier question
+        followed the last answer instead."""
         sent = (
             select(OutboxRow.question_id)
             .where(
@@ -403,13 +405,16 @@ class OutboxRepository(Repository):
             )
             .limit(1)
         )
-        reply_to = OutboxRow.payload["reply_to"].as_integer()
+        asked_by = or_(
+            OutboxRow.payload["asked"].as_integer() == message_id,
+            OutboxRow.payload["reply_to"].as_integer() == message_id,
+        )
         async with self._read() as session:
             own = await session.scalar(sent.where(OutboxRow.telegram_message_id == message_id))
             if own is not None:
                 return own
             # The latest question that message asked: a resumed or re-asked one answers last.
-            asked = sent.where(reply_to == message_id).order_by(OutboxRow.id.desc())
+            asked = sent.where(asked_by).order_by(OutboxRow.id.desc())
             return await session.scalar(asked)
 
     async def release(self, reply_id: int) -> bool:

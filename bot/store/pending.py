@@ -91,6 +91,17 @@ class PendingRepository(Repository):
             )
             return [PendingAction.model_validate(row) for row in rows]
 
+    async def recent_for_chat(self, chat_id: int, limit: int = 50) -> list[PendingAction]:
+        """The chat's last ``limit`` actions, whatever became of them, newest first."""
+        async with self._read() as session:
+            rows = await session.scalars(
+                select(PendingActionRow)
+                .where(PendingActionRow.chat_id == chat_id)
+                .order_by(PendingActionRow.created_at.desc(), PendingActionRow.id.desc())
+                .limit(limit)
+            )
+            return [PendingAction.model_validate(row) for row in rows]
+
     async def set_message(self, action_id: str, message_id: int) -> bool:
         """Remember the Telegram message that carries the action's buttons."""
         async with self._write() as session:

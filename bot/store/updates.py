@@ -113,6 +113,36 @@ class UpdateRepository(Repository):
             )
             return [(update_id, payload) for update_id, payload in rows]
 
+    async def unhandled_messages(self, chat_id: int) -> list[tuple[int, dict[str, Any]]]:
+        """The new messages of chat ``chat_id`` stored and not handled yet, by any replica,
+        oldest first: a chat's own, not every chat's to read through."""
+        # NUMERIC: a group's id is past 32 bits, where PostgreSQL's INTEGER cast fails.
+        chat = ReceivedUpdateRow.payload[("message", "chat", "id")].as_numeric(20, 0)
+        async with self._read() as session:
+            rows = await session.execute(
+                select(ReceivedUpdateRow.update_id, ReceivedUpdateRow.payload)
+                .where(
+                    ReceivedUpdateRow.handled_at.is_(None),
+                    ReceivedUpdateRow.payload.is_not(None),
+                    chat == chat_id,
+                )
+                .order_by(ReceivedUpdateRow.update_id)
+            )
+            return [(update_id, payload) for update_id, payload in rows]
+
+    async def unhandled_of(self, update_ids: Sequence[int]) -> set[int]:
+        """Which of ``update_ids`` are stored and not handled yet, by any replica."""
+        if not update_ids:
+            return set()
+        async with self._read() as session:
+            rows = await session.scalars(
+                select(ReceivedUpdateRow.update_id).where(
+                    ReceivedUpdateRow.update_id.in_(update_ids),
+                    ReceivedUpdateRow.handled_at.is_(None),
+                )
+            )
+            return set(rows)
+
     async def take_over(self, *, own: bool = False) -> list[tuple[int, dict[str, Any]]]:
         """Updates not handled whose replica is gone (its lease expired), oldest first, now
         held by this one, to be handled here; with ``own``, also this replica's own (at

@@ -19,7 +19,8 @@ from bot.telegram.asking import ask
 from bot.telegram.render import escape
 from bot.telegram.sender import NotDelivered
 from bot.telegram.services import services
-from bot.telegram.update_context import asker_of, load_context
+from bot.telegram.split_questions import key_of
+from bot.telegram.update_context import load_context
 from bot.texts import Language, language_for, t
 from bot.work_order import arrived
 
@@ -109,15 +110,16 @@ async def on_text(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     if message is None or not message.text:
         return
     split = services(context).split_questions
-    asker = asker_of(update)
-    key = (asker.chat_id, asker.thread_id, asker.user_id)
+    key = key_of(update)
+    if key is None:
+        return
     # A part of a long question Telegram split: in a group only its first part mentions Barb.
     if await split.join(key, message.text, update.update_id):
         return
     text = _addressed_text(message, context.bot.id, context.bot.username)
     if text is None:
         return  # in a group, not for us
-    async with split.gather(key, text, len(message.text)) as gathered:
+    async with split.gather(key, text, message.text, update.update_id) as gathered:
         ctx = await load_context(update, context)
         if not gathered.text:  # a bare "@Barb": say what to ask rather than nothing
             await ctx.say_text(t("mention_empty", ctx.lang, bot=context.bot.username))

@@ -4,7 +4,8 @@ Models write CommonMark with GitHub tables. ``markdown-it-py`` parses it; this m
 renders the syntax tree into the few tags Telegram accepts (``b``, ``i``, ``u``, ``s``,
 ``code``, ``pre``, ``a``, ``blockquote``) and escapes every other character, so that nothing
 a model writes (a stray ``<``, ``*`` or ``_``) can make Telegram refuse the message. Raw HTML
-is mapped to those tags where it means the same (``<b>``, ``<br>``), else dropped.
+is mapped to those tags where it means the same (``<b>``, ``<br>``), a superscript to
+"^" (``<sup>``), else dropped.
 Headings become bold lines, lists bullets with indentation, tables monospaced ``<pre>``
 blocks with aligned columns.
 
@@ -33,6 +34,8 @@ _RAW_TAGS = {
     "b": "b", "strong": "b", "i": "i", "em": "i", "u": "u", "ins": "u",
     "s": "s", "strike": "s", "del": "s", "code": "code", "pre": "pre", "a": "a",
 }  # fmt: skip
+#: Raw super- and subscripts, as the plain mark that keeps "10<sup>6</sup>" a power.
+_SCRIPTS = {"sup": "^", "sub": "_"}
 #: Other HTML elements a model may write: dropped, their text kept. A name outside both
 #: ("<over all data>", "<symbol>") is no tag but the model's words, shown as written.
 _HTML_ELEMENTS = frozenset(
@@ -302,6 +305,9 @@ class _RawHtml:
         closing, name, attrs = match.group(1) == "/", match.group(2).lower(), match.group(3)
         if name == "br":
             return [_text("\n")]
+        # No superscript in Telegram: "10<sup>6</sup>" dropped to "106" was a wrong number.
+        if name in _SCRIPTS:
+            return [] if closing else [_text(_SCRIPTS[name])]
         tag = _RAW_TAGS.get(name)
         if tag is None:
             return [] if name in _HTML_ELEMENTS else [_text(raw)]

@@ -310,10 +310,10 @@ async def _resume_run(svc: BotServices, bot: Bot, item: InFlight) -> None:
     view = stored.view.model_copy(update={"text": t("restarted_run", lang)})
     pending = PendingView(id=action.id, **view.model_dump())
     question_id = stored.paused.state.question_id
-    reply = Reply(question_id=question_id, pending=pending, language=lang)
+    asker = stored.paused.state.asker  # in a group: a reply to the question, in its topic
+    reply = Reply(question_id=question_id, pending=pending, language=lang, asked=asker.message_id)
     # Not marked answered: its plan is not done. A kill before the row goes hands it back
     # twice, which beats not at all.
-    asker = stored.paused.state.asker  # in a group: a reply to the question, in its topic
     await _hand_back(
         svc, bot, action.chat_id, reply, reply_to=asker.reply_to, thread_id=asker.thread_id
     )

@@ -212,6 +212,8 @@ def reply_messages(
     one replies to the question (``reply_to``) in its forum topic (``thread_id``)."""
     messages = _reply_messages(reply)
     for message in messages:
+        if reply.asked is not None and reply.question_id is not None:
+            message.payload["asked"] = reply.asked
         if reply_to is not None:
             message.payload["reply_to"] = reply_to
         if thread_id is not None:

@@ -25,7 +25,7 @@ from bot.telegram.chat_admins import ChatAdmins
 from bot.telegram.chat_moves import ChatMoves
 from bot.telegram.running import Queries
 from bot.telegram.sender import Patience, Sender
-from bot.telegram.split_questions import SplitQuestions
+from bot.telegram.split_questions import SplitQuestions, StoredParts
 from bot.telegram.stopping import cancel_and_wait
 from bot.telegram.thinking import Thinking
 from bot.work_order import decoration
@@ -264,7 +264,9 @@ class BotServices:
 
     def __post_init__(self) -> None:
         if self.split_questions is None:
-            self.split_questions = SplitQuestions(self.settings.split_window_s)
+            self.split_questions = SplitQuestions(
+                self.settings.split_window_s, StoredParts(self.store.updates)
+            )
         if self.query_limiter is None:
             self.query_limiter = RateLimiter(self.settings.queries_per_minute, scope="query")
         self.locks.moves = self.thinking.moves = self.queries.moves = self.moves

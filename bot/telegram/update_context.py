@@ -54,6 +54,7 @@ def asker_of(update: Update) -> Asker:
         thread_id=_thread_of(message),
         # Any message: only Barb's own are found among its sent replies (``Assistant``).
         replied_to=replied.message_id if replied is not None else None,
+        message_id=asked.message_id if asked is not None else None,
     )
 
 

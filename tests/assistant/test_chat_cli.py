@@ -9,6 +9,8 @@ import sys
 
 from click.testing import CliRunner
 
+from bot.assistant.replies import Proof
+from bot.chat_cli import save_proof
 from bot.cli import main
 
 SCRIPT = """
@@ -80,3 +82,64 @@ def test_chat_without_a_key_says_what_to_set(monkeypatch) -> None:
     assert "ANTHROPIC_API_KEY" in result.output and "OPENAI_BASE_URL" in result.output
     assert "barb query" in result.output
     assert "Traceback" not in result.output
+
+
+def a_proof() -> Proof:
+    """A chart of 5,000 bytes and a CSV of a few: a 300-byte file size limit cuts the chart
+    part way and lets the CSV through."""
+    return Proof(
+        query={},
+        plan="",
+        summary_text="Result: mean_range = 312.5",
+        chart_png=b"\x89PNG" + bytes(5_000),
+        chart_name="chart.png",
+        csv=b"mean_range\n312.5\n",
+        csv_name="result.csv",
+    )
+
+
+def test_a_full_disk_under_the_chart_is_one_line_and_the_chat_goes_on(tmp_path) -> None:
+    """``/dev/full`` answers every write with ENOSPC, as a full disk does. Before: a
+    traceback ("OSError: [Errno 28] No space left on device") ended ``barb chat`` before
+    the model's answer was shown."""
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "chart.png").symlink_to("/dev/full")
+    lines = save_proof(a_proof(), out)
+    assert lines == [
+        "\n[Result: mean_range = 312.5]",
+        f"  chart: not written to {out / 'chart.png'}: No space left on device. "
+        "The answer is complete without it.",
+        f"  csv:   {out / 'result.csv'}",
+    ]
+    assert (out / "result.csv").read_bytes() == b"mean_range\n312.5\n"
+
+
+def test_a_chart_cut_short_by_the_disk_is_removed_not_left_half_written(tmp_path) -> None:
+    """The real write under a file size limit of 300 bytes (``RLIMIT_FSIZE``, in a process
+    of its own): it fails part way, as when the disk fills during it. Before: a traceback
+    and a PNG of its first 300 bytes left in the output directory."""
+    import resource
+
+    out = tmp_path / "out"
+
+    def small_files() -> None:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (300, 300))
+
+    code = (
+        "import sys; from pathlib import Path; "
+        "from tests.assistant.test_chat_cli import a_proof; "
+        "from bot.chat_cli import save_proof; "
+        "print(*save_proof(a_proof(), Path(sys.argv[1])), sep='\\n')"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code, str(out)],
+        capture_output=True,
+        text=True,
+        preexec_fn=small_files,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert f"  chart: not written to {out / 'chart.png'}: File too large." in done.stdout
+    assert not (out / "chart.png").exists()
+    assert (out / "result.csv").read_bytes() == b"mean_range\n312.5\n"

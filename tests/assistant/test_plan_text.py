@@ -299,3 +299,28 @@ def test_a_percentile_takes_its_ordinal_suffix() -> None:
         .splitlines()[0]
         .startswith("Посчитаю: 1-й перцентиль диапазона (range), 2-й перцентиль диапазона (range)")
     )
+
+
+def test_a_plan_without_a_session_names_the_one_the_engine_reads(sample_settings) -> None:
+    """Minute bars with no session read the whole trading day (ETH: the engine's rule, its
+    warning "No session given for 1m bars: ETH … used, not the default RTH"), but the plan
+    said "session RTH (09:30–17:00 ET)": the person pressed Run on a plan naming RTH and
+    got a number over every bar of the day. Counted here over the raw file: the minute bars
+    of the two trading dates, all of them."""
+    import pandas as pd
+
+    from barb.interpreter import execute
+
+    period = "2025-12-01:2025-12-02"
+    dates = pd.read_parquet(sample_settings.data_dir / "NQ.parquet", columns=["trading_date"])
+    days = pd.to_datetime(dates["trading_date"])
+    whole_days = int(days.between("2025-12-01", "2025-12-02").sum())
+    nq = load_instrument("NQ")
+    for timeframe, session, count in (
+        ("1m", "ETH (18:00–17:00 ET)", whole_days),
+        ("daily", "RTH (09:30–17:00 ET)", 2),
+    ):
+        query = {"from": timeframe, "period": period, "select": "count()"}
+        plan = render_plan(query, nq, dt.date(2026, 1, 7), "en").splitlines()
+        assert plan[1].endswith(f"session {session}"), plan
+        assert execute(query, "NQ", settings=sample_settings).summary.value == count

@@ -243,7 +243,9 @@ def test_a_damaged_file_without_a_previous_one_points_to_replace_and_restore_ref
     )
     assert restored.stderr.endswith("); nothing was restored.\n")
     assert (target.read_bytes(), kept.read_bytes()) == (before, b"PAR1 not really")
-    # A second --replace deletes the unreadable kept file, and says so.
+    # A second --replace (of other bars: the same ones write nothing) deletes the
+    # unreadable kept file, and says so.
+    path.write_text(path.read_text().replace(",10\n", ",11\n", 1))
     again = run("import", str(path), "-i", "CL", *zone, "--replace")
     assert again.exit_code == 0, again.output
     assert "The kept file CL.previous.parquet, which cannot be read (" in again.output

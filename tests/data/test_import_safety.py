@@ -401,6 +401,71 @@ def test_another_instruments_later_week_replacing_the_stored_bars_is_said(
     assert nq.note == ""
 
 
+def unanchored_settings(tmp_path: Path) -> EngineSettings:
+    """Settings whose instruments are NQ, ES, CL and RTY: NQ's YAML under another symbol
+    without its ``sample`` block, as an operator adds an instrument of their own."""
+    import shutil
+
+    import yaml
+
+    folder = tmp_path / "instruments"
+    shutil.copytree(Path(__file__).parents[2] / "instruments", folder)
+    spec = yaml.safe_load((folder / "NQ.yaml").read_text())
+    for key in ("sample", "micro"):
+        spec.pop(key, None)
+    (folder / "RTY.yaml").write_text(yaml.safe_dump(spec | {"symbol": "RTY"}))
+    return EngineSettings(data_dir=tmp_path / "data", instruments_dir=folder)
+
+
+def test_an_instrument_without_anchors_is_held_to_its_stored_bars_or_said_unchecked(
+    tmp_path: Path, bars: pd.DataFrame
+) -> None:
+    """An instrument without a sample block has no approximate closes: its first import and
+    a replace sharing no time with its stored bars were never checked, and ES's prices
+    replaced its week without a word. A first import says the prices could not be checked
+    (with the median close to look at); a replace is held to the close of the stored bar
+    nearest the file's middle, refused far from it and imported with --any-level."""
+    settings = unanchored_settings(tmp_path)
+    first = import_file(bf.plain_csv(tmp_path / "rty.csv", bars), "RTY", settings)
+    median = bars["close"].median()
+    assert first.note == (
+        "The file's prices were not checked against RTY's level: Barb keeps no approximate "
+        "closes for RTY around 2024-03-20 (its YAML's `sample.anchors`) and no stored bars "
+        f"within a year of the file; make sure its median close, {median:.10g}, is RTY's, "
+        "in its unit."
+    )
+    before = data_path("RTY", settings).read_bytes()
+    later = bf.week_of_bars(first_sunday=dt.date(2024, 4, 7), seed=11)
+    es = later.assign(**{c: later[c] / 4 for c in ("open", "high", "low", "close")})
+    path = bf.plain_csv(tmp_path / "es.csv", es)
+    # Independently: the stored bar nearest the file's middle bar is the stored week's last.
+    middle = es["timestamp"].iloc[len(es) // 2].tz_localize(None)
+    times = bars["timestamp"].dt.tz_localize(None)
+    nearest = int((times - middle).abs().idxmin())
+    ratio = es["close"].median() / bars["close"].iloc[nearest]
+    said = (
+        f"is ×{ratio:.2g} the close of RTY's stored bar nearest it "
+        f"({bars['close'].iloc[nearest]:.10g} at {times.iloc[nearest]}"
+    )
+    for check in (True, False):
+        with pytest.raises(DataError) as refused:
+            checked = check_file(path, "RTY", settings)
+            if check:
+                importer.plan_write(checked, settings, "replace")
+            else:
+                import_file(path, "RTY", settings, mode="replace")
+        assert said in str(refused.value)
+        assert str(refused.value).endswith("import it again with --any-level.")
+    assert data_path("RTY", settings).read_bytes() == before
+    result = import_file(path, "RTY", settings, mode="replace", any_level=True)
+    assert said in result.note
+    assert stored(settings, "RTY")["close"].tolist() == pytest.approx(es["close"].tolist())
+    # RTY's own next week replacing it says nothing.
+    store.restore_previous(data_path("RTY", settings))
+    own = import_file(bf.plain_csv(tmp_path / "own.csv", later), "RTY", settings, mode="replace")
+    assert own.note == ""
+
+
 def stored_level(frame: pd.DataFrame) -> float:
     """NQ's level by NQ.yaml's anchors, log-linear between 2023-12-29 (16,900) and
     2024-12-31 (21,200), at the file's middle bar."""
@@ -987,9 +1052,24 @@ def test_a_whole_file_in_cents_is_refused_before_anything_is_written(
             f"{tick:g}), as if written in cents: the first open {first:.10g} would be "
             f"{first / 100:.10g} in points"
         ) in str(refused.value)
+        assert str(refused.value).endswith(
+            "nothing was written. If the prices are right as they are, import it again "
+            "with --any-level."
+        )
+    with pytest.raises(DataError, match=r"send the file again with the caption `--any-level`"):
+        check_file(path, symbol, settings, advice="caption")
     assert not data_path(symbol, settings).exists()
     # The same bars in points import.
     check_file(bf.plain_csv(tmp_path / "points.csv", points), symbol, settings)
+    # Prices that are right as written (the level check's way past it, which the cents
+    # check lacked): imported as written, and said.
+    result = import_file(path, symbol, settings, any_level=True)
+    assert "as if written in cents" in result.report.text()
+    assert "imported as written, as --any-level says" in result.report.text()
+    assert stored(settings, symbol)["close"].tolist() == cents["close"].tolist()
+    if symbol == "NQ":  # and the level note says ×102, not ×1e+02
+        ratio = cents["close"].median() / stored_level(cents)
+        assert f"is ×{round(ratio)} the level NQ had around" in result.note
 
 
 def test_append_to_the_synthetic_sample_is_refused(
@@ -1756,7 +1836,12 @@ def test_check_refuses_what_the_import_would_and_writes_nothing(
         checked = runner.invoke(data_cli, ["import", *args, "-i", "NQ", "--check"], obj=settings)
         assert real.exit_code == checked.exit_code == 1, (args, checked.output)
         assert refusal in real.output and refusal in checked.output
-        assert "No problems that stop the import." in checked.output  # the file itself is fine
+        # The report, then the refusal: it ended "No problems that stop the import." above
+        # the refusal, which contradicted it.
+        for run in (real, checked):
+            assert "Times read as New York time" in run.output
+            assert "No problems that stop the import." not in run.output
+            assert run.output.rstrip().splitlines()[-1].startswith("Error: ")
         assert data_path("NQ", settings).read_bytes() == before
     ok = runner.invoke(
         data_cli, ["import", str(good), "-i", "NQ", "--append", "--check"], obj=settings
@@ -1765,6 +1850,69 @@ def test_check_refuses_what_the_import_would_and_writes_nothing(
     new_bars = (day >= pd.Timestamp("2024-03-20 17:00")).sum()
     assert f"the import would write {new_bars:,} bars; nothing was written" in ok.output
     assert data_path("NQ", settings).read_bytes() == before
+
+
+def test_a_file_too_big_for_the_free_memory_is_refused_before_it_is_read(
+    tmp_path: Path, settings: EngineSettings, bars: pd.DataFrame, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A 2 GB file was read whole (about 4.2 bytes of memory per byte of CSV, 8.5 GB) until
+    the kernel killed the import: the person read "Killed". With less memory free than the
+    read takes (``READ_FACTOR``), it is refused before reading, in one sentence with the
+    way through; the stored data stays as it was."""
+    import_file(bf.plain_csv(tmp_path / "first.csv", bars.iloc[:1000]), "NQ", settings)
+    before = data_path("NQ", settings).read_bytes()
+    path = bf.plain_csv(tmp_path / "big.csv", bars)
+    size = path.stat().st_size
+    monkeypatch.setattr(importer, "available_memory", lambda: 2 * size)
+    runner = CliRunner()
+    result = runner.invoke(data_cli, ["import", str(path), "-i", "NQ", "--replace"], obj=settings)
+    assert result.exit_code == 1
+    assert result.output == (
+        f"Error: {path}: the file is {round(size / 1e6)} MB, and reading it takes about "
+        f"{round(5 * size / 1e6)} MB of memory, while {round(2 * size / 1e6)} MB are free; "
+        "nothing was read or written. Import it in parts: the first with --replace, the "
+        "others with --append.\n"
+    )
+    with pytest.raises(DataError, match="Send it in parts, each file starting where"):
+        check_file(path, "NQ", settings, advice="caption")
+    assert data_path("NQ", settings).read_bytes() == before
+    monkeypatch.setattr(importer, "available_memory", lambda: 5 * size)
+    import_file(path, "NQ", settings, mode="replace")
+    assert_same_bars(settings, bars)
+
+
+def test_a_replace_run_again_keeps_the_data_from_before_it(
+    tmp_path: Path, settings: EngineSettings, bars: pd.DataFrame
+) -> None:
+    """The same --replace run twice (a command run again from the shell's history) wrote
+    the same bars again and deleted the file kept from before the first run, the only way
+    back to that data, for a copy of the bars just written. The second run writes nothing
+    and says so; restore still brings the data before the first."""
+    import_file(bf.plain_csv(tmp_path / "old.csv", bars.iloc[:2000]), "NQ", settings)
+    path = bf.plain_csv(tmp_path / "new.csv", bars)
+    runner = CliRunner()
+    args = ["import", str(path), "-i", "NQ", "--replace"]
+    first = runner.invoke(data_cli, args, obj=settings)
+    assert first.exit_code == 0, first.output
+    written = data_path("NQ", settings).read_bytes()
+    kept = previous_path(data_path("NQ", settings)).read_bytes()
+    again = runner.invoke(data_cli, args, obj=settings)
+    assert again.exit_code == 0, again.output
+    assert again.output.rstrip().endswith(
+        "NQ: the stored data already holds exactly the file's bars; "
+        f"{data_path('NQ', settings)} is unchanged, and so is the file kept from before."
+    )
+    assert "is deleted" not in again.output
+    assert data_path("NQ", settings).read_bytes() == written
+    assert previous_path(data_path("NQ", settings)).read_bytes() == kept
+    store.restore_previous(data_path("NQ", settings))
+    assert len(stored(settings)) == 2000
+    # A file that differs in one volume is a replace like any other.
+    store.restore_previous(data_path("NQ", settings))
+    other = bars.copy()
+    other.loc[5, "volume"] += 1
+    changed = import_file(bf.plain_csv(tmp_path / "v.csv", other), "NQ", settings, mode="replace")
+    assert changed.added == len(bars) and changed.kept
 
 
 def test_daily_bars_are_refused_with_the_lengths_barb_takes(

@@ -361,6 +361,79 @@ def test_volume_questions_over_stored_dates_without_volumes_are_refused(
     assert prices.error is None
 
 
+def test_fill_volumes_mends_stored_dates_without_volumes(
+    tmp_path: Path, settings: EngineSettings
+) -> None:
+    """The mixed data above answered volume questions only over periods without its silent
+    dates, and nothing mended it: --append refuses a file that starts before the stored
+    bars (and disagrees with their zero volumes), --replace needs every bar again.
+    --fill-volumes takes a file's volumes for those dates, its bars being the stored ones;
+    nothing else changes, the previous file is kept, and mean(volume) over the week is then
+    pandas' over the true volumes."""
+    from click.testing import CliRunner
+
+    from barb.data import store
+    from barb.data.cli import data as data_cli
+    from barb.interpreter import execute
+
+    bars = bf.week_of_bars()
+    wall = bars["timestamp"].dt.tz_localize(None)
+    day = (wall + pd.Timedelta(hours=6)).dt.normalize()
+    silent = day.isin([pd.Timestamp("2024-03-20"), pd.Timestamp("2024-03-21")])
+    mixed = bars.assign(volume=bars["volume"].where(~silent, 0))
+    import_file(bf.plain_csv(tmp_path / "mixed.csv", mixed), "NQ", settings)
+    query = {"session": "RTH", "from": "daily", "select": "mean(volume)"}
+    error = execute(query, "NQ", settings=settings).error
+    assert error is not None and "--fill-volumes` fills them in" in (error.hint or "")
+    before = data_path("NQ", settings).read_bytes()
+    runner = CliRunner()
+
+    def fill(path: Path) -> object:
+        args = ["import", str(path), "-i", "NQ", "--fill-volumes"]
+        return runner.invoke(data_cli, args, obj=settings)
+
+    # A file whose bars are not the stored ones is refused, nothing written.
+    moved = bars.copy()
+    moved.loc[silent[silent].index[5], "close"] += 0.25
+    refused = fill(bf.plain_csv(tmp_path / "moved.csv", moved))
+    assert refused.exit_code == 1
+    assert "the file's close is" in refused.output
+    assert "volumes are filled in only from the same bars" in refused.output
+    missing = fill(bf.plain_csv(tmp_path / "part.csv", bars.drop(silent[silent].index[3])))
+    assert "that the file lacks, on a date whose volumes it gives" in missing.output
+    no_volumes = fill(bf.plain_csv(tmp_path / "novol.csv", mixed.assign(volume=0)))
+    assert "the file has no volumes to fill in" in no_volumes.output
+    assert data_path("NQ", settings).read_bytes() == before
+    # Wednesday's file alone fills Wednesday and says that Thursday still has none.
+    wednesday = fill(bf.plain_csv(tmp_path / "wed.csv", bars[day == "2024-03-20"]))
+    assert wednesday.exit_code == 0, wednesday.output
+    assert "NQ: filled in the volumes of 1,380 bars" in wednesday.output
+    assert "1 date still has none (2024-03-21)" in wednesday.output
+    # The whole week with its volumes fills Thursday: nothing else changes.
+    done = fill(bf.plain_csv(tmp_path / "week.csv", bars))
+    assert done.exit_code == 0, done.output
+    assert "on 1 trading date that had none (2024-03-21) from week.csv" in done.output
+    frame, meta = read_bars(data_path("NQ", settings))
+    assert frame["timestamp"].tolist() == wall.tolist()
+    for column in ("open", "high", "low", "close", "volume"):
+        assert frame[column].tolist() == bars[column].tolist(), column
+    assert meta.rows == len(bars)
+    minute = wall.dt.hour * 60 + wall.dt.minute
+    rth = bars[(minute >= 570) & (minute < 1020)]
+    expected = rth.groupby(day[rth.index].to_numpy())["volume"].sum().mean()
+    answered = execute(query, "NQ", settings=settings)
+    assert answered.error is None
+    assert answered.summary.value == pytest.approx(expected)
+    # Nothing left to fill; the kept file is the data before this fill.
+    again = fill(tmp_path / "week.csv")
+    assert "every trading date of the stored NQ data has volumes" in again.output
+    store.restore_previous(data_path("NQ", settings))
+    kept, _ = read_bars(data_path("NQ", settings))
+    assert int((kept["volume"] == 0).sum()) == int(
+        (day == "2024-03-21").sum()
+    )  # Wednesday filled, Thursday not
+
+
 @pytest.mark.parametrize("stored_volumes", [False, True])
 def test_an_append_that_mixes_volumes_with_none_is_refused(
     stored_volumes: bool, tmp_path: Path, settings: EngineSettings
@@ -685,22 +758,75 @@ def test_metatrader5_export_reads_year_first_dotted_dates_and_vol(
     assert_stored(settings, bars)
 
 
-def test_a_vendor_footer_is_named_as_one(tmp_path: Path, settings: EngineSettings) -> None:
+def test_a_vendor_footer_is_left_out_and_said(tmp_path: Path, settings: EngineSettings) -> None:
+    """Barchart's "Downloaded from Barchart.com as of …" under the bars was refused ("delete
+    it and import the file again": from the bot, on a phone). The file is read without it,
+    the report names the line, and the bars are the file's."""
     bars = bf.week_of_bars(days=1)
     path = bf.plain_csv(tmp_path / "barchart.csv", bars)
     with path.open("a") as fh:
         fh.write('"Downloaded from Barchart.com as of 03-19-2024 05:12pm CDT"\n')
-    with pytest.raises(DataError) as refused:
-        import_file(path, "NQ", settings)
+    result = import_file(path, "NQ", settings)
     lines = len(bars) + 2  # the header, the bars, the footer
-    assert f"line {lines}: this line is not a bar" in str(refused.value)
-    assert "vendor's footer; delete it" in str(refused.value)
+    assert f"Line {lines} is not a bar ('\"Downloaded from Barchart.com" in result.report.text()
+    assert "the vendor's footer: the file is read without it." in result.report.text()
+    assert_stored(settings, bars)
     # A short line inside the file is still counted as one.
     inside = tmp_path / "cut.csv"
     text = path.read_text().splitlines()
     inside.write_text("\n".join([*text[:3], "2024-03-17 18:02:00,1", *text[3:-1]]) + "\n")
     with pytest.raises(DataError, match="line 4: expected 6 fields, found 2"):
-        import_file(inside, "NQ", settings)
+        import_file(inside, "NQ", settings, mode="replace")
+
+
+def test_a_last_line_cut_short_is_said_to_be_cut(tmp_path: Path, settings: EngineSettings) -> None:
+    """A download that stopped inside its last bar ("2024-03-18 16:59:00,1808") was refused
+    as "expected 6 fields, found 2", which did not say what happened to the file."""
+    bars = bf.week_of_bars(days=1)
+    path = bf.plain_csv(tmp_path / "nq.csv", bars)
+    text = path.read_text().splitlines()
+    path.write_text("\n".join([*text[:-1], text[-1][:25]]))
+    with pytest.raises(DataError) as refused:
+        import_file(path, "NQ", settings)
+    assert str(refused.value) == (
+        f"{path}, line {len(bars) + 1}: the file's last line holds 2 of the 6 fields of each "
+        "bar: the file looks cut short (a download or copy that stopped). Nothing was "
+        "written; download the file again, or delete that line."
+    )
+    assert not data_path("NQ", settings).exists()
+
+
+def test_barchart_and_firstrate_files_are_read(tmp_path: Path, settings: EngineSettings) -> None:
+    """Barchart's download ("Time,Open,High,Low,Last,Change,%Chg,Volume", newest bar first,
+    its footer under them) was "unrecognised columns"; FirstRate Data's headerless
+    "2024-03-18 09:30:00,o,h,l,c,v" was "not a layout Barb knows". Both store the bars
+    that went in."""
+    bars = bf.week_of_bars(days=2)
+    wall = bars["timestamp"].dt.tz_localize(None)
+    newest_first = bars.iloc[::-1]
+    rows = [
+        f"{t:%m/%d/%Y %H:%M},{r.open},{r.high},{r.low},{r.close},0.25,+0.01%,{r.volume}"
+        for t, r in zip(wall.iloc[::-1], newest_first.itertuples(), strict=True)
+    ]
+    barchart = tmp_path / "nqm24_intraday-1min_historical-data-03-19-2024.csv"
+    barchart.write_text(
+        "Time,Open,High,Low,Last,Change,%Chg,Volume\n"
+        + "\n".join(rows)
+        + '\n"Downloaded from Barchart.com as of 03-19-2024 05:12pm CDT"\n'
+    )
+    result = import_file(barchart, "NQ", settings)
+    assert result.report.layout == "Barchart historical data download"
+    assert_stored(settings, bars)
+    firstrate = tmp_path / "NQ_1min.txt"
+    firstrate.write_text(
+        "".join(
+            f"{t:%Y-%m-%d %H:%M:%S},{r.open},{r.high},{r.low},{r.close},{r.volume}\n"
+            for t, r in zip(wall, bars.itertuples(), strict=True)
+        )
+    )
+    result = import_file(firstrate, "NQ", settings, mode="replace")
+    assert result.report.layout == "FirstRate Data, no header"
+    assert_stored(settings, bars)
 
 
 @pytest.mark.parametrize(

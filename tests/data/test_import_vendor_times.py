@@ -7,6 +7,7 @@ the stored data byte for byte as it was."""
 from __future__ import annotations
 
 import datetime as dt
+import re
 from pathlib import Path
 
 import bar_files as bf
@@ -661,9 +662,12 @@ def read_naive(path: Path) -> pd.DataFrame:
     return frame.assign(timestamp=pd.to_datetime(frame["timestamp"]))
 
 
-@pytest.mark.parametrize(("zone", "region"), [("EST", NY), ("MST", "America/Denver")])
+@pytest.mark.parametrize(
+    ("zone", "region", "fixed"),
+    [("EST", NY, "Etc/GMT\\+5"), ("MST", "America/Denver", "Etc/GMT\\+7")],
+)
 def test_fixed_offset_zone_names_are_refused_for_the_region(
-    zone: str, region: str, tmp_path: Path, settings: EngineSettings, stored: None
+    zone: str, region: str, fixed: str, tmp_path: Path, settings: EngineSettings, stored: None
 ) -> None:
     # IANA's EST is UTC-5 all year: 5653edb's refusal of IB "EST" led to --timezone EST,
     # and a July cash session was stored at 10:30-16:59 "as declared".
@@ -675,7 +679,8 @@ def test_fixed_offset_zone_names_are_refused_for_the_region(
             settings,
             path,
             rf"--timezone {zone} is a fixed offset from UTC all year, not the clock of "
-            rf"{region} with its summer time, .*; pass --timezone {region}\.$",
+            rf"{region} with its summer time, .*; pass --timezone {region} \(or --timezone "
+            rf"{fixed} for times truly kept on that offset all year, summer included\)\.$",
             timezone=zone,
         )
     # Pacific/Honolulu keeps no summer time: HST is its clock, and stays a zone.
@@ -860,6 +865,8 @@ def test_the_report_says_how_zoned_times_were_read_in_whole_sentences(
         ("Date Time (EDT)", "America/New_York"),
         ("Time (CST)", "America/Chicago"),
         ("Time [CDT]", "America/Chicago"),
+        ("Time (MST)", "America/Denver"),
+        ("Time (PDT)", "America/Los_Angeles"),
     ],
 )
 def test_a_zone_named_in_the_header_reads_the_times_in_it(
@@ -903,24 +910,75 @@ def test_a_header_zone_the_times_contradict_is_refused_and_timezone_overrides_it
     )
 
 
+@pytest.mark.parametrize(
+    ("label", "region", "fixed", "first_sundays"),
+    [
+        # March 2024's summer time: EST's UTC-5 is Chicago's clock then, not in winter.
+        ("EST", NY, "Etc/GMT+5", [dt.date(2024, 3, 17)]),
+        # Across the clock change of 10 March: no zone with summer time fits.
+        ("EST", NY, "Etc/GMT+5", [dt.date(2024, 3, 3), dt.date(2024, 3, 17)]),
+        ("CST", "America/Chicago", "Etc/GMT+6", [dt.date(2024, 3, 17)]),
+        # January: EDT's UTC-4 is an hour ahead of New York's winter clock.
+        ("EDT", NY, "Etc/GMT+4", [dt.date(2024, 1, 14)]),
+        ("CDT", "America/Chicago", "Etc/GMT+5", [dt.date(2024, 1, 14)]),
+        # Arizona's clock, MST all year, under a Denver reading in summer.
+        ("MST", "America/Denver", "Etc/GMT+7", [dt.date(2024, 3, 17)]),
+        ("PST", "America/Los_Angeles", "Etc/GMT+8", [dt.date(2024, 3, 17)]),
+    ],
+)
 def test_a_header_abbreviation_the_stamps_clock_contradicts_is_refused(
-    tmp_path: Path, settings: EngineSettings
+    label: str,
+    region: str,
+    fixed: str,
+    first_sundays: list[dt.date],
+    tmp_path: Path,
+    settings: EngineSettings,
 ) -> None:
     """ "Time (EST)" over times kept on a fixed UTC-5 all year (EST proper): in March 2024's
     summer time they are an hour behind New York's clock, so read as America/New_York the
-    bars fall in the exchange's daily break. Refused, nothing stored; --timezone Etc/GMT+5
-    reads them right."""
-    bars = bf.week_of_bars()
-    fixed = "Etc/GMT+5"  # UTC-5 (POSIX sign)
+    bars fall in the exchange's daily break. Refused, nothing stored, naming the fixed zone:
+    the refusal advised America/Chicago, which is UTC-5 only in summer (a file reaching into
+    winter then stored its winter bars an hour off), and for "Time (EDT)" in January listed
+    the bars in the break with no advice at all. --timezone as advised reads them right."""
+    bars = pd.concat(
+        [bf.week_of_bars(day, seed=i) for i, day in enumerate(first_sundays)], ignore_index=True
+    )
     wall = bf.in_zone(bars, fixed).dt.strftime("%Y-%m-%d %H:%M:%S")
-    path = tmp_path / "est.csv"
-    bars.assign(timestamp=wall).rename(columns={"timestamp": "Time (EST)"}).to_csv(
+    path = tmp_path / "fixed.csv"
+    bars.assign(timestamp=wall).rename(columns={"timestamp": f"Time ({label})"}).to_csv(
         path, index=False
     )
+    for lang, said in (("en", f"pass --timezone {fixed}."), ("ru", f"укажите --timezone {fixed}.")):
+        with pytest.raises(DataError) as refused:
+            check_file(path, "NQ", settings, lang=lang)
+        assert str(refused.value).endswith(said), str(refused.value)
+        assert f"as {label}" in str(refused.value) or f"назван {label}" in str(refused.value)
+        assert "America/Chicago;" not in str(refused.value)
+    with pytest.raises(DataError, match=f"caption `--timezone {re.escape(fixed)}`"):
+        check_file(path, "NQ", settings, advice="caption")
     with pytest.raises(DataError):
         import_file(path, "NQ", settings)
     assert not data_path("NQ", settings).exists()
     import_file(path, "NQ", settings, timezone=fixed)
+    frame, _ = read_bars(data_path("NQ", settings))
+    assert frame["timestamp"].tolist() == bars["timestamp"].dt.tz_localize(None).tolist()
+
+
+def test_times_on_one_offset_all_year_are_sent_to_it(
+    tmp_path: Path, settings: EngineSettings
+) -> None:
+    """A headerless file on UTC-5 all year across the clock change of 10 March fits no zone
+    with summer time: it was sent to "an IANA name such as Asia/Dubai". The one offset that
+    leaves the daily break empty is named, and reads the bars right."""
+    bars = pd.concat(
+        [bf.week_of_bars(dt.date(2024, 3, 3), seed=1), bf.week_of_bars(dt.date(2024, 3, 17))],
+        ignore_index=True,
+    )
+    path = bf.plain_csv(tmp_path / "nq.csv", bars, "Etc/GMT+5")
+    with pytest.raises(DataError, match=r"one offset from UTC kept all year, UTC−5: pass "):
+        import_file(path, "NQ", settings)
+    assert not data_path("NQ", settings).exists()
+    import_file(path, "NQ", settings, timezone="Etc/GMT+5")
     frame, _ = read_bars(data_path("NQ", settings))
     assert frame["timestamp"].tolist() == bars["timestamp"].dt.tz_localize(None).tolist()
 

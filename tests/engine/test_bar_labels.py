@@ -335,3 +335,74 @@ def test_many_rows_tied_at_a_listings_extreme_are_counted_by_their_bars_name(
     # Russian's genitive after "у": "у 71 дня", "у 25 дней".
     one = at_high % 10 == 1 and at_high % 100 != 11
     assert f"(одинаково у {at_high} {ru[0] if one else ru[1]})" in chart_headline(result, "ru")
+
+
+@pytest.mark.parametrize(
+    ("timeframe", "select", "en", "ru"),
+    [
+        ("daily", "date(), dd", "days", ("дня", "дней")),
+        ("1h", "date(), hour(), dd", "bars", ("бара", "баров")),
+    ],
+)
+def test_a_listing_that_selects_its_date_counts_its_tie_by_its_bars(
+    year_settings, year_minutes, timeframe: str, select: str, en: str, ru: tuple[str, str]
+) -> None:
+    """The same listing with date() selected carries no bar label: its headline read "(322
+    groups tied)" of days (and of hourly bars), where nothing is a group."""
+    from barb.charts import chart_headline
+
+    query = {
+        "session": "RTH",
+        "from": timeframe,
+        "map": {"dd": "(close / cummax(close) - 1) * 100"},
+        "select": select,
+    }
+    result = run(query, year_settings)
+    rth = year_minutes.set_index("timestamp").between_time("09:30", "16:59")
+    # RTH's hourly bars start at its 09:30 open.
+    bar = (rth.index - pd.Timedelta("30min")).floor("D" if timeframe == "daily" else "h")
+    close = rth["close"].groupby(bar).last()
+    at_high = int((close >= close.cummax()).sum())
+    assert at_high > 3  # too many to name
+    assert re.search(rf"highest 0(\.0+)?% \({at_high} {en} tied\)", chart_headline(result))
+    one = at_high % 10 == 1 and at_high % 100 != 11
+    assert f"(одинаково у {at_high} {ru[0] if one else ru[1]})" in chart_headline(result, "ru")
+
+
+def test_a_then_listing_of_day_groups_counts_its_tie_in_days(year_settings, year_minutes) -> None:
+    """A then stage's rows are the first stage's groups: of date() keys, days."""
+    from barb.charts import chart_headline
+
+    query = {
+        "session": "RTH",
+        "from": "1h",
+        "group_by": "date()",
+        "select": "last(close) as c",
+        "then": {"map": {"dd": "(c / cummax(c) - 1) * 100"}, "select": "date, dd"},
+    }
+    result = run(query, year_settings)
+    rth = year_minutes.set_index("timestamp").between_time("09:30", "16:59")
+    close = rth["close"].groupby(rth.index.floor("D")).last()
+    at_high = int((close >= close.cummax()).sum())
+    assert at_high > 3
+    assert re.search(rf"highest 0(\.0+)?% \({at_high} days tied\)", chart_headline(result))
+
+
+def test_a_listing_that_selects_its_date_names_each_extreme_by_it(
+    year_settings, year_minutes
+) -> None:
+    """The model read "r: min=2, max=10" of a daily listing that selected date(), with no
+    day named, where the same listing without it read "max=10 (2023-… and 1 more)". Its own
+    date column names the extremes now, as pandas finds them (first row, ties counted)."""
+    query = {"session": "RTH", "from": "daily", "select": ["date()", "round(range / 10, 0) as r"]}
+    text = render_summary(run(query, year_settings))
+    rth = year_minutes.set_index("timestamp").between_time("09:30", "16:59")
+    days = rth.groupby(rth.index.normalize()).agg(high=("high", "max"), low=("low", "min"))
+    r = ((days["high"] - days["low"]) / 10).round(0)
+
+    def at(value: float) -> str:
+        first = r[r == value].index[0].strftime("%Y-%m-%d")
+        more = int((r == value).sum()) - 1
+        return f"{first} and {more} more" if more else first
+
+    assert f"r: min={r.min():g} ({at(r.min())}), max={r.max():g} ({at(r.max())})" in text

@@ -64,3 +64,36 @@ def test_weekly_rth_bars_that_end_together_say_nothing(sample_settings) -> None:
         {**WEEKLY, "join": {"instrument": "CL", "session": "RTH"}}, sample_settings, session="RTH"
     )
     assert warnings_with(result, SAID) == []
+
+
+def _week_starts(settings: EngineSettings, symbol: str) -> pd.Series:
+    """Each ISO week's first trading date (of all the bars)."""
+    bars = pd.read_parquet(settings.data_dir / f"{symbol}.parquet", columns=["trading_date"])
+    days = pd.Series(bars["trading_date"].unique())
+    weeks = days - pd.to_timedelta(days.dt.weekday, unit="D")
+    return days.groupby(weeks.to_numpy()).min()
+
+
+def test_weekly_nq_and_cl_name_the_weeks_cl_began_a_day_earlier(sample_settings) -> None:
+    """CL traded the observed New Year's Mondays of 2012, 2017 and 2023, NQ did not: those
+    weeks' CL bar opens on the Monday, NQ's on the Tuesday, and a weekly open-to-close or
+    range side by side spanned different days with nothing said."""
+    write_samples(["CL"], sample_settings)
+    nq, cl = (_week_starts(sample_settings, s) for s in ("NQ", "CL"))
+    both = nq.index.intersection(cl.index)
+    both = both[(both >= "2010-01-04") & (both <= "2025-12-22")]
+    apart = both[nq[both].to_numpy() != cl[both].to_numpy()]
+    assert len(apart) == 3 and all(cl[w].weekday() == 0 for w in apart)  # Mondays
+    query = {**WEEKLY, "map": {"nq": "close / open - 1", "cl": "cl_close / cl_open - 1"}}
+    query["select"] = ["correlation(nq, cl)", "count()"]
+    result = ask(query, sample_settings, session="ETH")
+    said = warnings_with(result, "begin on different days")
+    assert len(said) == 1
+    pairs = ", ".join(
+        f"{nq[w]:%Y-%m-%d} against {cl[w]:%Y-%m-%d} (New Years Day, NQ closed)" for w in apart
+    )
+    assert said[0] == (
+        f"In 3 of the {len(both)} weeks NQ's bar and CL's begin on different days (NQ's "
+        f"first): {pairs}; their opens (and the ranges and volumes over the day one lacks) "
+        "are that far apart there."
+    )

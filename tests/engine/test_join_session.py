@@ -93,6 +93,35 @@ def test_cl_overnight_beside_nq_rth_matches_pandas(markets) -> None:
     assert "cover different hours" not in warnings
 
 
+def test_a_join_s_evening_window_says_it_is_the_evening_before(markets) -> None:
+    """CL's 20:00-02:00 beside NQ's RTH day is the night before it (the date's Globex
+    evening), which the window's text does not say; it was "its 20:00-02:00 (20:00-02:00)"."""
+    settings, raw = markets
+    nq = _window(raw["NQ"], "09:30", "17:00")
+    cl = _window(raw["CL"], "20:00", "02:00")
+    both = nq.join(cl, rsuffix="_cl", how="inner").loc["2024-03-01":"2024-04-30"]
+    result = ask(
+        {
+            "session": "RTH",
+            "from": "daily",
+            "period": "2024-03-01:2024-04-30",
+            "join": {"instrument": "CL", "session": "20:00-02:00"},
+            "map": {"cl_night": "cl_close / cl_open - 1"},
+            "select": ["mean(cl_night)", "count()"],
+        },
+        settings,
+        "NQ",
+    )
+    assert result.summary.values["count"] == len(both)
+    assert result.summary.values["mean_cl_night"] == pytest.approx(
+        (both["close_cl"] / both["open_cl"] - 1).mean()
+    )
+    assert (
+        "CL's bars are its 20:00-02:00, from the evening before each date, matched to NQ's "
+        "RTH (09:30-17:00) bars by date"
+    ) in " ".join(result.metadata.warnings)
+
+
 def test_a_join_session_on_intraday_bars_is_an_error(markets) -> None:
     """Intraday bars are matched on their time: another session's share none."""
     settings, _ = markets

@@ -12,11 +12,14 @@ starts at 18:00, OVERNIGHT is 18:00-09:30, each day's high and low at their firs
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pandas as pd
 import pytest
 
 from barb import execute
+from barb.summary_text import value_text
 
 OPEN, LENGTH = 18 * 60, 15 * 60 + 30  # OVERNIGHT: 18:00-09:30
 MINUTES_FORM = "if(hour() >= 18, hour() * 60 + minute() - 1440, hour() * 60 + minute())"
@@ -550,12 +553,183 @@ def test_two_clock_numbers_compared_say_midnight_and_the_form_gives_the_sessions
 
     result, said = run("hour() * 60 + minute()")
     assert result.summary.value == pytest.approx(np.mean(wrapped), abs=1e-4)
-    assert said == [
+    # Run again counted from the open, the answer it gives is said: the bars' order.
+    assert len(said) == 1
+    assert said[0].startswith(
         "hour(), and t with it, falls back to 0 at midnight inside ETH (18:00-17:00, from the "
-        "evening before): hi < lo orders 00:00-16:59 before 18:00-23:59, though it comes "
-        "after it. Count minutes from the 18:00 open instead (TIME OF DAY AS A NUMBER): "
-        "if(t >= 1080, t - 1440, t) in place of t."
-    ]
+        "evening before): hi < lo takes 00:00-16:59 for earlier than 18:00-23:59, though it "
+        "comes after it. Counted from the 18:00 open (TIME OF DAY AS A NUMBER: "
+        "if(t >= 1080, t - 1440, t) in place of t), the answer is "
+    )
+    right, wrong = re.search(r"the answer is ([\d.]+), not ([\d.]+)\.$", said[0]).groups()
+    assert float(right) == pytest.approx(np.mean(high < low), abs=1e-4)
+    assert float(wrong) == pytest.approx(np.mean(wrapped), abs=1e-4)
     result, said = run("if(hour() >= 18, hour() * 60 + minute() - 1440, hour() * 60 + minute())")
     assert result.summary.value == pytest.approx(np.mean(high < low), abs=1e-4)
     assert said == []
+
+
+def _clock_minutes(value: float) -> str:
+    return clock(round(value) % 1440)
+
+
+def test_the_mean_time_of_the_high_over_eth_says_midnight_and_the_mean_from_the_open(
+    engine_settings, eth
+) -> None:
+    """ "The average time of the day's high on ETH" as mean(hi_t) over each date's
+    arg_max(hour() * 60 + minute(), high): a 23:30 high and a 00:30 one average to 12:00
+    (NQ 2024: 761.56, 12:41, for 551.1, 09:11), and only the reference's note said so. The
+    warning gives the form counted from the 18:00 open and the mean it gives, pandas' mean
+    of each date's first high minute counted so."""
+    query = {
+        "session": "ETH",
+        "from": "1m",
+        "map": {"t": "hour() * 60 + minute()"},
+        "group_by": "date()",
+        "select": "arg_max(t, high) as hi_t",
+        "then": {"select": "mean(hi_t) as avg_t"},
+    }
+    high = eth.loc[eth.groupby("tdate")["high"].idxmax(), "minute"].to_numpy()
+    counted = np.where(high >= ETH_OPEN, high - 1440, high)
+    assert (high >= ETH_OPEN).any()  # the premise: some highs are before midnight
+    wrong, right = high.mean(), counted.mean()
+
+    result = execute(query, "NQ", settings=engine_settings)
+    assert result.summary.value == pytest.approx(wrong)
+    said = [w for w in result.metadata.warnings if "at midnight" in w]
+    assert said == [
+        "hour(), and t with it, falls back to 0 at midnight inside ETH (18:00-17:00, from the "
+        "evening before): mean(hi_t) takes 00:00-16:59 for earlier than 18:00-23:59, though "
+        "it comes after it (a 23:30 and a 00:30 average to 12:00). Counted from the 18:00 "
+        "open (TIME OF DAY AS A NUMBER: if(t >= 1080, t - 1440, t) in place of t), the "
+        f"answer is {value_text(right)} ({_clock_minutes(right)}), not {value_text(wrong)} "
+        f"({_clock_minutes(wrong)})."
+    ]
+
+    fixed = {**query, "map": {"t": MINUTES_FORM}}
+    result = execute(fixed, "NQ", settings=engine_settings)
+    assert result.summary.value == pytest.approx(right)
+    assert not [w for w in result.metadata.warnings if "at midnight" in w]
+
+
+def test_the_mean_hour_of_the_low_by_weekday_gives_each_end_from_the_open(
+    engine_settings, eth
+) -> None:
+    """hour() as a number, grouped by weekday in a then stage: the ends counted from the
+    open are said, as pandas finds them."""
+    query = {
+        "session": "ETH",
+        "from": "1m",
+        "group_by": "date()",
+        "select": ["arg_min(hour(), low) as lo_h", "first(dayname()) as wd"],
+        "then": {"group_by": "wd", "select": "mean(lo_h) as avg_h"},
+    }
+    days = eth.loc[eth.groupby("tdate")["low"].idxmin(), ["tdate", "minute"]]
+    hour = days["minute"].to_numpy() // 60
+    weekday = pd.to_datetime(days["tdate"]).dt.strftime("%a").to_numpy()
+    counted = pd.Series(np.where(hour >= 18, hour - 24, hour)).groupby(weekday).mean()
+    low, high = counted.idxmin(), counted.idxmax()
+
+    result = execute(query, "NQ", settings=engine_settings)
+    said = [w for w in result.metadata.warnings if "at midnight" in w]
+    assert len(said) == 1
+    assert said[0].startswith("hour() falls back to 0 at midnight inside ETH")
+    assert (
+        f"avg_h runs from '{low}' {value_text(counted[low])} "
+        f"({_clock_minutes(counted[low] * 60)}) to '{high}' {value_text(counted[high])} "
+        f"({_clock_minutes(counted[high] * 60)}), not from" in said[0]
+    )
+
+
+def test_the_mean_time_of_a_high_kept_inside_the_day_says_nothing(engine_settings) -> None:
+    """A where that keeps ETH's 09:00-15:59 bars: no value crosses midnight, the answer
+    counted from the open is the same, and nothing is said."""
+    query = {
+        "session": "ETH",
+        "from": "1m",
+        "map": {"t": "hour() * 60 + minute()"},
+        "where": "hour() >= 9 and hour() < 16",
+        "group_by": "date()",
+        "select": "arg_max(t, high) as hi_t",
+        "then": {"select": "mean(hi_t)"},
+    }
+    result = execute(query, "NQ", settings=engine_settings)
+    assert result.ok, result.to_dict()
+    assert not [w for w in result.metadata.warnings if "at midnight" in w]
+
+
+def test_a_days_high_before_the_cash_open_as_a_number_says_the_evening_highs(
+    engine_settings, eth
+) -> None:
+    """ "How often is the ETH high made before the cash open" as mean(hi_t < 570) over each
+    date's arg_max(hour() * 60 + minute(), high): the 18:00-23:59 highs read as after 09:30
+    (NQ 2024: 0.2077 for 0.3538), and the comparison of a day's clock value with a time of
+    day was taken for a window written on purpose. Run again counted from the open, the
+    answer is pandas' share of dates whose first high came before 09:30."""
+    query = {
+        "session": "ETH",
+        "from": "1m",
+        "map": {"t": "hour() * 60 + minute()"},
+        "group_by": "date()",
+        "select": "arg_max(t, high) as hi_t",
+        "then": {"select": "mean(hi_t < 570) as early"},
+    }
+    high = eth.loc[eth.groupby("tdate")["high"].idxmax(), "minute"].to_numpy()
+    wrong = np.mean(high < 570)
+    right = np.mean(np.where(high >= ETH_OPEN, high - 1440, high) < 570)
+    assert wrong != pytest.approx(right)
+
+    result = execute(query, "NQ", settings=engine_settings)
+    assert result.summary.value == pytest.approx(wrong, abs=1e-4)
+    said = [w for w in result.metadata.warnings if "at midnight" in w]
+    assert len(said) == 1
+    assert "hi_t < 570 takes 00:00-16:59 for earlier than 18:00-23:59" in said[0]
+    found = re.search(r"the answer is ([\d.]+), not ([\d.]+)\.$", said[0])
+    assert found is not None
+    assert float(found[1]) == pytest.approx(right, abs=1e-4)
+    assert float(found[2]) == pytest.approx(wrong, abs=1e-4)
+
+    fixed = {**query, "map": {"t": MINUTES_FORM}}
+    result = execute(fixed, "NQ", settings=engine_settings)
+    assert result.summary.value == pytest.approx(right, abs=1e-4)
+    assert not [w for w in result.metadata.warnings if "at midnight" in w]
+
+
+def test_a_bars_own_hour_in_a_where_stays_a_window(engine_settings) -> None:
+    """``hour() >= 18`` of each ETH bar is its evening, written on purpose: nothing said."""
+    query = {
+        "session": "ETH",
+        "from": "1h",
+        "where": "hour() >= 18",
+        "select": "mean(range)",
+    }
+    result = execute(query, "NQ", settings=engine_settings)
+    assert result.ok, result.to_dict()
+    assert not [w for w in result.metadata.warnings if "at midnight" in w]
+
+
+def test_a_close_picked_by_the_earliest_hour_over_eth_says_the_first_bars_close(
+    engine_settings, eth
+) -> None:
+    """ "The average close of ETH's first bar" as arg_min(close, hour()) picked each date's
+    00:00 bar, not its 18:00 one. The answer counted from the open is pandas' mean of each
+    date's first bar's close, said as a price (not as a time of day)."""
+    query = {
+        "session": "ETH",
+        "from": "1m",
+        "group_by": "date()",
+        "select": "arg_min(close, hour() * 60 + minute()) as first_close",
+        "then": {"select": "mean(first_close)"},
+    }
+    bars = eth.sort_values("timestamp")
+    first = bars.groupby("tdate")["close"].first().mean()
+    midnight = bars.loc[bars.groupby("tdate")["minute"].idxmin(), "close"].mean()
+    assert first != pytest.approx(midnight)
+
+    result = execute(query, "NQ", settings=engine_settings)
+    assert result.summary.value == pytest.approx(midnight, abs=0.01)
+    said = [w for w in result.metadata.warnings if "at midnight" in w]
+    assert len(said) == 1
+    found = re.search(r"the answer is ([\d.,]+), not ([\d.,]+)\.$", said[0])
+    assert found is not None
+    assert float(found[1].replace(",", "")) == pytest.approx(first, abs=0.01)

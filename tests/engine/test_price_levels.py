@@ -828,3 +828,113 @@ def test_a_count_the_percent_form_leaves_as_it_is_says_so(sample_settings, nq_mi
         f"In percent (where range / open * 100 > 100000 / {base!r} * 100) count is 0 as well."
     )
     assert "not 0" not in warned
+
+
+# --- a joined instrument's distances -----------------------------------------------------
+
+
+def _window_daily(symbol: str, settings, start: int, end: int) -> pd.DataFrame:
+    columns = ["open", "high", "low", "close", "trading_date", "minute"]
+    minutes = pd.read_parquet(data_path(symbol, settings), columns=columns)
+    return _daily(minutes[(minutes["minute"] >= start) & (minutes["minute"] < end)])
+
+
+def _levels(closes: pd.Series) -> str:
+    """ "(mean close 825 in 2009, 5,486 in 2025)": the whole years' mean closes' lowest and
+    highest (the sample's first and last years are cut: 2008 from Jan 2, 2026 a week)."""
+    yearly = closes.groupby(closes.index.year).mean().loc[2008:2025]
+    low, high = yearly.idxmin(), yearly.idxmax()
+    return f"(mean close {yearly[low]:,.0f} in {low}, {yearly[high]:,.0f} in {high})"
+
+
+def test_a_joined_instrument_s_range_is_said_in_its_own_points_and_levels(
+    sample_settings,
+) -> None:
+    """CL's days with ES joined, "ES's average range": mean(es_high - es_low) was said to be
+    "in dollars" (CL's word) over CL's price levels (mean close 37 in 2016, 115 in 2022),
+    when ES's range is in ES points and grows with ES's price (825 in 2009, 5,486 in 2025)."""
+    window = (RTH_START, RTH_END)  # 09:30-17:00 on both
+    es = _window_daily("ES", sample_settings, *window)
+    cl = _window_daily("CL", sample_settings, *window)
+    both = es.join(cl, how="inner", rsuffix="_cl")
+    result = ask(
+        {
+            "session": "09:30-17:00",
+            "from": "daily",
+            "join": {"instrument": "ES"},
+            "select": "mean(es_high - es_low) as es_range",
+        },
+        sample_settings,
+        instrument="CL",
+    )
+    assert result.summary.value == pytest.approx(both["range"].mean())
+    [warning] = [w for w in result.metadata.warnings if "blends price levels" in w]
+    assert warning.startswith("es_range is in points over rows whose price level changed")
+    assert _levels(both["close"]) in warning
+
+    # CL's own range over the same rows stays in CL's dollars and levels.
+    own = ask(
+        {
+            "session": "09:30-17:00",
+            "from": "daily",
+            "join": {"instrument": "ES"},
+            "select": "mean(range) as cl_range",
+        },
+        sample_settings,
+        instrument="CL",
+    )
+    [warning] = [w for w in own.metadata.warnings if "blends price levels" in w]
+    assert warning.startswith("cl_range is in dollars over rows whose price level changed")
+    assert _levels(both["close_cl"]) in warning
+
+
+def test_a_ranking_by_a_joined_instrument_s_range_reads_its_levels(sample_settings) -> None:
+    """The largest ES ranges listed on CL's days favour ES's high-price years, not CL's
+    (2008, 2011-2014 and 2022 were CL's)."""
+    window = (RTH_START, RTH_END)
+    es = _window_daily("ES", sample_settings, *window)
+    cl = _window_daily("CL", sample_settings, *window)
+    both = es.join(cl, how="inner", rsuffix="_cl")
+    result = ask(
+        {
+            "session": "09:30-17:00",
+            "from": "daily",
+            "join": {"instrument": "ES"},
+            "map": {"er": "es_high - es_low"},
+            "select": ["er"],
+            "sort": "er desc",
+            "limit": 5,
+        },
+        sample_settings,
+        instrument="CL",
+    )
+    assert list(result.table["er"]) == sorted(both["range"], reverse=True)[:5]
+    [warning] = [w for w in result.metadata.warnings if "favours" in w]
+    assert warning.startswith("er is in points over rows whose price level changed")
+    assert _levels(both["close"]) in warning
+
+
+def test_a_running_total_of_a_joined_instrument_s_points_reads_its_levels(
+    sample_settings,
+) -> None:
+    """An equity curve of ES's open-to-close on CL's days is in ES points over ES's levels
+    (it was "in dollars" over CL's closes)."""
+    window = (RTH_START, RTH_END)
+    es = _window_daily("ES", sample_settings, *window)
+    cl = _window_daily("CL", sample_settings, *window)
+    both = es.join(cl, how="inner", rsuffix="_cl")
+    result = ask(
+        {
+            "session": "09:30-17:00",
+            "from": "daily",
+            "join": {"instrument": "ES"},
+            "map": {"eq": "cumsum(es_close - es_open)"},
+            "select": ["eq"],
+        },
+        sample_settings,
+        instrument="CL",
+    )
+    assert result.table["eq"].iloc[-1] == pytest.approx((both["close"] - both["open"]).sum())
+    [warning] = [w for w in result.metadata.warnings if "running total" in w]
+    assert warning.startswith("eq is a running total in points over rows whose price level")
+    assert _levels(both["close"]) in warning

@@ -151,3 +151,75 @@ def test_an_oscillator_against_a_fraction_is_said(engine_settings, days) -> None
 
 def test_the_oscillators_said_are_barb_functions() -> None:
     assert set(library()) >= OSCILLATORS
+
+
+def test_a_first_stages_mean_rsi_in_a_then_where_is_said(engine_settings, days) -> None:
+    """ "Weeks whose average RSI was above 50": the first stage averages rsi() per week as
+    r, the then stage's ``r > 0.5`` keeps every week with an RSI and was told nothing; r
+    holds rsi() values (TA-Lib's RSI over the RTH closes, averaged per week by pandas)."""
+    rsi = pd.Series(talib.RSI(days["close"].to_numpy(dtype=float), 14), index=days.index)
+    week = days.index.to_series().dt.to_period("W")
+    means = rsi.groupby(week).mean().dropna()
+    query = {
+        "map": {"rsi": "rsi(close, 14)"},
+        "group_by": "week()",
+        "select": "mean(rsi) as r",
+        "then": {"where": "r > 0.5"},
+    }
+    result = ask(query, engine_settings, **RTH_DAILY)
+    weeks = len(rsi.groupby(week))
+    assert len(result.table) == int((means > 0.5).sum()) == len(means)
+    assert warnings_with(result, "run from 0 to 100") == [
+        f"r holds rsi() values, which run from 0 to 100: r > 0.5 keeps {len(means)} of the "
+        f"{weeks} rows; on that scale it is r > 50."
+    ]
+
+    fixed = ask({**query, "then": {"where": "r > 50"}}, engine_settings, **RTH_DAILY)
+    assert len(fixed.table) == int((means > 50).sum()) < len(means)
+    assert not warnings_with(fixed, "run from 0 to 100")
+
+
+@pytest.mark.parametrize(
+    "select",
+    [
+        "sum(rsi) as r",  # a sum of RSI is on no 0-100 scale
+        "mean(close) as r",
+    ],
+)
+def test_a_then_where_on_other_values_says_no_oscillator(engine_settings, select: str) -> None:
+    query = {
+        "map": {"rsi": "rsi(close, 14)"},
+        "group_by": "week()",
+        "select": select,
+        "then": {"where": "r > 0.5"},
+    }
+    result = ask(query, engine_settings, **RTH_DAILY)
+    assert not warnings_with(result, "0 to 100")
+
+
+@pytest.mark.parametrize(
+    ("select", "then_map", "named"),
+    [
+        (["count(close > open) / count() as up"], None, "up"),
+        (["sum(close > open) as ups", "count() as n"], {"up": "ups / n"}, "up (ups / n)"),
+    ],
+)
+def test_a_share_counted_by_hand_against_a_percent_is_said(
+    engine_settings, days, select: list[str], then_map: dict | None, named: str
+) -> None:
+    """The up days over all the days, written count(close > open) / count() (or summed in a
+    first stage and divided in the then stage), is a share as mean(close > open) is: "weeks
+    where more than 55% of days closed up" as ``up > 55`` kept no week and said nothing."""
+    week = days.index.to_series().dt.to_period("W")
+    shares = (days["close"] > days["open"]).groupby(week).mean()
+    then = {"where": "up > 55", **({"map": then_map} if then_map else {})}
+    query = {"group_by": "week()", "select": select, "then": then}
+    result = ask(query, engine_settings, **RTH_DAILY)
+    assert result.table is None or len(result.table) == 0
+    assert warnings_with(result, SHARE) == [
+        f"{named} is a share from 0 to 1: up > 55 keeps 0 of the {len(shares)} rows; more "
+        "than 55% is up > 0.55."
+    ]
+    fixed = ask({**query, "then": {**then, "where": "up > 0.55"}}, engine_settings, **RTH_DAILY)
+    assert len(fixed.table) == int((shares > 0.55).sum()) > 0
+    assert not warnings_with(fixed, SHARE)

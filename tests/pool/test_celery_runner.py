@@ -14,6 +14,7 @@ import json
 import os
 import re
 import signal
+import threading
 import time
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
@@ -476,6 +477,44 @@ async def test_a_check_whose_worker_is_killed_ends_at_once_not_after_the_plans_w
         await runner.close()
 
 
+class FrozenClock:
+    """``time`` for the runner alone, its ``monotonic`` stopped: the runner's waits never
+    end by themselves (Redis's clock, and the worker's, run on)."""
+
+    def __init__(self) -> None:
+        self.now = time.monotonic()
+
+    def monotonic(self) -> float:
+        return self.now
+
+
+async def test_a_check_whose_worker_is_killed_ends_once_its_entry_is_past_its_moment(
+    redis_url: str, data_env: Path, workers: list, tmp_path: Path, monkeypatch
+) -> None:
+    """kill -9 of the worker running a plan's check while Redis answers all along: its entry
+    in the registry passes its moment (no beat for ``HEARTBEAT_TTL_S``) and the check ends
+    at the bot's next read. Before, the bot also waited until it had read the worker absent
+    for 3 s (a wait meant for Redis back from an outage, when every live worker's entry is
+    past its moment until its next beat): the plan came about 7 s after the kill instead of
+    4. The runner's clock is stopped here, so only a judgement made at the first absent read
+    ends the check (before: never)."""
+    from bot.pool import celery_runner
+
+    env = worker_env(redis_url, data_env, timeout_s=20)
+    doomed = misbehaving_worker(env, tmp_path / "doomed.log", "NQ")
+    workers.append(doomed)
+    monkeypatch.setattr(celery_runner, "time", FrozenClock())
+    runner = CeleryRunner(redis_url, timeout_s=20, queue_wait_s=600, check_wait_s=600)
+    check = QueryJob(query={**COUNT, "sleep": 60}, chart=False, csv=False, check_only=True)
+    try:
+        job = asyncio.create_task(runner.check(check))
+        await _kill_once_started(redis_url, doomed)
+        outcome = await asyncio.wait_for(job, 30)
+        assert worker_failure(outcome), outcome.summary_text
+    finally:
+        await runner.close()
+
+
 async def test_workers_say_what_data_they_serve_and_see_an_import_made_there(
     redis_url: str, workers: list, tmp_path: Path
 ) -> None:
@@ -581,6 +620,33 @@ async def test_with_redis_hung_questions_never_stall_the_loop_and_keep_the_worke
         await runner.close()
         await store.close()
         client.close()
+        server.stop()
+
+
+async def test_a_run_sent_to_a_hung_redis_ends_in_a_sentence_and_the_next_is_answered(
+    tmp_path: Path, data_env: Path, workers: list, caplog
+) -> None:
+    """Redis hung (its machine lost: the port takes the connection and never answers; a
+    stopped process here) when Run is pressed. Before, the send waited on its socket for
+    good on the bot's one Celery thread: the run never got an outcome (the plan said
+    "Running…"), nor did any job sent after it, also once Redis was back. Now each call
+    gives up after a few seconds: the person reads the failure sentence with its
+    reference, and once Redis answers again the next query is answered."""
+    server = RedisServer(tmp_path)
+    url = server.url()
+    workers.append(misbehaving_worker(worker_env(url, data_env, 20), tmp_path / "w.log", "NQ"))
+    runner = CeleryRunner(url, timeout_s=20, queue_wait_s=60)
+    try:
+        assert count_of(await runner.run(quick(COUNT))) == DAYS  # connected
+        server.process.send_signal(signal.SIGSTOP)
+        outcome = await asyncio.wait_for(runner.run(quick(COUNT)), 60)
+        assert worker_failure(outcome), outcome.summary_text
+        assert_said_with_its_reference(outcome, caplog)
+        server.process.send_signal(signal.SIGCONT)
+        assert count_of(await asyncio.wait_for(runner.run(quick(COUNT)), 60)) == DAYS
+    finally:
+        server.process.send_signal(signal.SIGCONT)
+        await runner.close()
         server.stop()
 
 
@@ -778,6 +844,91 @@ async def test_redis_restarted_empty_the_jobs_in_its_queue_are_sent_again_and_ru
         assert [len(trace.read_text().splitlines()) for trace in traces] == [1, 1, 1]
         ended = [trace.stat().st_mtime_ns for trace in traces[1:]]
         assert ended == sorted(ended)  # the second sent ran before the third
+    finally:
+        client.close()
+        await runner.close()
+
+
+@contextlib.contextmanager
+def bot_not_reading(runner: CeleryRunner) -> Iterator[None]:
+    """The bot's Redis thread held (every send and poll of ``runner`` waits on it) until
+    the block ends: the moment between two of the poller's reads, 50 ms apart, held open."""
+    gate = threading.Event()
+    runner._celery.submit(gate.wait)
+    try:
+        yield
+    finally:
+        gate.set()
+
+
+def job_state(client: redis.Redis) -> str | None:
+    """The state the one job in Redis has there (None: no record)."""
+    keys = client.keys("celery-task-meta-*")
+    return json.loads(client.get(keys[0]))["status"] if keys else None
+
+
+async def test_an_answer_stored_just_before_redis_restarts_empty_still_reaches_the_person(
+    volatile_redis: RedisServer, data_env: Path, workers: list, tmp_path: Path
+) -> None:
+    """The worker stores its answer, and Redis (no persistence) restarts before the bot's
+    next poll reads it: the answer went with Redis. Before, the bot, which had seen the job
+    started, waited for it to its deadline and the person read "The query could not be
+    run (reference …)" though it was computed. Now its worker no longer names it among the
+    jobs it runs, nothing of it is in the new Redis: it is sent again and answered (computed
+    a second time: the first answer is gone)."""
+    url = volatile_redis.url()
+    env = worker_env(url, data_env, timeout_s=5)
+    workers.append(misbehaving_worker(env, tmp_path / "worker.log", "NQ"))
+    # Before, its deadline: the queue wait (10 s), the hard limit (7 s) and 3 s.
+    runner = CeleryRunner(url, timeout_s=5, queue_wait_s=10)
+    trace = tmp_path / "job.trace"
+    client = redis.Redis.from_url(url)
+    try:
+        job = asyncio.create_task(runner.run(quick({**COUNT, "sleep": 1.0, "trace": str(trace)})))
+        while not any(flight.started for flight in runner._in_flight.values()):
+            await asyncio.sleep(0.01)  # the bot saw it started
+        with bot_not_reading(runner):
+            while job_state(client) != "SUCCESS":  # answered, not yet read
+                await asyncio.sleep(0.01)
+            volatile_redis.stop()
+            volatile_redis.start()
+            assert job_state(client) is None  # the answer is gone
+        outcome = await asyncio.wait_for(job, 15)
+        assert count_of(outcome) == DAYS, outcome.summary_text
+        assert len(trace.read_text().splitlines()) == 2
+    finally:
+        client.close()
+        await runner.close()
+
+
+async def test_a_job_taken_just_before_redis_restarts_empty_is_computed_once(
+    volatile_redis: RedisServer, data_env: Path, workers: list, tmp_path: Path
+) -> None:
+    """A worker takes the job, and Redis (no persistence) restarts before the bot's next
+    poll has seen it started; the job's claim goes with Redis. Before, the bot sent it
+    again at once as a job lost in its queue, and the worker's second process computed it
+    a second time beside the first (one answer reached the person, the load doubled). Now
+    the worker names it among the jobs it runs in its beat to the new Redis: the bot waits
+    for that answer, and the job is computed once."""
+    url = volatile_redis.url()
+    env = worker_env(url, data_env, timeout_s=20)
+    workers.append(misbehaving_worker(env, tmp_path / "worker.log", "NQ", concurrency=2))
+    runner = CeleryRunner(url, timeout_s=20, queue_wait_s=60)
+    trace = tmp_path / "job.trace"
+    client = redis.Redis.from_url(url)
+    try:
+        job = asyncio.create_task(runner.run(quick({**COUNT, "sleep": 3.0, "trace": str(trace)})))
+        while not runner._in_flight:  # sent
+            await asyncio.sleep(0.001)
+        with bot_not_reading(runner):
+            while job_state(client) != "STARTED":  # taken
+                await asyncio.sleep(0.01)
+            assert not any(flight.started for flight in runner._in_flight.values())
+            volatile_redis.stop()
+            volatile_redis.start()
+        assert count_of(await asyncio.wait_for(job, 30)) == DAYS
+        await asyncio.wait_for(_each_delivery_ran_or_was_dropped(workers[0], [trace]), 30)
+        assert len(trace.read_text().splitlines()) == 1
     finally:
         client.close()
         await runner.close()

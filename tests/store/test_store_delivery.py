@@ -39,6 +39,33 @@ async def test_a_stored_update_waits_until_handled(store: Store) -> None:
     assert await store.updates.unhandled() == []
 
 
+async def test_a_chats_unhandled_messages_are_found_by_its_id(store: Store) -> None:
+    """``unhandled_messages``: a chat's new messages not handled yet, in order, a group's id
+    past 32 bits too (PostgreSQL's INTEGER cast of it failed); another chat's, an edit or a
+    press are not among them."""
+
+    def message(update_id: int, chat_id: int, kind: str = "message") -> tuple[int, dict]:
+        return update_id, {"update_id": update_id, kind: {"chat": {"id": chat_id}, "text": "x"}}
+
+    await store.updates.receive(
+        [
+            message(1, GROUP_CHAT),
+            message(2, PRIVATE_CHAT),
+            message(3, GROUP_CHAT, "edited_message"),
+            (4, {"update_id": 4, "callback_query": {"id": "q"}}),
+            message(5, GROUP_CHAT),
+            message(6, GROUP_CHAT),
+        ]
+    )
+    await store.updates.handled(5)
+    assert await store.updates.unhandled_messages(GROUP_CHAT) == [
+        message(1, GROUP_CHAT),
+        message(6, GROUP_CHAT),
+    ]
+    assert await store.updates.unhandled_messages(PRIVATE_CHAT) == [message(2, PRIVATE_CHAT)]
+    assert await store.updates.unhandled_of([1, 2, 5, 99]) == {1, 2}
+
+
 async def test_storing_a_reply_or_work_in_flight_handles_its_update(chats: Store) -> None:
     """The reply or the work's record and the update's end are one transaction: a restart
     either handles the update (nothing stored) or sends the reply / resumes the work (the
@@ -233,3 +260,21 @@ async def test_a_question_is_found_by_barbs_reply_or_by_the_message_that_asked_i
     assert await chats.outbox.question_of(GROUP_CHAT, 71) is None
     assert await chats.outbox.question_of(GROUP_CHAT, 72) is None
     assert await chats.outbox.question_of(PRIVATE_CHAT, 70) is None
+
+
+async def test_in_a_private_chat_a_question_is_found_by_the_message_that_asked_it(
+    chats: Store,
+) -> None:
+    """A private chat's replies quote nothing: the message that asked is stored with them
+    (``asked``), and found by it; the latest question it asked wins, as in a group."""
+    plan = await chats.outbox.enqueue(
+        PRIVATE_CHAT, "text", {"text": "Plan", "asked": 40}, question_id="q1"
+    )
+    other = await chats.outbox.enqueue(
+        PRIVATE_CHAT, "text", {"text": "Plan", "asked": 42}, question_id="q2"
+    )
+    await chats.outbox.mark_sent({plan.id: 41, other.id: 43})
+    assert await chats.outbox.question_of(PRIVATE_CHAT, 40) == "q1"
+    assert await chats.outbox.question_of(PRIVATE_CHAT, 42) == "q2"
+    assert await chats.outbox.question_of(PRIVATE_CHAT, 44) is None
+    assert await chats.outbox.question_of(GROUP_CHAT, 40) is None

@@ -121,6 +121,8 @@ async def test_admin_gets_the_report_and_imports_with_one_press(
             "Import replaces the stored ES data (6,900 bars, 2024-03-18 to 2024-03-22)"
             in (again["text"])
         )
+        # The --append tried first is refused, the replace stands: the report says so.
+        assert "No problems that stop the import." in again["text"]
         await press(fake, ALICE, ALICE, again, keyboard_data(again)[0])
         replaced = await fake.wait_for("sendMessage", 4, chat_id=ALICE)
         assert replaced[-1].result["text"] == (
@@ -588,6 +590,8 @@ async def test_prices_a_hundred_times_too_small_are_refused_unless_the_caption_s
         assert f"is ×{ratio:.2g} the level NQ had around {middle}" in last
         assert f"about {round(known, -1):,.0f}," in last
         assert last.endswith("send the file again with the caption --any-level.")
+        # The report above the refusal does not say the import would go.
+        assert "No problems that stop the import." not in refused["text"]
         assert not keyboard_data(refused)
         assert not data_path("NQ", engine).exists()
 

@@ -393,3 +393,78 @@ async def test_a_reply_to_another_members_question_follows_its_answer(
         )
         lines = replied_data_lines(provider.requests[-1])
         assert "another member" not in lines[0] and lines[0].endswith('"weekday ranges?"')
+
+
+async def test_in_a_private_chat_a_reply_to_an_earlier_question_follows_it(
+    fake_telegram: FakeBotAPI, db_url: str, sample_settings
+) -> None:
+    """Alice asks for weekday ranges, then for the ES day count, then replies "а в 2023?" to
+    her first question message: in a private chat Barb's answers quote nothing, so her
+    message was found among none of its replies and the model read the last data shown,
+    the ES count, and changed the wrong query. Now every reply of a question names the
+    message that asked it, and her reply follows the weekday question, its query whole."""
+    fake = fake_telegram
+    provider = ScriptedProvider([group_model] * 20)
+    async with barb_bot(fake, db_url, provider=provider) as svc:
+        first = fake.message_update(chat_id=ALICE, user_id=ALICE, text="weekday ranges?")
+        fake.inject(first)
+        [plan] = await fake.wait_said(1, chat_id=ALICE)
+        assert "reply_to_message" not in plan  # a private chat's answers quote nothing
+        await run_and_wait(fake, ALICE, ALICE, plan, 2)
+        count = await ask_and_get_plan(fake, ALICE, ALICE, "how many ES days?")
+        await run_and_wait(fake, ALICE, ALICE, count, 4)
+        await settled_outbox(svc)
+
+        await ask_and_get_plan(
+            fake,
+            ALICE,
+            ALICE,
+            "а в 2023?",
+            reply_to_message_id=first["message"]["message_id"],
+        )
+        request = provider.requests[-1]
+        lines = replied_data_lines(request)
+        assert lines[0].endswith('"weekday ranges?"') and "another member" not in lines[0]
+        [query_line] = [x for x in lines if x.startswith("query ")]
+        assert json.loads(query_line.removeprefix("query ")) == {
+            "instrument": "NQ",
+            **WEEKDAY_RANGE,
+        }
+        assert "Previous data shown" not in request.system
+
+        # The same words not as a reply: the last data shown, the ES count.
+        await ask_and_get_plan(fake, ALICE, ALICE, "а в 2023?")
+        [query_line] = [
+            x for x in previous_data_lines(provider.requests[-1]) if x.startswith("query ")
+        ]
+        assert json.loads(query_line.removeprefix("query ")) == ES_DAYS
+
+
+async def test_a_reply_to_ones_own_plan_replaced_unrun_follows_that_plan(
+    fake_telegram: FakeBotAPI, db_url: str, sample_settings
+) -> None:
+    """Alice's weekday plan, not run: she asks for the ES day count instead and runs that,
+    then replies "а для ES?" to the weekday plan. Only plans still waiting for Run were
+    looked up, so the model read the count as the data to follow, and would have counted
+    days again. Now a plan that never ran (replaced, cancelled, expired) is followed too."""
+    fake = fake_telegram
+    provider = ScriptedProvider([group_model] * 20)
+    async with barb_bot(fake, db_url, provider=provider) as svc:
+        weekdays = await ask_and_get_plan(fake, ALICE, ALICE, "weekday ranges?")
+        count = await ask_and_get_plan(fake, ALICE, ALICE, "how many ES days?")
+        await run_and_wait(fake, ALICE, ALICE, count, 3)
+        await settled_outbox(svc)
+
+        await ask_and_get_plan(
+            fake, ALICE, ALICE, "а для ES?", reply_to_message_id=weekdays["message_id"]
+        )
+        system = provider.requests[-1].system
+        assert "Previous data shown" not in system
+        assert "is a reply to your plan" in system, system
+        lines = system.split("is a reply to your plan", 1)[1].splitlines()
+        assert lines[0].endswith('"weekday ranges?"') and "another member" not in lines[0]
+        [query_line] = [x for x in lines if x.startswith("query ")]
+        assert json.loads(query_line.removeprefix("query ")) == {
+            "instrument": "NQ",
+            **WEEKDAY_RANGE,
+        }

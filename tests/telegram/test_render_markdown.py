@@ -274,6 +274,9 @@ def test_a_fence_language_that_is_not_a_name_is_dropped() -> None:
         # Not HTML: a placeholder the model wrote in angle brackets stays as written.
         ("the mean <over all data> of <symbol>", "the mean <over all data> of <symbol>", 0),
         ("<column name>\n\nnext", "<column name>\n\nnext", 0),
+        # Telegram has no superscript: "10<sup>6</sup> contracts" read "106 contracts".
+        ("10<sup>6</sup> contracts, σ<sup>2</sup>", "10^6 contracts, σ^2", 0),
+        ("x<sub>t-1</sub>", "x_t-1", 0),
     ],
 )
 def test_raw_html_is_mapped_to_telegrams_tags_or_dropped(

@@ -77,10 +77,13 @@ NAMES |= {
     "TradeStation",
     "Kibot",
     "Databento",
+    "Barchart",
+    "FirstRate",
+    "Data",
 }
 NAMES |= {"Interactive", "Brokers", "TWS", "API"}
 #: Formats and standards an import refusal names: Parquet files, UTF-8 text, IANA zones.
-NAMES |= {"Parquet", "UTF", "IANA"}
+NAMES |= {"Parquet", "UTF", "IANA", "YAML"}
 #: What a text may quote verbatim: placeholders, commands, code, examples in quotes, HTML
 #: tags, strftime codes.
 # Kept as written: placeholders, commands and their --options, code, quotes, tags, format

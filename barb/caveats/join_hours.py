@@ -1,0 +1,170 @@
+"""Daily bars of two joined instruments that, on a holiday or early close, cover different
+hours.
+
+A join whose session has the same hours on both sides (ETH beside ETH, or a window written
+as clock hours) reads as "the same hours of both markets", and on most days it is. But the
+exchanges keep different short days: on the Friday after Thanksgiving ES stops at 13:15 and
+CL at 13:45; on July 3 and Christmas Eve ES closes at 13:15 while CL trades its full day; on
+a US holiday ES stops at 13:00 and (since 2022) CL at 14:30. ES and CL's ETH bars of
+2020-2025 differ so on 37 of the 1,549 days joined, and a correlation of their daily returns
+(0.2920) moves to 0.2938 without them, with nothing said. Said with the count, the first
+few days and each side's hours, and the where that leaves them out (holiday() and
+early_close() read the query's own exchange: the other's short days they miss are listed by
+date), with how many other short days it drops. Only the calendars' short days are weighed:
+a real minute file lacks a bar where nothing traded, and a thin day's last bar at 16:58 is
+no short session.
+
+Bars shorter than a day are matched on their time, so the two sides' bars are the same
+minutes (a short day has fewer of them: the join keeps the ones both have); weekly and
+longer bars' last day is said by ``join_ends`` when it differs, and a few hours of a week
+when it is the same day. A session read with each instrument's own hours is said as such
+(``planning._session_hours_differ``): its bars never cover the same hours.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from barb.frames import Dataset
+from barb.instruments import MINUTES_PER_DAY, format_clock
+from barb.planning import JoinedInstrument, Plan
+from barb.script.columns_read import columns_read
+from barb.short_days import day_edges, special_days, window_edges
+from barb.summary_text import count_text
+
+# Days named before "and N more".
+NAMED = 3
+# Days a where lists by date (those the calendar functions do not leave out); past this
+# many only counted.
+LISTED = 12
+
+
+def join_hours_caveat(plan: Plan, kept_dates: Callable[[], np.ndarray | None]) -> list[str]:
+    """'On 37 of the 1,549 days kept ES's ETH bar and CL's cover different hours, …:
+    2020-11-27 (ES until 13:15, CL 13:45), 2020-12-24 (ES until 13:15, CL 17:00) … "where":
+    "not holiday() and not early_close()" leaves them out (and 16 other short days both
+    closed alike).' ``kept_dates`` reads the trading dates of the first stage's rows kept."""
+    if plan.timeframe.name != "daily" or not plan.instruments:
+        return []
+    ours = plan.dataset
+    if ours.instrument.session(plan.session).zone is not None:
+        return []  # a window on another clock: its exchange hours move with daylight saving
+    joined = [j for j in plan.instruments if _same_hours(plan, j) and _reads(plan, j)]
+    if not joined:
+        return []
+    dates = kept_dates()
+    if dates is None or not len(dates):
+        return []
+    days = np.unique(np.asarray(dates).astype("datetime64[D]"))
+    kept = len(days)
+    # Only the calendars' short days: a minute without trades before a close (a thin 16:59)
+    # ends a day's bars early with no short session behind it.
+    own_short = special_days(ours, days)  # what holiday() and early_close() leave out
+    shorts = own_short | _special_elsewhere(joined, days)
+    days, own_short = days[shorts], own_short[shorts]
+    if not len(days):
+        return []
+    own_open, own_close = _clock_edges(ours, plan.session, days)
+    symbol = ours.instrument.symbol
+    warnings = []
+    for join in joined:
+        other = join.dataset.instrument.symbol
+        open_, close = _clock_edges(join.dataset, join.session, days)
+        both = (own_close >= 0) & (close >= 0)
+        apart = np.flatnonzero(both & ((own_open != open_) | (own_close != close)))
+        if not len(apart):
+            continue
+        named = [
+            _day_text(days[i], symbol, other, (own_open[i], own_close[i]), (open_[i], close[i]))
+            for i in apart[:NAMED]
+        ]
+        more = f" and {len(apart) - NAMED} more" if len(apart) > NAMED else ""
+        leave_out = _leave_out(symbol, days[apart], own_short, apart)
+        warnings.append(
+            f"On {len(apart):,} of the {count_text(kept, 'day')} kept {symbol}'s "
+            f"{plan.session} bar and {other}'s cover different hours, one market closing early "
+            f"where the other did not (or at another time): {', '.join(named)}{more}; side by "
+            "side there the two bars (their ranges, their closes, and what prev() reads of "
+            f"them the next day) are of different hours. {leave_out}"
+        )
+    return warnings
+
+
+def _special_elsewhere(joined: list[JoinedInstrument], days: np.ndarray) -> np.ndarray:
+    """Which of ``days`` a joined instrument's exchange closed early on."""
+    special = np.zeros(len(days), dtype=bool)
+    for join in joined:
+        special |= special_days(join.dataset, days)
+    return special
+
+
+def _same_hours(plan: Plan, joined: JoinedInstrument) -> bool:
+    """Whether the joined bars are meant to be the query's own hours: otherwise the planner
+    has said they differ on every day."""
+    if joined.join.session is not None and joined.session != plan.session:
+        return False
+    theirs = joined.dataset.instrument.session(joined.session)
+    return theirs.hours == plan.dataset.instrument.session(plan.session).hours
+
+
+def _reads(plan: Plan, joined: JoinedInstrument) -> bool:
+    """Whether the first stage reads the joined bars (``es_close``) or lists them: a join
+    that only keeps the dates both traded compares nothing of theirs (the rows behind a
+    number show them, but the number is not of them)."""
+    first = plan.first
+    if first.shape == "table" and not first.select:
+        return True  # rows listed whole, joined columns among them
+    prefix = joined.join.prefix
+    exprs = (*first.row_exprs, *(item.expr for item in first.select))
+    read = {key.column for key in first.sort}.union(*(columns_read(e) for e in exprs))
+    return any(name.startswith(prefix) for name in read)
+
+
+def _clock_edges(dataset: Dataset, session: str, days: np.ndarray) -> tuple[np.ndarray, ...]:
+    """The wall-clock minute each of ``days`` opened and closed inside ``session``'s window;
+    -1 where the instrument had no bar in it that day."""
+    opened, closed = day_edges(dataset, days)
+    start, end = window_edges(dataset, session)
+    inside = (opened >= 0) & (opened < end) & (closed > start)
+    shift = dataset.instrument.trading_day_start_minute
+    first = (np.maximum(opened, start) + shift) % MINUTES_PER_DAY
+    last = (np.minimum(closed, end) + shift) % MINUTES_PER_DAY
+    return np.where(inside, first, -1), np.where(inside, last, -1)
+
+
+def _day_text(
+    day: np.datetime64,
+    symbol: str,
+    other: str,
+    ours: tuple[int, int],
+    theirs: tuple[int, int],
+) -> str:
+    """'2020-11-27 (ES until 13:15, CL 13:45)'; with the opens when they differ too."""
+    if ours[0] == theirs[0]:
+        return f"{day} ({symbol} until {format_clock(ours[1])}, {other} {format_clock(theirs[1])})"
+    return (
+        f"{day} ({symbol} {format_clock(ours[0])}-{format_clock(ours[1])}, "
+        f"{other} {format_clock(theirs[0])}-{format_clock(theirs[1])})"
+    )
+
+
+def _leave_out(symbol: str, days: np.ndarray, own_short: np.ndarray, apart: np.ndarray) -> str:
+    """The where that leaves ``days`` (the ``apart`` of the short days, ``own_short`` those
+    the calendar functions read on the query's own instrument) out: holiday() and
+    early_close(), and by date the other market's short days they miss; with how many other
+    days it leaves out (the short days both markets closed alike)."""
+    missed = days[~own_short[apart]]
+    others = int(np.count_nonzero(own_short)) - (len(days) - len(missed))
+    besides = f" (and {count_text(others, 'other short day')} both closed alike)" if others else ""
+    where = "not holiday() and not early_close()"
+    if not len(missed):
+        return f'"where": "{where}" leaves them out{besides}.'
+    if len(missed) > LISTED:
+        return (
+            f'"where": "{where}" leaves out {len(days) - len(missed):,} of them{besides}; the '
+            f"other {len(missed):,} are not short days on {symbol}'s own calendar."
+        )
+    listed = ", ".join(f"'{day}'" for day in missed)
+    return f'"where": "{where} and date() not in ({listed})" leaves them out{besides}.'
