@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -55,8 +55,8 @@ from barb.lineage import MAX_DEPTH, nodes, through_map
 from barb.planning import HIDDEN, Plan, SelectItem, StagePlan
 from barb.script import ast
 from barb.script.columns_read import columns_read
-from barb.script.context import EvalContext
-from barb.script.evaluator import evaluate_select
+from barb.script.context import EvalContext, RowGroups
+from barb.script.evaluator import SelectValue, evaluate_select
 from barb.script.library import lookup
 from barb.script.parser import parse_expression
 from barb.stage_output import SINGLE_ROW, StageOutput
@@ -161,7 +161,13 @@ def price_level_caveat(plan: Plan, ctx: EvalContext, output: StageOutput) -> lis
         if count < RECENT_ROWS and not keys:  # groups' few rows are each named with theirs
             text += f": the rows' last 12 months ({span}) hold only {count} of them, too few to say"
         else:
-            said = _recent_values(items, ctx, recent, keys, named=not timed, edge=edge)
+            # The stage's values over these very rows, whose groups the tail's are read from.
+            shown = {
+                name: answer
+                for name, answer in (output.aggregates or {}).items()
+                if answer.rows.length == len(rows)
+            }
+            said = _recent_values(items, ctx, recent, keys, named=not timed, edge=edge, shown=shown)
             span += f", {count} rows" if count < COUNTED_ROWS else ""
             text += f": over the rows' last 12 months ({span}) {said}"
     return [
@@ -689,17 +695,20 @@ def _recent_values(
     *,
     named: bool = False,
     edge: object = None,
+    shown: Mapping[str, SelectValue] | None = None,
 ) -> str:
     """ "mean_range is 391.65 and median_range is 370.25", each statistic evaluated again
     over the recent rows ``frame`` alone (in a context of their own: no warning of theirs
     reaches the result); groups give their lowest and highest ("runs 371.20–412.50 across
     the groups"), or with ``named`` (keys of no clock or calendar) a few each by name.
     ``edge``: the one key's value on the row before ``frame``'s, the group the 12 months
-    may cut."""
+    may cut. ``shown``: the stage's own values by name, over the rows whose tail ``frame``
+    is (``StageOutput.aggregates``): their groups are read for the tail's, not found
+    again."""
     sub = dataclasses.replace(ctx, frame=frame, period=None, warnings=[], row_warnings=[])
     said = []
     for item in items:
-        answer = evaluate_select(item.expr, sub, by or None)
+        answer = evaluate_select(item.expr, sub, by or None, groups=_tail_groups(shown, item, sub))
         value = answer.value
         if isinstance(value, pd.Series):
             # Plain arrays: a few groups' values, where pandas' indexing and dropna cost
@@ -733,6 +742,20 @@ def _recent_values(
         elif value is not None and not pd.isna(value):
             said.append(f"{item.name} is {_number(value)}")
     return listed_text(said) if said else "there are too few rows to say"
+
+
+def _tail_groups(
+    shown: Mapping[str, SelectValue] | None, item: SelectItem, tail: EvalContext
+) -> RowGroups | None:
+    """The groups of the last rows ``tail`` evaluates over, from those of the stage's
+    answer ``item`` over all its rows; None when it has none."""
+    answer = (shown or {}).get(item.name)
+    if answer is None or not answer.rows.grouped or not len(tail.frame):
+        return None
+    start = answer.rows.length - len(tail.frame)
+    if start < 0:
+        return None
+    return answer.rows.taken(np.arange(start, answer.rows.length), tail.warn)
 
 
 def _reads_time(key: ast.Expr, maps: dict[str, ast.Expr]) -> bool:

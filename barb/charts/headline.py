@@ -49,6 +49,7 @@ from barb.charts.grouped import (
     value_texts,
     with_parts,
 )
+from barb.charts.header import Headline
 from barb.charts.kinds import (
     Latest,
     calendar_labels,
@@ -313,30 +314,33 @@ def _groups(result: Result, words: Words) -> list[str]:
         at = groups.first_ranked()  # a whole group, not the open one before it
         first, value = groups.named(at, words), texts[at]
         if ranked_lowest_first(result, column):
-            return [
-                words.ranked_lowest(below_zero=below, name=name, label=first, value=value),
-                words.ranked_lowest(below_zero=below, short=True, label=first, value=value),
-            ]
+            return Headline(
+                [
+                    words.ranked_lowest(below_zero=below, name=name, label=first, value=value),
+                    words.ranked_lowest(below_zero=below, short=True, label=first, value=value),
+                ],
+                name,
+            )
         forms = [
             words("ranked_first", name=name, label=first, value=value),
             words("ranked_first_short", label=first, value=value),
         ]
         tie = _cut_tie_text(groups, texts, result, words)
         if tie and len(groups.table) - 1 == at:  # the first is the tie: "#1 Feb 5, tied with Mar"
-            return [f"{name}: {tie}", *forms]
-        return [f"{forms[0]} · {tie}", *forms] if tie else forms
+            return Headline([f"{name}: {tie}", *forms], name)
+        return Headline([f"{forms[0]} · {tie}", *forms] if tie else forms, name)
     count = is_count(column, result)
     paired = _yes_no_series_form(groups, (column, name), values, result, words)
     if paired is not None:
-        return [paired]
+        return Headline([paired], name)
     if groups.layout is not None and not groups.one_clock:
         forms = _series_forms(groups, name, (texts, bare), values, words, count=count, below=below)
         if forms:
-            return forms
+            return Headline(forms, name)
     high, low = groups.extremes(values, numbers)
     two = _yes_no_forms(groups, (column, name), (texts, bare), result, words)
     if two:
-        return two
+        return Headline(two, name)
     if not high:  # a whole group's value first: a part week is no week's answer
         named = np.flatnonzero(groups.compared(values))
         finite = np.flatnonzero(np.isfinite(values))
@@ -344,9 +348,14 @@ def _groups(result: Result, words: Words) -> list[str]:
         return [words("answer", name=f"{name} ({groups.named(at, words)})", value=texts[at])]
     if column in groups.even:
         untested = column in groups.untested
-        return _even_forms(groups, name, (high, low), (texts, bare), words, untested=untested)
-    return _extreme_forms(
-        groups, (column, name), (high, low), (texts, bare), words, count=count, below=below
+        return Headline(
+            _even_forms(groups, name, (high, low), (texts, bare), words, untested=untested), name
+        )
+    return Headline(
+        _extreme_forms(
+            groups, (column, name), (high, low), (texts, bare), words, count=count, below=below
+        ),
+        name,
     )
 
 
@@ -538,6 +547,8 @@ def _extreme_forms(
         form("named", bare),
         form("short", full),
         form("short", bare),
+        # Named, its neighbours counted, before any form without the name (``fit_headline``)
+        form("short", bare, count_ties=True, count_near=True),
         form("marks", full),
         form("marks", bare),
         form("marks", bare, count_ties=True),

@@ -45,7 +45,7 @@ from barb.bar_labels import label_column, unit_label
 from barb.errors import ArgumentError, TypeMismatch, UnknownColumn
 from barb.frames import period_start
 from barb.result import CutRun
-from barb.script import ast
+from barb.script import ast, group_ranks
 from barb.script.clock_order import clocks
 from barb.script.conditions import as_known, as_numbers, condition, is_condition
 from barb.script.context import CLOCK_SCALE, EvalContext, RowGroups
@@ -59,6 +59,7 @@ from barb.script.functions import (
     register,
     value_kind,
 )
+from barb.script.group_ranks import Method
 from barb.script.then_date_parts import is_date_part, then_date_part_hint
 from barb.script.warmup import (
     RESTART_UNITS,
@@ -903,18 +904,27 @@ def _bars_since(ctx: EvalContext, cond: pd.Series) -> pd.Series:
     reach=period_rows_or_whole_unit,
 )
 def _rank(ctx: EvalContext, col: pd.Series, per: str | None) -> pd.Series:
-    return _ranked(ctx, col, per, "rank").rank(method="max", pct=True) * 100
+    keys = None if per is None else restart_keys(ctx, per, "rank")
+    return _ranked(ctx, col, keys, method="max", ascending=True, pct=True) * 100
 
 
-def _ranked(ctx: EvalContext, col: pd.Series, per: str | None, function: str) -> Any:
-    """``col`` ready for rank() and place(): the period's rows, or grouped by the trading
-    date's calendar ``per`` over the whole unit, its bars before and after the period too
-    (``period_rows_or_whole_unit``), as a running total per unit reads its unit: from
-    2024-03-15, rank(range, 'month') ranked each day among March's 10 days in the period
-    alone; it is its place among all of March's."""
-    if per is None:
-        return _in_period(ctx, col)
-    return col.groupby(restart_keys(ctx, per, function), sort=False)
+def _ranked(
+    ctx: EvalContext,
+    col: pd.Series,
+    keys: np.ndarray | None,
+    *,
+    method: Method,
+    ascending: bool,
+    pct: bool = False,
+) -> pd.Series:
+    """``col`` ranked for rank() and place(): among the period's rows, or within each unit
+    of ``keys`` (``restart_keys``: the trading date's day, week…) over the whole unit, its
+    bars before and after the period too (``period_rows_or_whole_unit``), as a running
+    total per unit reads its unit: from 2024-03-15, rank(range, 'month') ranked each day
+    among March's 10 days in the period alone; it is its place among all of March's."""
+    if keys is None:
+        return _in_period(ctx, col).rank(method=method, ascending=ascending, pct=pct)
+    return group_ranks.ranks(col, keys, method=method, ascending=ascending, pct=pct)
 
 
 @register(
@@ -935,7 +945,7 @@ def _place(ctx: EvalContext, col: pd.Series, per: str | None) -> pd.Series:
     numbers = pd.to_numeric(col, errors="coerce")
     values = _in_period(ctx, numbers) if per is None else numbers
     keys = None if per is None else restart_keys(ctx, per, "place")
-    places = _ranked(ctx, numbers, per, "place").rank(method="first", ascending=False)
+    places = _ranked(ctx, numbers, keys, method="first", ascending=False)
     _warn_short_picks(ctx, str(col.name), per, values, places, keys)
     return places
 

@@ -166,24 +166,37 @@ class SelectValue:
     samples: Mapping[ast.Call, tuple[Any, ...]]
 
 
-def evaluate_aggregate(expr: ast.Expr, ctx: EvalContext, by: Sequence[str] | None = None) -> Any:
+def evaluate_aggregate(
+    expr: ast.Expr,
+    ctx: EvalContext,
+    by: Sequence[str] | None = None,
+    *,
+    groups: RowGroups | None = None,
+) -> Any:
     """A select item's value: a Python scalar, or with ``by`` a Series per group.
 
     Groups are the distinct values of the ``by`` columns of ``ctx.frame``, sorted, rows with
-    a missing key left out; several keys give a MultiIndex.
+    a missing key left out; several keys give a MultiIndex. ``groups``: those groups when
+    the caller has them already (``RowGroups.taken``), not found again.
     """
-    return evaluate_select(expr, ctx, by).value
+    return evaluate_select(expr, ctx, by, groups=groups).value
 
 
 def evaluate_select(
-    expr: ast.Expr, ctx: EvalContext, by: Sequence[str] | None = None
+    expr: ast.Expr,
+    ctx: EvalContext,
+    by: Sequence[str] | None = None,
+    *,
+    groups: RowGroups | None = None,
 ) -> SelectValue:
     """``evaluate_aggregate``, with the groups and the statistics' arguments it evaluated."""
     if by:
         for name in by:
             if name not in ctx.frame.columns:
                 raise unknown_column(name, list(ctx.frame.columns), ctx.step)
-        rows = RowGroups.by_keys(ctx.frame, by, warn=ctx.warn)
+        if groups is not None:
+            assert groups.length == len(ctx.frame)
+        rows = groups if groups is not None else RowGroups.by_keys(ctx.frame, by, warn=ctx.warn)
     else:
         rows = RowGroups.whole(len(ctx.frame), warn=ctx.warn)
     evaluator = _AggregateEvaluator(ctx, rows, by or (), root=expr)
