@@ -43,7 +43,7 @@ from bot.assistant.prompts import Prompts, Variant
 from bot.assistant.query_changes import runs_as_confirmed
 from bot.assistant.query_errors import query_error_text, unreadable_text
 from bot.assistant.replies import Asker, PendingView, PlanView, Proof, Reply
-from bot.assistant.result_text import person_text
+from bot.assistant.result_text import Shown, person_text
 from bot.assistant.tools import (
     TOOLS,
     AskClarificationArgs,
@@ -809,8 +809,9 @@ class Assistant:
         # No question id: nothing goes into the transcript, and the query was typed by the
         # person, so there is no "Query" button to show it back.
         csv_rows = outcome.csv_rows if outcome.csv else None
+        shown = Shown(outcome.names, outcome.units, outcome.key_words)
         return Reply(
-            text=person_text(outcome.result, lang, outcome.preview, csv_rows, outcome.names),
+            text=person_text(outcome.result, lang, outcome.preview, csv_rows, shown),
             proofs=[run.proof],
             language=lang,
         )
