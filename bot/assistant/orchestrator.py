@@ -43,7 +43,7 @@ from bot.assistant.prompts import Prompts, Variant
 from bot.assistant.query_changes import runs_as_confirmed
 from bot.assistant.query_errors import query_error_text, unreadable_text
 from bot.assistant.replies import Asker, PendingView, PlanView, Proof, Reply
-from bot.assistant.result_text import person_text
+from bot.assistant.result_text import Shown, person_text
 from bot.assistant.tools import (
     TOOLS,
     AskClarificationArgs,
@@ -825,8 +825,9 @@ class Assistant:
         # No question id: nothing goes into the transcript, and the query was typed by the
         # person, so there is no "Query" button to show it back.
         csv_rows = outcome.csv_rows if outcome.csv else None
+        shown = Shown(outcome.names, outcome.units, outcome.key_words)
         return Reply(
-            text=person_text(outcome.result, lang, outcome.preview, csv_rows, outcome.names),
+            text=person_text(outcome.result, lang, outcome.preview, csv_rows, shown),
             proofs=[run.proof],
             language=lang,
         )
@@ -1001,6 +1002,7 @@ class Assistant:
             proofs=proofs,
             language=state.language,
             asked=state.asker.message_id,
+            asked_parts=state.asker.parts,
         )
 
     def _queries_to_show(
@@ -1169,8 +1171,9 @@ class Assistant:
         # replaced by a newer question, cancelled or expired (Alice's "а для ES?" under her
         # weekday plan she never ran was read with the count she ran after it). Its queries
         # as it showed them.
-        for action in await self.store.pending.recent_for_chat(chat.id):
-            if action.kind != "confirm":
+        for action_id in await self.store.outbox.actions_of(chat.id, question_id):
+            action = await self.store.pending.get(action_id)
+            if action is None or action.kind != "confirm":
                 continue
             paused = pending_payload(action).paused
             if paused.state.question_id != question_id:
@@ -1358,6 +1361,7 @@ class Assistant:
             failed=failed,
             language=state.language,
             asked=state.asker.message_id,
+            asked_parts=state.asker.parts,
         )
 
 

@@ -95,6 +95,11 @@ class QueryOutcome(BaseModel):
     # What the chart calls the result's columns in the person's language, where that is
     # not the engine's name ("mean_range": "средний диапазон"): /query's text says them.
     names: dict[str, str] = Field(default_factory=dict)
+    # The columns that are shares of rows ("share") or percents ("%"), which /query's text
+    # writes as percents, as the chart does.
+    units: dict[str, str] = Field(default_factory=dict)
+    # A group key's values the chart writes as words ("Mon": "Пн", dayofweek "2": "Wed").
+    key_words: dict[str, dict[str, str]] = Field(default_factory=dict)
 
 
 def run_key(question_id: str, call_id: str, job: QueryJob) -> str:
@@ -232,12 +237,15 @@ def _run(job: QueryJob, started: float) -> QueryOutcome:
     budget = chart_budget(job, started)
     try:
         from barb.charts import chart_headline, render_answer
-        from barb.charts.columns import shown_names
+        from barb.charts.columns import shown_names, shown_units
+        from barb.charts.grouped import key_words
         from barb.charts.words import words_for
 
         with _chart_time_limit(budget):
             # The chart's names for the columns, for /query's text in the same words.
             outcome.names = shown_names(result, words_for(job.language))
+            outcome.units = shown_units(result)
+            outcome.key_words = key_words(result, words_for(job.language), PREVIEW_ROWS)
             if job.chart:
                 # The headline once, for both.
                 chart = render_answer(result, language=job.language)
