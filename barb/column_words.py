@@ -10,7 +10,7 @@ plan's "average range" is the chart's, and one table holds the words.
 
 from __future__ import annotations
 
-from barb.i18n import DEFAULT, N_, text
+from barb.i18n import DEFAULT, N_, decimal, text
 from barb.script import ast
 
 #: The bars' own columns (``barb.frames.BAR_COLUMNS`` but their times) with their words: the
@@ -72,6 +72,7 @@ _BY_KEYS = {
     "week": N_("by_key.week"),
     "weekday": N_("by_key.weekday"),
     "dayname": N_("by_key.dayname"),
+    "dayofweek": N_("by_key.weekday"),
     "date": N_("by_key.date"),
     "hour": N_("by_key.hour"),
     "time": N_("by_key.time"),
@@ -157,7 +158,7 @@ def statistic_of(expr: ast.Expr, lang: str | None = DEFAULT) -> tuple[str, str] 
     if not all(isinstance(a, ast.Number) for a in rest):
         return None
     p = ast.literal_value(rest[0]) if rest else None
-    word = _text(_STATISTICS[expr.name.lower()], lang, p=p, ordinal_of=_ordinal(p))
+    word = _text(_STATISTICS[expr.name.lower()], lang, p=_p_text(p, lang), ordinal_of=_ordinal(p))
     return _text(_COLUMNS[first.name][0], lang), word
 
 
@@ -234,7 +235,16 @@ def _aggregate(expr: ast.Call, lang: str | None) -> str:
         return _text(_COLUMNS[first.name][2], lang)
     x, y = (_argument(a, lang) for a in (*expr.args, None, None)[:2])
     p = ast.literal_value(expr.args[1]) if len(expr.args) > 1 else None
-    return _text(_AGGREGATES[func], lang, x=x, y=y, p=p, ordinal_of=_ordinal(p))
+    return _text(_AGGREGATES[func], lang, x=x, y=y, p=_p_text(p, lang), ordinal_of=_ordinal(p))
+
+
+def _p_text(p: object, lang: str | None) -> object:
+    """A percentile's number as the locale writes it: «97,5-й перцентиль», where the
+    query's "97.5" read as a Russian decimal written the English way; a whole one as
+    written (90, not "90,0")."""
+    if isinstance(p, bool) or not isinstance(p, int | float):
+        return p
+    return str(int(p)) if float(p).is_integer() else decimal(p, lang)
 
 
 def _ordinal(p: object) -> float | None:

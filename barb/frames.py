@@ -484,7 +484,7 @@ def equality_values(series: pd.Series) -> np.ndarray:
     codes when every row has one, which compare as its names do without an array of text
     (a weekday key's 4,647 names compared cost most of a check); else its values."""
     if isinstance(series.dtype, pd.CategoricalDtype):
-        codes = series.cat.codes.to_numpy()
+        codes = series.array.codes  # the array's own: no accessor, no Series around them
         if (codes >= 0).all():
             return codes
     return series.to_numpy()

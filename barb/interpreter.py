@@ -68,7 +68,7 @@ from barb.caveats.price_levels import (
 from barb.caveats.ranked_groups import PartGroups, cut_group, part_groups
 from barb.caveats.run_edges import holiday_run_caveat, run_past_period_caveat
 from barb.caveats.running_history import history_beyond_caveat, run_from_history
-from barb.caveats.scale_mixups import oscillator_of, scale_caveat
+from barb.caveats.scale_mixups import oscillator_of, rank_of, scale_caveat
 from barb.caveats.scope import (
     OpenGroup,
     last_whole_label,
@@ -105,11 +105,11 @@ from barb.caveats.then_short_sessions import then_short_sessions_caveat
 from barb.caveats.weekday_neighbours import weekday_neighbour_caveat
 from barb.caveats.yardsticks import same_bar_yardstick_caveat
 from barb.caveats.zone_clock_groups import zone_group_caveat
-from barb.caveats.zone_midnight import own_clock_caveat, zone_midnight_caveat
+from barb.caveats.zone_midnight import clock_columns, own_clock_caveat, zone_midnight_caveat
 from barb.caveats.zone_window_groups import zone_window_group_caveat
 from barb.caveats.zones import zone_window_caveat
 from barb.closed_days import no_trading_error
-from barb.column_units import first_map_unit, then_map_unit
+from barb.column_units import first_map_unit, then_map_unit, then_rows_unit
 from barb.errors import (
     BarbError,
     DataError,
@@ -380,6 +380,7 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
     # Groups holding part of their week, month or year (the data's end or the period's
     # edges cut them), with their warnings, put here once a ranking in either stage is known.
     parts, parts_at = PartGroups([], []), len(warnings)
+    group_said: list[str] = []  # of the first stage's groups, one by one
     if plan.first.shape == "grouped":
         cuts = period_cuts(plan, scope, output.kept_dates)
         cut_groups = [g for g in (cut_group(plan, c) for c in cuts) if g is not None]
@@ -398,8 +399,11 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
         parts_at = len(warnings)
         warnings += iso_week_caveat(plan, output.kept)
         warnings += split_week_caveat(plan, output.kept_dates)
-        warnings += early_close_bar_caveat(plan, output.kept)
+        group_said = early_close_bar_caveat(plan, output.kept)
+        warnings += group_said
     then_rows, first = None, output
+    kept_none = False  # a then where that kept none of the first stage's rows
+    dropped: set[str] = set()  # what was said of its groups, then
     outcomes = _outcomes(plan, first, ctx)
     if plan.then is not None:
         given = output.table
@@ -416,6 +420,14 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
         warnings += then_past_period_caveat(plan, output.table)
         if plan.then.where is not None and given is not None:
             then_rows = (output.rows_kept, len(given))
+            kept_none = output.rows_kept == 0 and len(given) > 0
+            if kept_none:
+                # As a first stage's where keeping no bar: said, and nothing said of the
+                # first stage's groups (their noise, their short days, a year not over),
+                # none of which the answer holds.
+                dropped = {*first.noise, *group_said}  # left out at the end: no index moves
+                rows = then_rows_unit(query_json, plan.timeframe.name) or "groups"
+                warnings.append(f"No {rows} matched the then where: the result is empty.")
         # A share compared with a percent (mean_up > 55), counted by the then where.
         warnings += scale_caveat(
             plan.then,
@@ -423,6 +435,7 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
             lambda expr: oscillator_of(expr, query_json, then=True),
             output.rows_kept,
             len(given) if given is not None else None,
+            lambda expr: rank_of(expr, query_json),
         )
         # A ranking of the first stage's groups, or of groups made of them.
         keys = [name for name, _ in plan.then.group_keys or plan.first.group_keys]
@@ -430,15 +443,18 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
         if output.kept is not None:  # a statistic over the groups, a part one among them
             say_fed(parts, plan.then, ctx, output.kept, plan.query.to_json())
     # Day groups of intraday bars holding a holiday's or an early close's part day.
-    warnings += short_day_group_caveat(
-        plan,
-        first,
-        output if plan.then else None,
-        warnings,
-        ctx=ctx,
-        then_without=_then_without(plan, first, ctx, day_open, outcomes) if plan.then else None,
-    )
-    if plan.then is not None:  # daily rows of short sessions the then stage aggregates
+    if not kept_none:
+        warnings += short_day_group_caveat(
+            plan,
+            first,
+            output if plan.then else None,
+            warnings,
+            ctx=ctx,
+            then_without=(
+                _then_without(plan, first, ctx, day_open, outcomes) if plan.then else None
+            ),
+        )
+    if plan.then is not None and not kept_none:  # daily rows of short sessions it aggregates
         warnings += then_short_sessions_caveat(
             plan, first, output, ctx, _then_without(plan, first, ctx, day_open, outcomes), warnings
         )
@@ -457,7 +473,7 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
         at = warnings.index(few.text)
         warnings[at : at + 1] = [left] if left else []
         parts_at -= left is None and at < parts_at
-    warnings[parts_at:parts_at] = parts.texts
+    warnings[parts_at:parts_at] = [] if kept_none else parts.texts
     # looked_at <= parts_at: inserted after the parts' texts, whose place counted without it.
     warnings[looked_at:looked_at] = lookback_caveat(
         plan, ctx, frame, first, output if plan.then is not None else None
@@ -512,7 +528,8 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
     )
     table, source_rows, drawn, truncated = _bounded(output, settings, warnings)
     warnings += [w for w in [*history_beyond, *ctx.warnings] if w not in warnings]
-    warnings = list(dict.fromkeys(warnings))  # a fact two caveats found is said once
+    # A fact two caveats found is said once; none of the groups a then where dropped all of.
+    warnings = [w for w in dict.fromkeys(warnings) if w not in dropped]
     metadata = Metadata(
         instrument=dataset.instrument.symbol,
         session=plan.session,
@@ -603,6 +620,7 @@ def _context(plan: Plan, frame: pd.DataFrame, night: NightSession | None) -> Eva
         period_unit=plan.period.calendar_unit,
         # Read by daily(), weekly() and monthly() alone (what they say on a part of the day).
         part_of_day=part_of_day(plan) if plan.first.calls & DAILY_ARGUMENTS.keys() else None,
+        clock_columns=clock_columns(plan) if plan.timeframe.intraday else {},
     )
 
 
@@ -643,6 +661,7 @@ def _second_stage(
     ctx.rows_are_groups = plan.first.shape == "grouped"
     ctx.row_dates = day_key(plan.first)
     ctx.bar_clock_columns = _bar_clock_columns(plan)
+    ctx.clock_columns = clock_columns(plan, then=True) if plan.timeframe.intraday else {}
     output = _then_stage(
         plan, rows, first.order, ctx, day_open, query=plan.query, outcomes=outcomes
     )

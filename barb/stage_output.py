@@ -93,6 +93,9 @@ class StageOutput:
     same_runs: list[int] | None = None
     # The groups of too few rows to compare, and the warning naming them.
     few_groups: FewGroupsWarning | None = None
+    # What its groups' noise tests said of them (``barb.caveats.group_noise``): a then
+    # stage whose where keeps none of those groups drops them (rows no answer shows).
+    noise: list[str] = field(default_factory=list)
     # The data's-first-year record warning and the table rows it is about (None: not
     # known), so a then stage keeping none of them drops it (``barb.caveats.data_start``).
     record_rows: tuple[str, np.ndarray | None] | None = None

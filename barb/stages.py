@@ -630,6 +630,7 @@ def _answer(
             near_groups={**even.near, **counted.near},
             limit_tie=limit_tie,
             few_groups=even.few,
+            noise=even.warnings + counted.warnings,
             begun_groups=_begun_keys(begun, answers),
             aggregates=answers,
         )

@@ -47,7 +47,7 @@ _CLOCK_TEXT = r"([01]\d|2[0-3]):([0-5]\d)"
 HOUR_NAMES = frozenset({"hour"})
 # Numbers that name a place in the calendar: a group, never a magnitude to draw as a bar
 # (nor to write as one: the year of arg_max(year(), range) read "2,024").
-CALENDAR_PARTS = ("year", "month", "quarter", "weekofyear", "dayofyear")
+CALENDAR_PARTS = ("year", "month", "quarter", "weekofyear", "dayofyear", "dayofweek")
 # Calls that name the period a row lies in, counted from no start a trader measures by.
 PERIOD_CALLS = frozenset({"year", "quarter", "month", "week", "weekofyear"})
 

@@ -355,6 +355,34 @@ QUESTIONS: list[Question] = [
               FROM bars WHERE {RTH} GROUP BY ALL) GROUP BY tdate""",
     ),
     Question(
+        "minute of each day's ETH volume peak (place, 1m)",
+        "minute",
+        {
+            "session": "ETH",
+            "from": "1m",
+            "map": {"p": "place(volume, 'day')"},
+            "where": "p == 1",
+            "group_by": "hour()",
+            "select": "count()",
+        },
+        """SELECT hour(ts), count(*) FROM (
+              SELECT ts, row_number() OVER (PARTITION BY tdate ORDER BY volume DESC, ts) AS p
+              FROM bars) WHERE p = 1 GROUP BY 1""",
+    ),
+    Question(
+        "1m closes above the SAR in one month (SAR from 2008)",
+        "history",
+        {
+            "session": "ETH",
+            "from": "1m",
+            "period": "2024-03",
+            "map": {"s": "sar(0.02, 0.2)"},
+            "where": "close > s",
+            "select": "count()",
+        },
+        None,
+    ),
+    Question(
         "month's first open and last close",
         "daily+",
         {

@@ -18,18 +18,19 @@ from pandas.tseries.holiday import GoodFriday
 
 from barb.bar_labels import unit_label
 from barb.caveats.empty_rows import notable
+from barb.caveats.read_rows import rows_read
 from barb.errors import BarbError, DataError
 from barb.events.names import resolve_event
 from barb.events.rules import OPTIONS_CALENDAR, closure_name, early_close_days, us_market_closed
 from barb.events.schedule import join_arrays
-from barb.frames import last_weekday_of_period, masked_values, period_start, take_rows
+from barb.frames import last_weekday_of_period, period_start
 from barb.instruments import format_clock
 from barb.lineage import conjuncts, nodes, through_map
 from barb.period_rows import Scope, StartCut, data_start_cut
 from barb.planning import Plan, StagePlan
 from barb.script import ast
 from barb.script.calendar_functions import UNITS
-from barb.script.context import EvalContext
+from barb.script.context import EvalContext, RowGroups
 from barb.script.evaluator import SelectValue, evaluate, evaluate_aggregate, evaluate_select
 from barb.script.library import is_aggregate_call
 from barb.short_days import close_clock, day_edges, short_days, window_edges
@@ -121,11 +122,12 @@ def holiday_shift(
     plain = isinstance(kept.index, pd.RangeIndex) and kept.index.equals(pd.RangeIndex(len(kept)))
     before = dataclasses.replace(ctx, frame=kept if plain else kept.reset_index(drop=True), **quiet)
     after = (
-        dataclasses.replace(ctx, frame=_rows_read(kept, ~drop, items, by), **quiet)
+        dataclasses.replace(ctx, frame=rows_read(kept, ~drop, items, by), **quiet)
         if drop.any()
         else None
     )
     shown = shown or {}
+    kept_rows = np.flatnonzero(~drop)
     most, ends = 0.0, []
     try:
         for name, expr in ((item.name, item.expr) for item in picked):
@@ -133,15 +135,20 @@ def holiday_shift(
             was_values = pd.Series(answer.value)
             index = was_values.index
             was = _numbers(was_values)
-            now = (
-                was
-                if after is None
-                else _numbers(pd.Series(evaluate_aggregate(expr, after, by)).reindex(index))
-            )
+            # The answer's groups, read again for the rows without the holidays: their keys
+            # are not hashed and sorted twice more.
+            groups = answer.rows if by is not None and answer.rows.length == len(kept) else None
+            now = was
+            if after is not None:
+                taken = groups.taken(kept_rows, after.warn) if groups is not None else None
+                now = _numbers(
+                    pd.Series(evaluate_aggregate(expr, after, by, groups=taken)).reindex(index)
+                )
             if _unsigned(expr, answer):  # its values are their own sizes
                 size = np.abs(was)
             else:
-                size = np.maximum(np.abs(was), _size(expr, before, by, index).to_numpy())
+                mine = None if groups is None else dataclasses.replace(groups, warn=before.warn)
+                size = np.maximum(np.abs(was), _size(expr, before, by, index, mine).to_numpy())
             held = ~np.isnan(was) & (size != 0)
             with np.errstate(invalid="ignore"):  # inf - inf: NaN, as a group they made
                 moved = np.abs((now[held] - was[held]) / size[held])
@@ -161,30 +168,6 @@ def _on_days(days: np.ndarray, closed: np.ndarray) -> np.ndarray:
         return np.zeros(len(days), dtype=bool)
     found = np.searchsorted(closed, days).clip(max=len(closed) - 1)
     return closed[found] == days
-
-
-def _rows_read(
-    kept: pd.DataFrame, mask: np.ndarray, exprs: list[ast.Expr], by: list[str] | None
-) -> pd.DataFrame:
-    """The ``kept`` rows where ``mask`` holds, of the columns ``exprs`` and the group keys
-    ``by`` read when that is all they read (aggregates of columns and their arithmetic:
-    mean(range), sum(close - open)): the other columns of a weekday question's days are
-    never read, and taking them cost more than the statistic. Every column otherwise (a
-    function may read a column it does not name: dayname() the trading date)."""
-    names = list(by or [])
-    for expr in exprs:
-        for node in ast.walk(expr):
-            if isinstance(node, ast.Column):
-                names.append(node.name)
-            elif isinstance(node, ast.Call) and is_aggregate_call(node):
-                continue
-            elif not isinstance(node, (ast.Binary, ast.Unary, *ast.LITERAL_TYPES)):
-                return take_rows(kept, mask)
-    names = list(dict.fromkeys(names))
-    if not names or not all(name in kept.columns for name in names):
-        return take_rows(kept, mask)  # the evaluation says which is missing, as before
-    rows = np.flatnonzero(mask)
-    return pd.DataFrame({name: masked_values(kept[name], rows) for name in names}, copy=False)
 
 
 def _numbers(values: pd.Series) -> np.ndarray:
@@ -210,16 +193,23 @@ def _unsigned(expr: ast.Expr, answer: SelectValue) -> bool:
     return values.dtype.kind in "iuf" and not bool((np.asarray(values) < 0).any())
 
 
-def _size(expr: ast.Expr, ctx: EvalContext, by: list[str] | None, index: pd.Index) -> pd.Series:
+def _size(
+    expr: ast.Expr,
+    ctx: EvalContext,
+    by: list[str] | None,
+    index: pd.Index,
+    groups: RowGroups | None = None,
+) -> pd.Series:
     """The same mean, median or sum over the sizes of its values (abs() of its argument), on
     ``index``: what a move of a signed statistic is weighed against. 0 for another
-    statistic, or one whose argument has no size (a condition's share is its own)."""
+    statistic, or one whose argument has no size (a condition's share is its own).
+    ``groups``: the rows' groups by ``by``, when known."""
     none = pd.Series(0.0, index=index)
     if not (isinstance(expr, ast.Call) and expr.name.lower() in _SIZED and len(expr.args) == 1):
         return none
     sized = ast.Call(expr.name, (ast.Call("abs", expr.args),))
     try:
-        value = pd.Series(evaluate_aggregate(sized, ctx, by)).reindex(index)
+        value = pd.Series(evaluate_aggregate(sized, ctx, by, groups=groups)).reindex(index)
     except BarbError:
         return none
     return pd.to_numeric(value, errors="coerce").fillna(0.0)

@@ -20,6 +20,7 @@ from barb.caveats.sessions import part_of_the_day
 from barb.events.catalog import EventSpec
 from barb.events.names import resolve_event
 from barb.events.schedule import MINUTE_NS, join_arrays, moved_releases
+from barb.frames import Dataset
 from barb.lineage import inputs
 from barb.period_rows import Scope
 from barb.planning import Plan
@@ -401,12 +402,16 @@ def _releases_without_a_bar(plan: Plan, scope: Scope) -> list[str]:
     dates = scope.frame["trading_date"].to_numpy(dtype="datetime64[ns]")
     first = dates[int(np.argmax(scope.in_period))].astype("datetime64[D]")
     last = dates[len(dates) - 1 - int(np.argmax(scope.in_period[::-1]))].astype("datetime64[D]")
-    traded = np.asarray(plan.dataset.trading_dates(), dtype="datetime64[D]")
-    traded = traded[(traded >= first) & (traded <= last)]
-    session_days = plan.dataset.session_daily(plan.session).index.to_numpy("datetime64[D]")
-    # Both sorted: a binary search, not setdiff1d's sort of 9,000 dates on every query.
-    at = np.minimum(np.searchsorted(session_days, traded), len(session_days) - 1)
-    missing_here = traded[session_days[at] != traded] if len(session_days) else traded
+    dataset, session = plan.dataset, plan.session
+    if session in dataset.instrument.sessions:  # a named session's: found once per process
+        untraded = dataset.derived(
+            f"days_without_bars:{session}", lambda: _days_without_bars(dataset, session)
+        )
+    else:  # a window ('09:30-09:45'): open-ended, so not kept
+        untraded = _days_without_bars(dataset, session)
+    missing_here = untraded[
+        np.searchsorted(untraded, first) : np.searchsorted(untraded, last, "right")
+    ]
     if not len(missing_here):
         return []
     instrument = plan.dataset.instrument
@@ -437,6 +442,17 @@ def _releases_without_a_bar(plan: Plan, scope: Scope) -> list[str]:
             f"carries {source} there, {after}"
         )
     return warnings
+
+
+def _days_without_bars(dataset: Dataset, session: str) -> np.ndarray:
+    """The trading dates of the data (datetime64[D], ascending) with no bar of ``session``."""
+    traded = np.asarray(dataset.trading_dates(), dtype="datetime64[D]")
+    session_days = dataset.session_daily(session).index.to_numpy("datetime64[D]")
+    if not len(session_days):
+        return traded
+    # Both sorted: a binary search, not setdiff1d's sort of 9,000 dates.
+    at = np.minimum(np.searchsorted(session_days, traded), len(session_days) - 1)
+    return traded[session_days[at] != traded]
 
 
 def _day(value: np.datetime64) -> str:

@@ -118,6 +118,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from typing import overload
 
 import numpy as np
 import pandas as pd
@@ -854,7 +855,9 @@ def counted_noise(
         if not (isinstance(expr, ast.Call) and expr.name.lower() == "count" and not expr.args):
             continue
         counts = pd.to_numeric(pd.Series(answers[item.name].value), errors="coerce")
-        counts = counts[counts > 0]
+        positive = counts > 0
+        if not positive.all():  # every group counted most often: no copy
+            counts = counts[positive]
         if listed is not None and counts.index.isin(listed).all():
             counts = counts.reindex(listed, fill_value=0)
         if len(counts) < 2 or not isinstance(counts.index, pd.Index):
@@ -872,7 +875,7 @@ def counted_noise(
             rates = _RateTests.of(counts, sizes, rows, shares)
             if rates is None:
                 continue
-        names = [group_name(counts.index, at, text_alone=True) for at in range(len(counts))]
+        names = _GroupNames(counts.index)
         values = counts.to_numpy(dtype=np.int64)
         stretched = None if rates is None else rates.stretches
         if stretched is not None and not enough_stretches(stretched):  # nothing tested
@@ -919,6 +922,33 @@ def counted_noise(
     return CountedNoise(said, columns, near, untested)
 
 
+class _GroupNames(Sequence[str]):
+    """Each group's name as a count's warning says it ("'Wed'", "year 2024"), made when
+    first read: a sentence names two or three of the groups, and naming all 18 years of a
+    count by year cost more than its test."""
+
+    def __init__(self, index: pd.Index) -> None:
+        self.index = index
+        self.made: dict[int, str] = {}
+
+    def __len__(self) -> int:
+        return len(self.index)
+
+    @overload
+    def __getitem__(self, at: int) -> str: ...
+
+    @overload
+    def __getitem__(self, at: slice) -> list[str]: ...
+
+    def __getitem__(self, at: int | slice) -> str | list[str]:
+        if isinstance(at, slice):
+            return [self[i] for i in range(len(self))[at]]
+        at = range(len(self))[at]  # a negative place counted from the end; IndexError past it
+        if at not in self.made:
+            self.made[at] = group_name(self.index, at, text_alone=True)
+        return self.made[at]
+
+
 def _keys(index: pd.Index, at: int) -> dict[str, str]:
     """Group ``at``'s key values as text by key ({"outcome": "low only"}), as
     ``FewGroup.keys``: a chart finds its row by them."""
@@ -928,7 +958,7 @@ def _keys(index: pd.Index, at: int) -> dict[str, str]:
 
 def _first_count(
     column: str,
-    names: list[str],
+    names: Sequence[str],
     values: np.ndarray,
     lowest: bool,
     rates: _RateTests | None = None,
@@ -1138,7 +1168,11 @@ class _RateTests:
         and, under ``MIN_STRETCHES`` a group, not at all."""
         if before is None:
             return None
-        sizes = before.reindex(counts.index).to_numpy(dtype=np.float64, na_value=np.nan)
+        # The same groups most often (the counts are put on before's groups): read as they are.
+        same = before.index.equals(counts.index)
+        sizes = (before if same else before.reindex(counts.index)).to_numpy(
+            dtype=np.float64, na_value=np.nan
+        )
         if np.isnan(sizes).any():
             return None  # a group the rows before the where do not hold: not comparable
         hits = counts.to_numpy(dtype=np.int64)

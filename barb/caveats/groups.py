@@ -57,7 +57,9 @@ def empty_groups(
         values = pd.Index(pd.unique(column.to_numpy()[period_rows])).dropna()
         if values.empty or len(values) > MAX_KEY_VALUES:
             continue
-        missing = values.difference(pd.Index(table[name].to_numpy()), sort=False)
+        # values.difference(…, sort=False): the period's in their order, less the table's
+        # (a tenth of its cost on a few keys: no hashing of both into new indexes).
+        missing = values[~values.isin(table[name].to_numpy())]
         if len(missing) and period_rows[-1] and missing.isin([column.iloc[-1]]).any():
             kept = calendar() if calendar is not None else None
             last = (column == column.iloc[-1]).to_numpy(dtype=bool) & period_rows

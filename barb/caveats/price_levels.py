@@ -35,11 +35,12 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
 
+from barb.column_units import COUNTED_ROWS as ROW_NOUNS
 from barb.column_units import (
     DOLLARS,
     POINTS,
@@ -54,8 +55,8 @@ from barb.lineage import MAX_DEPTH, nodes, through_map
 from barb.planning import HIDDEN, Plan, SelectItem, StagePlan
 from barb.script import ast
 from barb.script.columns_read import columns_read
-from barb.script.context import EvalContext
-from barb.script.evaluator import evaluate_select
+from barb.script.context import EvalContext, RowGroups
+from barb.script.evaluator import SelectValue, evaluate_select
 from barb.script.library import lookup
 from barb.script.parser import parse_expression
 from barb.stage_output import SINGLE_ROW, StageOutput
@@ -160,7 +161,13 @@ def price_level_caveat(plan: Plan, ctx: EvalContext, output: StageOutput) -> lis
         if count < RECENT_ROWS and not keys:  # groups' few rows are each named with theirs
             text += f": the rows' last 12 months ({span}) hold only {count} of them, too few to say"
         else:
-            said = _recent_values(items, ctx, recent, keys, named=not timed, edge=edge)
+            # The stage's values over these very rows, whose groups the tail's are read from.
+            shown = {
+                name: answer
+                for name, answer in (output.aggregates or {}).items()
+                if answer.rows.length == len(rows)
+            }
+            said = _recent_values(items, ctx, recent, keys, named=not timed, edge=edge, shown=shown)
             span += f", {count} rows" if count < COUNTED_ROWS else ""
             text += f": over the rows' last 12 months ({span}) {said}"
     return [
@@ -205,11 +212,24 @@ def then_level_caveat(
     ]
     if not items:
         return []
+    summed = items[0].expr.args[0]  # type: ignore[union-attr]
+    # The first stage's columns as it made them: a joined instrument's range (es_high -
+    # es_low) is weighed over that instrument's levels, in its points.
+    made_first = {
+        s.name: s.expr
+        for s in plan.first.select
+        if not s.aggregate and s.expr != ast.Column(s.name)
+    }
+    maps = {**made_first, **dict(plan.first.map_exprs), **dict(stage.map_exprs)}
+    rows, price_unit = _priced_rows(plan, rows, [summed], maps)
     years = blended_levels(rows)
     if years is None:
         return []
-    said_units = _units_text([s.name for s in items], units, plan.dataset.instrument.price_unit)
-    text = _blend_text(said_units, "trades", years, len(items))
+    said_units = _units_text([s.name for s in items], units, price_unit)
+    # The rows by what they are (days, bars): "trades" was said of any listing, CL's days
+    # with ES's range among them.
+    noun = ROW_NOUNS.get(plan.timeframe.name, "bars")
+    text = _blend_text(said_units, noun, years, len(items))
     dates = rows["trading_date"].to_numpy()
     start = _recent_start(dates)
     if 0 < start < len(rows) and len(rows) - start >= RECENT_ROWS:
@@ -217,9 +237,9 @@ def then_level_caveat(
         first_day, last_day = pd.Timestamp(dates[start]).date(), pd.Timestamp(dates[-1]).date()
         said = _recent_values(items, ctx, recent, [])
         text += f": over the rows' last 12 months ({first_day} — {last_day}) {said}"
-    summed = items[0].expr.args[0]  # type: ignore[union-attr]
-    maps = {**dict(plan.first.map_exprs), **dict(stage.map_exprs)}
-    percent = percent_of(summed, maps, query)
+    # A first stage's select item is no name its own select can read: its expression is.
+    written = made_first.get(summed.name) if isinstance(summed, ast.Column) else None
+    percent = percent_of(written or summed, maps, query)
     pct = f"{summed.name}_pct" if isinstance(summed, ast.Column) else "pct"
     return [
         f"{text}. For a size comparable across years select {percent} as {pct} in the first "
@@ -675,17 +695,20 @@ def _recent_values(
     *,
     named: bool = False,
     edge: object = None,
+    shown: Mapping[str, SelectValue] | None = None,
 ) -> str:
     """ "mean_range is 391.65 and median_range is 370.25", each statistic evaluated again
     over the recent rows ``frame`` alone (in a context of their own: no warning of theirs
     reaches the result); groups give their lowest and highest ("runs 371.20–412.50 across
     the groups"), or with ``named`` (keys of no clock or calendar) a few each by name.
     ``edge``: the one key's value on the row before ``frame``'s, the group the 12 months
-    may cut."""
+    may cut. ``shown``: the stage's own values by name, over the rows whose tail ``frame``
+    is (``StageOutput.aggregates``): their groups are read for the tail's, not found
+    again."""
     sub = dataclasses.replace(ctx, frame=frame, period=None, warnings=[], row_warnings=[])
     said = []
     for item in items:
-        answer = evaluate_select(item.expr, sub, by or None)
+        answer = evaluate_select(item.expr, sub, by or None, groups=_tail_groups(shown, item, sub))
         value = answer.value
         if isinstance(value, pd.Series):
             # Plain arrays: a few groups' values, where pandas' indexing and dropna cost
@@ -719,6 +742,20 @@ def _recent_values(
         elif value is not None and not pd.isna(value):
             said.append(f"{item.name} is {_number(value)}")
     return listed_text(said) if said else "there are too few rows to say"
+
+
+def _tail_groups(
+    shown: Mapping[str, SelectValue] | None, item: SelectItem, tail: EvalContext
+) -> RowGroups | None:
+    """The groups of the last rows ``tail`` evaluates over, from those of the stage's
+    answer ``item`` over all its rows; None when it has none."""
+    answer = (shown or {}).get(item.name)
+    if answer is None or not answer.rows.grouped or not len(tail.frame):
+        return None
+    start = answer.rows.length - len(tail.frame)
+    if start < 0:
+        return None
+    return answer.rows.taken(np.arange(start, answer.rows.length), tail.warn)
 
 
 def _reads_time(key: ast.Expr, maps: dict[str, ast.Expr]) -> bool:
@@ -863,8 +900,10 @@ def _measured_from(
     of ``next(open) - next(close)``); else the side that is a price other than the bar's own
     (a peak, a moving average), the right one first; None when neither is (``close -
     open``, ``high - low``: the open's)."""
-    right, left = _bar_price(difference.right, maps), _bar_price(difference.left, maps)
-    if right is not None and left is not None:
+    joined = _joined_prefixes(query)
+    right = _bar_price(difference.right, maps, joined)
+    left = _bar_price(difference.left, maps, joined)
+    if right is not None and left is not None and right[2] == left[2]:
         # Divided by the later price (the exit), a loss of 3.54 points on 517 trades read
         # -0.0806% where the return on the entry is -0.0459%.
         if right[0] != left[0]:
@@ -872,7 +911,9 @@ def _measured_from(
         # The same bar's prices (a range, a body): of its open, which comes first.
         if "open" in (right[1], left[1]):
             return difference.right if right[1] == "open" else difference.left
-        return _shifted(ast.Column("open"), right[0])
+        # A joined instrument's range (es_high - es_low) of its own open, as the
+        # reference says of the bar's: (es_high / es_low - 1) * 100 read the low.
+        return _shifted(ast.Column(f"{right[2]}open"), right[0])
     for side in (difference.right, difference.left):
         if isinstance(side, ast.Column) and side.name in _BAR_PRICES:
             continue
@@ -881,17 +922,38 @@ def _measured_from(
     return None
 
 
-def _bar_price(expr: ast.Expr, maps: dict[str, ast.Expr]) -> tuple[int, str] | None:
-    """The bar's price ``expr`` reads and how many bars after the row's own: ``(2,
-    "close")`` for ``next(close, 2)``, ``(-1, "open")`` for ``prev(open)``, ``(0, "close")``
-    for ``exit`` of ``"exit": "close"`` (through the map's names); None when it is no bar's
-    price (``cummax(close)``, ``atr(14)``, ``close * 2``)."""
+def _joined_prefixes(query: dict) -> tuple[str, ...]:
+    """The column prefixes of the query's joined instruments: ``("es_",)`` for
+    ``"join": {"instrument": "ES"}``."""
+    joins = query.get("join")
+    found = []
+    for join in joins if isinstance(joins, list) else [joins]:
+        if isinstance(join, dict) and isinstance(join.get("instrument"), str):
+            found.append(f"{join['instrument'].strip().lower()}_")
+    return tuple(found)
+
+
+def _bar_price(
+    expr: ast.Expr, maps: dict[str, ast.Expr], joined: tuple[str, ...] = ()
+) -> tuple[int, str, str] | None:
+    """The bar's price ``expr`` reads, how many bars after the row's own and the prefix of
+    the instrument it is of: ``(2, "close", "")`` for ``next(close, 2)``, ``(-1, "open",
+    "")`` for ``prev(open)``, ``(0, "close", "")`` for ``exit`` of ``"exit": "close"``
+    (through the map's names), ``(0, "high", "es_")`` for a joined ``es_high``
+    (``joined``: the joins' prefixes); None when it is no bar's price (``cummax(close)``,
+    ``atr(14)``, ``close * 2``)."""
     shift = 0
     for _ in range(MAX_DEPTH):
         if isinstance(expr, ast.Column) and expr.name in maps:
             expr = maps[expr.name]
         elif isinstance(expr, ast.Column):
-            return (shift, expr.name) if expr.name in _BAR_PRICES else None
+            if expr.name in _BAR_PRICES:
+                return shift, expr.name, ""
+            for prefix in joined:
+                price = expr.name.removeprefix(prefix)
+                if expr.name.startswith(prefix) and price in _BAR_PRICES:
+                    return shift, price, prefix
+            return None
         elif isinstance(expr, ast.Call) and expr.name in ("next", "prev") and expr.args:
             n = ast.literal_value(expr.args[1]) if len(expr.args) > 1 else 1
             if not isinstance(n, int) or isinstance(n, bool):

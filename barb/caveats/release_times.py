@@ -85,12 +85,13 @@ def event_days(
 ) -> np.ndarray:
     """The event's trading dates (datetime64[D]) that have a bar of the session in the
     period (and, under a where, among its rows kept)."""
-    dates = scope.frame["trading_date"].to_numpy(dtype="datetime64[ns]").astype("datetime64[D]")
-    marked = scope.frame[spec.name].fillna(False).to_numpy(dtype=bool) & scope.in_period
+    # Only the marked rows' dates are made days: the period's thousands of bars are not.
+    dates = scope.frame["trading_date"].to_numpy(dtype="datetime64[ns]")
+    marked = _flagged(scope.frame[spec.name]) & scope.in_period
     if not marked.any():
         return marked[:0]
     if not plan.timeframe.calendar:
-        days = np.unique(dates[marked])
+        days = np.unique(dates[marked].astype("datetime64[D]"))
         # A where on the minutes after the release keeps no bar of the days whose release
         # the session does not hold (CPI's 08:30 on RTH 1m bars: "cpi_minutes < 30" kept 0
         # of 227,940 bars): those days are what to speak of, not left out with the rows.
@@ -102,11 +103,19 @@ def event_days(
     # A weekly bar's trading date is its last day, its timestamp its first: the period's
     # days run from the first whole bar's first day to the last one's last.
     first = scope.frame["timestamp"].to_numpy()[int(np.argmax(scope.in_period))]
-    last = dates[len(dates) - 1 - int(np.argmax(scope.in_period[::-1]))]
+    last = dates[len(dates) - 1 - int(np.argmax(scope.in_period[::-1]))].astype("datetime64[D]")
     released = join_arrays(spec, plan.dataset.instrument).days.astype("datetime64[D]")
     session_days = plan.dataset.session_daily(plan.session).index.to_numpy("datetime64[D]")
     days = np.intersect1d(released, session_days)
     return days[(days >= first.astype("datetime64[D]")) & (days <= last)]
+
+
+def _flagged(column: pd.Series) -> np.ndarray:
+    """An event's yes/no column as booleans, an empty value as no (``fillna(False)``)."""
+    if isinstance(column.dtype, pd.BooleanDtype):  # its values and its mask, no copy of both
+        array = column.array
+        return array._data & ~array._mask
+    return column.fillna(False).to_numpy(dtype=bool)
 
 
 def _minutes_read(plan: Plan, spec: EventSpec) -> str | None:

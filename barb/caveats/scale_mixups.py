@@ -55,13 +55,15 @@ def scale_caveat(
     origin: Callable[[ast.Expr], str | None],
     kept: int | None = None,
     given: int | None = None,
+    rank: Callable[[ast.Expr], str | None] | None = None,
 ) -> list[str]:
     """The warning for the first comparison in ``stage``'s where, or under its select's
     statistics (``count(rank(range) > 0.95)``), of a percentile, a 0-100 oscillator or a
     share with a number off its scale; ``unit`` gives an expression's unit as the stage reads it
     (``first_map_unit``/``then_map_unit``), ``origin`` the oscillator its values are of
     (``oscillator_of``). ``kept`` of ``given``: the rows the where kept of those it read,
-    said when the comparison is the whole where."""
+    said when the comparison is the whole where; ``rank`` gives the rank function a
+    then stage's column is (``rank_of``)."""
     if not stage.comparisons & _ORDERED:
         return []
     maps = dict(stage.map_exprs) | dict(stage.hoisted)
@@ -78,7 +80,9 @@ def scale_caveat(
             _unhoisted(stage.where, maps), maps
         ) == through_map(_unhoisted(node, maps), maps)
         counted = kept is not None and given is not None and whole
-        return [_text(node, side, op, value, scale, maps, (kept, given) if counted else None)]
+        made = rank(_unhoisted(side, maps)) if rank is not None else None
+        counts = (kept, given) if counted else None
+        return [_text(node, side, op, value, scale, maps, counts, made)]
     return []
 
 
@@ -107,6 +111,26 @@ def oscillator_of(expr: ast.Expr, query: Mapping[str, object], *, then: bool) ->
             return None
         expr = expr.args[0]
     return None
+
+
+def rank_of(expr: ast.Expr, query: Mapping[str, object]) -> str | None:
+    """The rank function whose values a then stage's ``expr`` is, through names only: a
+    first stage's ``rank(range) as rk`` read as ``rk``, whose ``rk > 0.9`` meant its top
+    10% as the same comparison in the first stage does; None for anything else (a mean
+    of ranks has no top rows)."""
+    lineage = Lineage(query)
+    if not lineage.two_stages:
+        return None
+    scope = 1
+    for _ in range(MAX_DEPTH):
+        if not isinstance(expr, ast.Column):
+            break
+        found = lineage.definition(expr.name, scope)
+        if found is None:
+            return None
+        expr, _, scope = found
+    name = expr.name.lower() if isinstance(expr, ast.Call) else None
+    return name if name in _RANKS else None
 
 
 def _off_scale(
@@ -141,6 +165,7 @@ def _text(
     scale: str,
     maps: Mapping[str, ast.Expr],
     counted: tuple[int, int] | None,
+    rank: str | None = None,
 ) -> str:
     """ "rank() is a percentile from 0 to 100: rank(range) > 0.95 keeps 257 of the 259 rows;
     the top 5% is rank(range) > 95." """
@@ -151,12 +176,14 @@ def _text(
             {n.name.lower() for n in nodes(shown, maps) if isinstance(n, ast.Call)} & _RANKS
         )
         what = f"{' and '.join(f'{name}()' for name in ranks) or shown.to_text()} is a "
+        if rank is not None:  # a first stage's rank(range) as rk
+            what = f"{shown.to_text()} holds {rank}(), a "
         what += "percentile from 0 to 100"
         right = value * 100
         share = 100 - right if op in (">", ">=") else right
         end = "top" if op in (">", ">=") else "bottom"
         made = through_map(shown, maps)
-        ranked = isinstance(made, ast.Call) and made.name.lower() in _RANKS
+        ranked = rank is not None or (isinstance(made, ast.Call) and made.name.lower() in _RANKS)
         # The top 5% of the rows only of a rank itself: a mean of ranks has no such rows.
         meant = f"the {end} {_number(share)}%" if ranked else "on that scale it"
     elif scale in OSCILLATORS:

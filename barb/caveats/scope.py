@@ -292,6 +292,10 @@ class OpenGroup:
         mask = np.ones(len(frame), dtype=bool)
         for column, value in self.values.items():
             held = frame[column]
+            numbers = isinstance(held.dtype, np.dtype) and held.dtype.kind in "iuf"
+            if numbers and isinstance(value, int | float | np.number):
+                mask &= held.to_numpy() == value  # a year, a month: numbers, none empty
+                continue
             if isinstance(value, pd.Timestamp):
                 held = pd.to_datetime(held, errors="coerce")
             mask &= np.asarray((held == value).fillna(False), dtype=bool)

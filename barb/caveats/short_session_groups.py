@@ -139,6 +139,14 @@ def _some_group_mostly(kept: pd.DataFrame, keys: list[str], short: np.ndarray) -
     if len(keys) != 1:
         return True
     values = equality_values(kept[keys[0]])
+    if values.dtype.kind in "biu" and len(values) and values.min() >= 0:
+        # Small whole numbers (a category's codes, yes/no): every value's rows counted at
+        # once, the same counts the comparisons below take one value at a time.
+        numbers = values.astype(np.intp)
+        if numbers.max() < len(values):
+            sizes = np.bincount(numbers)
+            shorts = np.bincount(numbers[short], minlength=len(sizes))
+            return bool((shorts > MOSTLY_SHORT * sizes).any())
     try:
         found, counts = np.unique(values[short], return_counts=True)
     except TypeError:  # keys of mixed kinds (text and empty) do not sort

@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 
 from barb.caveats.lookahead import next_calls
+from barb.caveats.read_rows import rows_read
 from barb.caveats.sessions import part_of_the_day
 from barb.events.rules import us_market_closed
 from barb.frames import Dataset, take_rows
@@ -628,9 +629,9 @@ def part_day_share_caveat(
             said.append(f"{text}: against full days compare the hours both trade, {both}.")
             continue
         if not stage.group_keys:
-            full = dataclasses.replace(
-                ctx, frame=kept[~short].reset_index(drop=True), warnings=[], period=None
-            )
+            # Of the columns the statistics read only: a copy of every column cost more.
+            rows = rows_read(kept, ~short, [item.expr for item in items], None)
+            full = dataclasses.replace(ctx, frame=rows, warnings=[], period=None)
             values = [(item.name, evaluate_aggregate(item.expr, full, None)) for item in items]
             found = [
                 f"{name} is {value_text(v)}"

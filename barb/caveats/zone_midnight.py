@@ -207,6 +207,33 @@ def group_clocks(plan: Plan) -> list[tuple[str, ast.Expr, Reading]]:
     return [(name, expr, held) for name, expr, held in found if held is not None]
 
 
+def clock_columns(plan: Plan, then: bool = False) -> dict[str, int]:
+    """The columns of the first stage (``then``: the then stage) that hold a clock as a
+    number, with the minutes one unit of it is: {"t": 1} for ``hour() * 60 + minute()``,
+    counted across midnight or not (``if(hour() >= 18, tm - 1440, tm)``), {"hi_t": 1} for
+    a first stage's ``arg_max(t, high) as hi_t`` read by a then stage. What a warning names
+    those values by: -360 is 18:00 (``builtins`` arg_max's ties). Minutes only: an hour()
+    of 1h bars that start at :30 is 9 for the 09:30 bar, which "09:00" would misname."""
+    scopes = _stage_scopes(plan)
+    if then and len(scopes) < 2:
+        return {}
+    stage, inner, _ = scopes[1 if then else 0]
+    reader = _Reader(plan.dataset.instrument.timezone, own=True, wrapped=True)
+    named = dict(stage.map_exprs + stage.hoisted) | _output(stage)
+    found = {}
+    if then:  # the first stage's columns, as the then stage's rows hold them
+        _, first_map, _ = scopes[0]
+        for name, expr in _output(plan.first).items():
+            held = reader.reading(expr, first_map)
+            if held is not None and held.scale == 1 and not held.text:
+                found[name] = held.scale
+    for name, expr in named.items():
+        held = reader.reading(expr, inner)
+        if held is not None and held.scale == 1 and not held.text:
+            found[name] = held.scale
+    return found
+
+
 def _stage_scopes(plan: Plan) -> list[tuple[StagePlan, _Scope, _Scope]]:
     """Each stage with the scope its map and where read names in, and its output's."""
     first_map = _Scope(dict(plan.first.map_exprs + plan.first.hoisted), None, True)
@@ -225,10 +252,13 @@ def _output(stage: StagePlan) -> dict[str, ast.Expr]:
 class _Reader:
     """Reads which expressions hold another zone's clock and where they are ordered."""
 
-    def __init__(self, home: str, *, own: bool = False) -> None:
+    def __init__(self, home: str, *, own: bool = False, wrapped: bool = False) -> None:
         self.home = home
         # The exchange's own clock read too (its ranks and two-clock comparisons): hour().
         self.own = own
+        # A clock counted across midnight (if(hour() >= 18, tm - 1440, tm)) is still one:
+        # read for how its values are named, not for a warning of its wrap.
+        self.wrapped = wrapped
         # Each name once per scope: a chain of map entries that each read the one before
         # twice (b = a * a) is not walked 2**n times.
         self.named: dict[tuple[int, str], Reading | None] = {}
@@ -276,7 +306,7 @@ class _Reader:
                 return None
             return Reading(call, zone, scale, text=name == "time")
         if name == "if" and len(call.args) == 3:
-            if self._across_midnight(call, scope, depth):
+            if not self.wrapped and self._across_midnight(call, scope, depth):
                 return None
             branches = [self.reading(arg, scope, depth) for arg in call.args[1:]]
             held = [b for b in branches if b is not None]
@@ -298,7 +328,7 @@ class _Reader:
         return None
 
     def _arithmetic(self, expr: ast.Binary, scope: _Scope | None, depth: int) -> Reading | None:
-        if self._across_midnight(expr, scope, depth):
+        if not self.wrapped and self._across_midnight(expr, scope, depth):
             return None
         left = self.reading(expr.left, scope, depth)
         right = self.reading(expr.right, scope, depth)

@@ -14,8 +14,10 @@ from barb.bar_labels import bar_label, label_dates, table_label
 from barb.charts.words import ENGLISH, Words
 from barb.column_units import (
     COUNTED_ROWS,
+    PERCENT,
     POINTS,
     ROWS,
+    SHARE,
     column_unit,
     stage_rows,
     then_rows_unit,
@@ -222,6 +224,18 @@ def shown_names(result: Result, words: Words = ENGLISH) -> dict[str, str]:
         for name in dict.fromkeys(names)
     }
     return {name: said for name, said in named.items() if said != name}
+
+
+def shown_units(result: Result) -> dict[str, str]:
+    """The columns a text shows that are a share of rows (``share``: 0.537 written 53.7%) or
+    a percent (``%``), by name: ``/query`` wrote ``mean(close > open)`` as 0.54 beside a
+    chart's 53.7%."""
+    summary = result.summary
+    if summary is None:
+        return {}
+    names = [*(summary.values or {}), *(summary.columns or ()), *(summary.shown or ())]
+    found = {name: unit(name, result) for name in dict.fromkeys(names)}
+    return {name: said for name, said in found.items() if said in (SHARE, PERCENT)}
 
 
 def zone_name(result: Result) -> str | None:

@@ -1395,6 +1395,43 @@ def _key_texts(
     return [_key_text(shown, v, words, part) for v in column]
 
 
+def key_words(result: Result, words: Words = ENGLISH, rows: int = 20) -> dict[str, dict[str, str]]:
+    """Of each group key of the table's first ``rows``, the values the chart writes as a
+    word and not as the value itself (``Mon`` → «Пн», ``dayofweek`` 2 → "Wed", ``month`` 3
+    → "Mar", ``quarter`` 3 → "Q3"), by the value as text (``key_text``): ``/query``'s
+    Russian table read "Mon" and 0 to 4 beside a chart of «Пн» to «Пт». Clock keys and
+    yes/no keys stay as the table writes them."""
+    summary, table = result.summary, result.table
+    if summary is None or table is None:
+        return {}
+    shown = table.head(rows)
+    found: dict[str, dict[str, str]] = {}
+    for name in summary.by or ():
+        if name not in shown or clock_kind(name, shown[name], result.query) is not None:
+            continue
+        part = calendar_part(name, result.query)
+        said = {}
+        for value in shown[name].dropna().unique():
+            if isinstance(value, bool | np.bool_) or not isinstance(
+                value, str | int | float | np.integer | np.floating
+            ):
+                continue
+            written = _key_text(name, value, words, part)
+            if written != key_text(value):
+                said[key_text(value)] = written
+        if said:
+            found[name] = said
+    return found
+
+
+def key_text(value: Any) -> str:
+    """A key's value as text, the same of a whole float as of its integer (2.0 and 2: "2"),
+    as a table's JSON rows may hold either."""
+    if isinstance(value, float | np.floating) and float(value).is_integer():
+        return str(int(value))
+    return str(value)
+
+
 def value_texts(
     values: np.ndarray, value_unit: str | None, kind: str | None, words: Words, result: Result
 ) -> list[str]:

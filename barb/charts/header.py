@@ -7,7 +7,7 @@ many the chart draws, when not all) and the synthetic-data badge."""
 from __future__ import annotations
 
 import textwrap
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from matplotlib.figure import Figure
@@ -223,17 +223,34 @@ def _cut(line: str, fits: Callable[[str], bool]) -> str:
     return line.rstrip(_TRAILING) + "…"
 
 
-def fit_headline(fig: Figure, forms: Sequence[str], lines: int = 2) -> list[str]:
+class Headline(list[str]):
+    """A headline's forms, longest first, and ``name``: what it measures as the chart calls
+    it (``доля дней, где r > 0``), which the title says whenever some form of it fits."""
+
+    def __init__(self, forms: Iterable[str], name: str | None = None) -> None:
+        super().__init__(forms)
+        self.name = name
+
+
+def fit_headline(
+    fig: Figure, forms: Sequence[str], lines: int = 2, name: str | None = None
+) -> list[str]:
     """The lines of the first of the headline's ``forms`` (longest first) that fits in
     ``lines`` bold lines whole, else in one line more (``MAX_TITLE_LINES``); when none does,
     the last, cut. The extra line is for the few headlines that no shorter form holds in
     two: a Markov table's four values (``mean_nxt: d: нет ▲y: да 52,6 % ▼y: нет 51,8 %; d:
-    да ▲y: да 51,5 % ▼y: нет 48,9 %``) were cut at "▼y…", losing the value compared."""
-    for most in range(lines, max(lines, MAX_TITLE_LINES) + 1):
-        for form in forms:
-            out = wrap(fig, form, TITLE_PT, most, bold=True)
-            if " ".join(out).split() == form.split():
-                return out
+    да ▲y: да 51,5 % ▼y: нет 48,9 %``) were cut at "▼y…", losing the value compared.
+    A form that says ``name`` (what is measured) is taken in three lines before one that
+    does not in two: «▲ Ср 54,4 % · ▼ Чт 48,3 %» over two panels did not say which of
+    them it read."""
+    named = [form for form in forms if name is None or name in form]
+    nameless = [form for form in forms if form not in named]
+    for group in (named, nameless):
+        for most in range(lines, max(lines, MAX_TITLE_LINES) + 1):
+            for form in group:
+                out = wrap(fig, form, TITLE_PT, most, bold=True)
+                if " ".join(out).split() == form.split():
+                    return out
     return wrap(fig, forms[-1], TITLE_PT, lines, bold=True)
 
 
@@ -253,7 +270,7 @@ def decorate(
     y = TITLE_TOP
     height = fig.get_figheight() * 72  # figure height in points
     forms = [headline] if isinstance(headline, str) else list(headline)
-    drawn = fit_headline(fig, forms)
+    drawn = fit_headline(fig, forms, name=headline.name if isinstance(headline, Headline) else None)
     for line in drawn:
         fig.text(MARGIN_X, y, line, fontsize=TITLE_PT, fontweight="bold", color=INK, va="top")
         y -= TITLE_PT * LINE_SPACING / height

@@ -49,6 +49,7 @@ from barb.charts.grouped import (
     value_texts,
     with_parts,
 )
+from barb.charts.header import Headline
 from barb.charts.kinds import (
     Latest,
     calendar_labels,
@@ -68,7 +69,13 @@ from barb.charts.tick_values import column_decimals, unit_text
 from barb.charts.time_of_day import part_text, time_kind
 from barb.charts.value_text import date_text, format_value, number_text, with_unit
 from barb.charts.words import Words, words_for
-from barb.column_units import COUNTED_ROWS, PERIOD_KEYS, PRICE, price_ratio
+from barb.column_units import (
+    COUNTED_ROWS,
+    PERIOD_KEYS,
+    PRICE,
+    price_ratio,
+    stage_rows,
+)
 from barb.i18n import N_
 from barb.lineage import called_key_names, group_key_names
 from barb.result import Result
@@ -129,10 +136,22 @@ def _nothing_matched(result: Result, words: Words) -> str | None:
     was searched and found empty; None when nothing was scanned. "average range = n/a
     points" and "0 rows" read as an answer, in the engine's words."""
     meta = result.metadata
-    if meta is None or meta.rows_matched or not meta.rows_scanned:
+    if meta is None:
         return None
-    scanned = meta.rows_scanned
-    rows = words.of_rows(meta.timeframe, scanned) or words.of_rows("bars", scanned)
+    if meta.then_rows is not None and not meta.then_rows[0] and meta.then_rows[1]:
+        # A then where that kept none of the first stage's rows (12 months of 2024 whose
+        # mean RSI is under 0.3) is as empty as a first where's: "0 rows", "m = n/a" read
+        # as answers. Its rows are the first stage's: months, days, groups.
+        scanned = meta.then_rows[1]
+        kind, groups = stage_rows(result.query, meta.timeframe)
+        if not group_key_names(result.query):  # a listing's rows are its bars
+            kind, groups = meta.timeframe, False
+        rows = words.of_rows(kind, scanned, groups=groups) or words.of_rows("bars", scanned)
+    elif meta.rows_matched or not meta.rows_scanned:
+        return None
+    else:
+        scanned = meta.rows_scanned
+        rows = words.of_rows(meta.timeframe, scanned) or words.of_rows("bars", scanned)
     period = meta.period_requested
     if not period or not _CALENDAR_PERIOD.match(period):
         # A year, a month or a day as written; any other period as the dates it covered:
@@ -295,30 +314,33 @@ def _groups(result: Result, words: Words) -> list[str]:
         at = groups.first_ranked()  # a whole group, not the open one before it
         first, value = groups.named(at, words), texts[at]
         if ranked_lowest_first(result, column):
-            return [
-                words.ranked_lowest(below_zero=below, name=name, label=first, value=value),
-                words.ranked_lowest(below_zero=below, short=True, label=first, value=value),
-            ]
+            return Headline(
+                [
+                    words.ranked_lowest(below_zero=below, name=name, label=first, value=value),
+                    words.ranked_lowest(below_zero=below, short=True, label=first, value=value),
+                ],
+                name,
+            )
         forms = [
             words("ranked_first", name=name, label=first, value=value),
             words("ranked_first_short", label=first, value=value),
         ]
         tie = _cut_tie_text(groups, texts, result, words)
         if tie and len(groups.table) - 1 == at:  # the first is the tie: "#1 Feb 5, tied with Mar"
-            return [f"{name}: {tie}", *forms]
-        return [f"{forms[0]} · {tie}", *forms] if tie else forms
+            return Headline([f"{name}: {tie}", *forms], name)
+        return Headline([f"{forms[0]} · {tie}", *forms] if tie else forms, name)
     count = is_count(column, result)
     paired = _yes_no_series_form(groups, (column, name), values, result, words)
     if paired is not None:
-        return [paired]
+        return Headline([paired], name)
     if groups.layout is not None and not groups.one_clock:
         forms = _series_forms(groups, name, (texts, bare), values, words, count=count, below=below)
         if forms:
-            return forms
+            return Headline(forms, name)
     high, low = groups.extremes(values, numbers)
     two = _yes_no_forms(groups, (column, name), (texts, bare), result, words)
     if two:
-        return two
+        return Headline(two, name)
     if not high:  # a whole group's value first: a part week is no week's answer
         named = np.flatnonzero(groups.compared(values))
         finite = np.flatnonzero(np.isfinite(values))
@@ -326,9 +348,14 @@ def _groups(result: Result, words: Words) -> list[str]:
         return [words("answer", name=f"{name} ({groups.named(at, words)})", value=texts[at])]
     if column in groups.even:
         untested = column in groups.untested
-        return _even_forms(groups, name, (high, low), (texts, bare), words, untested=untested)
-    return _extreme_forms(
-        groups, (column, name), (high, low), (texts, bare), words, count=count, below=below
+        return Headline(
+            _even_forms(groups, name, (high, low), (texts, bare), words, untested=untested), name
+        )
+    return Headline(
+        _extreme_forms(
+            groups, (column, name), (high, low), (texts, bare), words, count=count, below=below
+        ),
+        name,
     )
 
 
@@ -520,6 +547,8 @@ def _extreme_forms(
         form("named", bare),
         form("short", full),
         form("short", bare),
+        # Named, its neighbours counted, before any form without the name (``fit_headline``)
+        form("short", bare, count_ties=True, count_near=True),
         form("marks", full),
         form("marks", bare),
         form("marks", bare, count_ties=True),

@@ -64,7 +64,8 @@ def draw_latest(fig: Figure, result: Result, now: Latest, words: Words = ENGLISH
     # the very bars it ends. The last of rows a filter picked is not "now": it says its date.
     if not is_now(result, now):
         date = date_text(rows[now.time].iloc[at])
-        marked = words("last_value", name="", value=text, date=date).strip()
+        # With no name: "last: 25,400 (2025)", «последнее 25 400 (2025)»
+        marked = words("last_value", name="", value=text, date=date).strip(" :")
     else:
         marked = words("now", name="", value=text).strip()
     ax.annotate(

@@ -15,6 +15,9 @@ from barb.charts.style import FIG_W_IN, TICK_PT
 from barb.charts.words import ENGLISH, Words
 
 MAX_LABELLED_BARS = 60  # bars named by their labels (2024-03) up to this many, else by dates
+MIN_YEARS_NAMED = 3  # bars over this many years or more are named by year on the axis
+# A bar label that begins with its year: 2008-01, 2008-Q1, 2008-01-02.
+_DATED = re.compile(r"^\d{4}-")
 BAR_DAYS = {"daily": 1.0, "weekly": 7.0, "monthly": 30.0, "quarterly": 91.0, "yearly": 365.0}
 
 
@@ -88,6 +91,15 @@ def label_axis(
     width_pt = ax.get_position().width * FIG_W_IN * 72
     label_pt = max((len(s) for s in labels if s is not None), default=4) * TICK_PT * 0.62
     max_ticks = max(2, int(width_pt // (label_pt + 14)))
+    years = _year_labels(x, labels)
+    if years is not None and len({y for y in years if y}) >= MIN_YEARS_NAMED:
+        # Bars over several years named by year, on each year's first bar: 18 years of
+        # monthly bars read "2008-01" and "2020-01" alone, twelve years apart and none over
+        # the last six, and 2022-2025 read "2022-01", "2024-01"; by year the ticks step
+        # evenly (2008, 2012 … 2024; 2022, 2023, 2024, 2025).
+        labels = years
+        label_pt = 4 * TICK_PT * 0.62
+        max_ticks = max(2, int(width_pt // (label_pt + 14)))
     date_axis(ax, x, step, words, max_ticks=max_ticks)
     order = np.argsort(x, kind="stable")
     xs = x[order]
@@ -122,6 +134,24 @@ def label_axis(
     rows = _apart(rows, x, (label_pt + 8) / width_pt * (hi - lo))
     if rows:
         ax.set_xticks([x[r] for r in rows], [str(labels[r]) for r in rows])
+
+
+def _year_labels(x: np.ndarray, labels: Sequence[str | None]) -> list[str | None] | None:
+    """Bar labels that begin with their year (``2008-01``, ``2008-Q1``, ``2008-01-02``) as
+    that year on each year's first bar and none on the others; None for labels of another
+    form (a year alone, a time)."""
+    if not any(s is not None for s in labels):
+        return None
+    if not all(s is None or _DATED.match(s) for s in labels):
+        return None
+    years: list[str | None] = [None] * len(labels)
+    seen: set[str] = set()
+    for row in np.argsort(x, kind="stable"):
+        label = labels[row]
+        if label is not None and np.isfinite(x[row]) and label[:4] not in seen:
+            seen.add(label[:4])
+            years[row] = label[:4]
+    return years
 
 
 def _fit_around(ax: Axes, x: np.ndarray, named: list[int], label_pt: float) -> bool:

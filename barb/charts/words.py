@@ -70,6 +70,7 @@ _KEYS = {
     "week": N_("key.week"),
     "weekday": N_("key.weekday"),
     "dayname": N_("key.dayname"),
+    "dayofweek": N_("key.weekday"),
     "date": N_("key.date"),
     "hour": N_("key.hour"),
     "time": N_("key.time"),

@@ -39,7 +39,15 @@ def sar(
     out = np.full(len(h), np.nan)
     if len(h) < 2 or np.isnan(h[:2]).any() or np.isnan(lo[:2]).any():
         return to_series(out, high, "sar")
-    hs, ls = h.tolist(), lo.tolist()
+    values = _sar_path(h.tolist(), lo.tolist(), acceleration, maximum)
+    return to_series(np.array(values, dtype=np.float64), high, "sar")
+
+
+def _sar_path(hs: list[float], ls: list[float], acceleration: float, maximum: float) -> list[float]:
+    """The stops of ``sar``. Python's min() and max() are written out as the comparisons
+    they make, in their order (``max(a, b, c)``: a, then b if b > it, then c if c > that), so
+    each value is the same double, NaN included; the three calls a bar cost 40% of the loop
+    (6.4 million minute bars: 2.7 s of CPU, 1.6 s written out)."""
     down_move, up_move = ls[0] - ls[1], hs[1] - hs[0]
     long = not (down_move > 0 and down_move > up_move)
     af = acceleration
@@ -48,34 +56,63 @@ def sar(
     else:
         ep, stop = ls[1], hs[0]
     new_high, new_low = hs[1], ls[1]
-    values = [math.nan] * len(hs)
-    for i in range(1, len(hs)):
+    values = [math.nan]
+    keep = values.append
+    for bar_high, bar_low in zip(hs[1:], ls[1:], strict=True):
         prev_high, prev_low = new_high, new_low
-        new_high, new_low = hs[i], ls[i]
+        new_high, new_low = bar_high, bar_low
         if long:
             if new_low <= stop:  # flips short: the stop jumps to the highest high
                 long, af = False, acceleration
-                stop = max(ep, prev_high, new_high)
-                values[i] = stop
+                stop = ep  # max(ep, prev_high, new_high)
+                if prev_high > stop:
+                    stop = prev_high
+                if new_high > stop:
+                    stop = new_high
+                keep(stop)
                 ep = new_low
-                stop = max(stop + af * (ep - stop), prev_high, new_high)
+                stop = stop + af * (ep - stop)  # max(that, prev_high, new_high)
+                if prev_high > stop:
+                    stop = prev_high
+                if new_high > stop:
+                    stop = new_high
             else:
-                values[i] = stop
+                keep(stop)
                 if new_high > ep:
-                    ep, af = new_high, min(af + acceleration, maximum)
-                stop = min(stop + af * (ep - stop), prev_low, new_low)
+                    ep, af = new_high, af + acceleration
+                    if maximum < af:  # min(af + acceleration, maximum)
+                        af = maximum
+                stop = stop + af * (ep - stop)  # min(that, prev_low, new_low)
+                if prev_low < stop:
+                    stop = prev_low
+                if new_low < stop:
+                    stop = new_low
         elif new_high >= stop:  # flips long: the stop jumps to the lowest low
             long, af = True, acceleration
-            stop = min(ep, prev_low, new_low)
-            values[i] = stop
+            stop = ep  # min(ep, prev_low, new_low)
+            if prev_low < stop:
+                stop = prev_low
+            if new_low < stop:
+                stop = new_low
+            keep(stop)
             ep = new_high
-            stop = min(stop + af * (ep - stop), prev_low, new_low)
+            stop = stop + af * (ep - stop)  # min(that, prev_low, new_low)
+            if prev_low < stop:
+                stop = prev_low
+            if new_low < stop:
+                stop = new_low
         else:
-            values[i] = stop
+            keep(stop)
             if new_low < ep:
-                ep, af = new_low, min(af + acceleration, maximum)
-            stop = max(stop + af * (ep - stop), prev_high, new_high)
-    return to_series(np.array(values, dtype=np.float64), high, "sar")
+                ep, af = new_low, af + acceleration
+                if maximum < af:  # min(af + acceleration, maximum)
+                    af = maximum
+            stop = stop + af * (ep - stop)  # max(that, prev_high, new_high)
+            if prev_high > stop:
+                stop = prev_high
+            if new_high > stop:
+                stop = new_high
+    return values
 
 
 def supertrend(
@@ -101,21 +138,26 @@ def supertrend(
     width = mult * atr(high, low, close, n).to_numpy()
     mid = (h + lo) / 2.0
     uppers, lowers, closes = (mid + width).tolist(), (mid - width).tolist(), c.tolist()
-    values = [math.nan] * len(closes)
+    values: list[float] = []
+    keep = values.append
     started = False
     up = False
-    upper = lower = math.nan
-    for i, (raw_upper, raw_lower) in enumerate(zip(uppers, lowers, strict=True)):
-        if math.isnan(raw_upper) or math.isnan(closes[i]):
+    upper = lower = before = math.nan
+    # x != x is math.isnan(x) without a call a bar (6.4 million minute bars: the loop's CPU
+    # from 3.0 s to 1.9 s); each value is the same double.
+    for raw_upper, raw_lower, now in zip(uppers, lowers, closes, strict=True):
+        if raw_upper != raw_upper or now != now:
+            keep(math.nan)
+            before = now
             continue
         if not started:
             started, up, upper, lower = True, False, raw_upper, raw_lower
         else:
-            before = closes[i - 1]
             if raw_lower > lower or before < lower:
                 lower = raw_lower
             if raw_upper < upper or before > upper:
                 upper = raw_upper
-            up = closes[i] >= lower if up else closes[i] > upper
-        values[i] = lower if up else upper
+            up = now >= lower if up else now > upper
+        keep(lower if up else upper)
+        before = now
     return to_series(np.array(values, dtype=np.float64), close, "supertrend")

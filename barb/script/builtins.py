@@ -45,10 +45,10 @@ from barb.bar_labels import label_column, unit_label
 from barb.errors import ArgumentError, TypeMismatch, UnknownColumn
 from barb.frames import period_start
 from barb.result import CutRun
-from barb.script import ast
+from barb.script import ast, group_ranks
 from barb.script.clock_order import clocks
 from barb.script.conditions import as_known, as_numbers, condition, is_condition
-from barb.script.context import EvalContext, RowGroups
+from barb.script.context import CLOCK_SCALE, EvalContext, RowGroups
 from barb.script.day_fields import day_field
 from barb.script.functions import (
     KIND_NAMES,
@@ -59,6 +59,7 @@ from barb.script.functions import (
     register,
     value_kind,
 )
+from barb.script.group_ranks import Method
 from barb.script.then_date_parts import is_date_part, then_date_part_hint
 from barb.script.warmup import (
     RESTART_UNITS,
@@ -903,18 +904,27 @@ def _bars_since(ctx: EvalContext, cond: pd.Series) -> pd.Series:
     reach=period_rows_or_whole_unit,
 )
 def _rank(ctx: EvalContext, col: pd.Series, per: str | None) -> pd.Series:
-    return _ranked(ctx, col, per, "rank").rank(method="max", pct=True) * 100
+    keys = None if per is None else restart_keys(ctx, per, "rank")
+    return _ranked(ctx, col, keys, method="max", ascending=True, pct=True) * 100
 
 
-def _ranked(ctx: EvalContext, col: pd.Series, per: str | None, function: str) -> Any:
-    """``col`` ready for rank() and place(): the period's rows, or grouped by the trading
-    date's calendar ``per`` over the whole unit, its bars before and after the period too
-    (``period_rows_or_whole_unit``), as a running total per unit reads its unit: from
-    2024-03-15, rank(range, 'month') ranked each day among March's 10 days in the period
-    alone; it is its place among all of March's."""
-    if per is None:
-        return _in_period(ctx, col)
-    return col.groupby(restart_keys(ctx, per, function), sort=False)
+def _ranked(
+    ctx: EvalContext,
+    col: pd.Series,
+    keys: np.ndarray | None,
+    *,
+    method: Method,
+    ascending: bool,
+    pct: bool = False,
+) -> pd.Series:
+    """``col`` ranked for rank() and place(): among the period's rows, or within each unit
+    of ``keys`` (``restart_keys``: the trading date's day, week…) over the whole unit, its
+    bars before and after the period too (``period_rows_or_whole_unit``), as a running
+    total per unit reads its unit: from 2024-03-15, rank(range, 'month') ranked each day
+    among March's 10 days in the period alone; it is its place among all of March's."""
+    if keys is None:
+        return _in_period(ctx, col).rank(method=method, ascending=ascending, pct=pct)
+    return group_ranks.ranks(col, keys, method=method, ascending=ascending, pct=pct)
 
 
 @register(
@@ -935,7 +945,7 @@ def _place(ctx: EvalContext, col: pd.Series, per: str | None) -> pd.Series:
     numbers = pd.to_numeric(col, errors="coerce")
     values = _in_period(ctx, numbers) if per is None else numbers
     keys = None if per is None else restart_keys(ctx, per, "place")
-    places = _ranked(ctx, numbers, per, "place").rank(method="first", ascending=False)
+    places = _ranked(ctx, numbers, keys, method="first", ascending=False)
     _warn_short_picks(ctx, str(col.name), per, values, places, keys)
     return places
 
@@ -1295,7 +1305,7 @@ def _warn_ties(
         return
     name = val.name if isinstance(val.name, str) else "value"
     level = _text(val.iloc[tied[0]])
-    shown = _text(arg.iloc[tied[0]])
+    shown = _arg_text(arg, tied[0])
     if len(tied) == rows.length:
         rows.warn(
             f"All {len(tied):,} rows tie for the {word} {name}, at {level}: {function} gives "
@@ -1303,7 +1313,7 @@ def _warn_ties(
             + _without_stand_in(arg, "rows")
         )
         return
-    listed = _listed([_text(arg.iloc[i]) for i in tied[1:]])
+    listed = _listed([_arg_text(arg, i) for i in tied[1:]])
     rows.warn(
         f"{len(tied)} rows share the {word} {name} ({level}): {shown} is "
         f"shown (the earliest); also {listed}."
@@ -1371,7 +1381,7 @@ def _warn_group_ties(
     whole = tied[np.bincount(groups[groups >= 0], minlength=rows.ngroups)[tied] == sizes[tied]]
     if len(whole):
         levels = _listed(list(dict.fromkeys(_text(val.iloc[int(picked[g])]) for g in whole)), 2)
-        firsts = _listed(list(dict.fromkeys(_text(arg.iloc[int(picked[g])]) for g in whole)), 2)
+        firsts = _listed(list(dict.fromkeys(_arg_text(arg, int(picked[g])) for g in whole)), 2)
         listed = ", ".join(_group_name(rows, int(g), listed=True) for g in whole[:_NAMED_GROUPS])
         if len(whole) > _NAMED_GROUPS:
             listed += f" and {len(whole) - _NAMED_GROUPS:,} more"
@@ -1386,8 +1396,8 @@ def _warn_group_ties(
 
     def tie(group: int, limit: int = _LISTED_TIES) -> tuple[str, str]:
         """The value shown and the others tied with it: ``("Wed", "Fri")``."""
-        first = _text(arg.iloc[int(picked[group])])
-        texts = dict.fromkeys(_text(arg.iloc[i]) for i in at[(groups == group) & differs])
+        first = _arg_text(arg, int(picked[group]))
+        texts = dict.fromkeys(_arg_text(arg, i) for i in at[(groups == group) & differs])
         return first, _listed([t for t in texts if t != first], limit)
 
     if answered == 1:
@@ -1430,6 +1440,19 @@ def _listed(texts: list[str], limit: int = _LISTED_TIES) -> str:
     if len(texts) > limit:
         listed += f" and {len(texts) - limit} more"
     return listed
+
+
+def _arg_text(values: pd.Series, at: Any) -> str:
+    """``values``' row ``at`` as a warning names it; a clock's number as its time of day
+    (``CLOCK_SCALE``): "2024-01-08: 18:00, also 18:01" for the minutes -360 and -359 of a
+    clock counted from ETH's 18:00 open, which read as no time."""
+    value = values.iloc[at]
+    scale = values.attrs.get(CLOCK_SCALE)
+    number = isinstance(value, int | float | np.integer | np.floating)
+    if scale and number and not isinstance(value, bool) and np.isfinite(value):
+        minute = round(float(value) * scale) % MINUTES_PER_DAY
+        return f"{minute // 60:02d}:{minute % 60:02d}"
+    return _text(value)
 
 
 def _text(value: Any) -> str:
@@ -1515,20 +1538,20 @@ def _warn_mode_ties(
         """The values tied with the one shown, in the order they first occur."""
         at = np.flatnonzero(tied & (owner == group))
         at = at[np.argsort(first[at])]
-        return _listed([_text(col.iloc[first[i]]) for i in at], limit)
+        return _listed([_arg_text(col, first[i]) for i in at], limit)
 
     if not rows.grouped:
         rows.warn(
             f"{int(tied.sum()) + 1} {values} are equally frequent ({top[0]:,} "
             f"{'row' if top[0] == 1 else 'rows'} each): "
-            f"{_text(col.iloc[shown[0]])} is shown (the earliest); also {also(0, _LISTED_TIES)}."
+            f"{_arg_text(col, shown[0])} is shown (the earliest); also {also(0, _LISTED_TIES)}."
         )
         return
     assert rows.index is not None
     keys = " and ".join(str(name) for name in rows.index.names)
     groups = np.unique(owner[tied])
     named = [
-        f"{_group_name(rows, int(g), listed=True)}: {_text(col.iloc[shown[int(g)]])}, also "
+        f"{_group_name(rows, int(g), listed=True)}: {_arg_text(col, shown[int(g)])}, also "
         f"{also(int(g), _LISTED_GROUP_TIES)} ({top[g]:,} each)"
         for g in groups[:_NAMED_GROUPS]
     ]

@@ -49,7 +49,7 @@ from barb.script.conditions import (
     kleene_logical,
     plain_if_known,
 )
-from barb.script.context import EvalContext, RowGroups
+from barb.script.context import CLOCK_SCALE, EvalContext, RowGroups
 from barb.script.daily_warnings import (
     SameDayCalls,
     known_from_first_bar,
@@ -166,24 +166,37 @@ class SelectValue:
     samples: Mapping[ast.Call, tuple[Any, ...]]
 
 
-def evaluate_aggregate(expr: ast.Expr, ctx: EvalContext, by: Sequence[str] | None = None) -> Any:
+def evaluate_aggregate(
+    expr: ast.Expr,
+    ctx: EvalContext,
+    by: Sequence[str] | None = None,
+    *,
+    groups: RowGroups | None = None,
+) -> Any:
     """A select item's value: a Python scalar, or with ``by`` a Series per group.
 
     Groups are the distinct values of the ``by`` columns of ``ctx.frame``, sorted, rows with
-    a missing key left out; several keys give a MultiIndex.
+    a missing key left out; several keys give a MultiIndex. ``groups``: those groups when
+    the caller has them already (``RowGroups.taken``), not found again.
     """
-    return evaluate_select(expr, ctx, by).value
+    return evaluate_select(expr, ctx, by, groups=groups).value
 
 
 def evaluate_select(
-    expr: ast.Expr, ctx: EvalContext, by: Sequence[str] | None = None
+    expr: ast.Expr,
+    ctx: EvalContext,
+    by: Sequence[str] | None = None,
+    *,
+    groups: RowGroups | None = None,
 ) -> SelectValue:
     """``evaluate_aggregate``, with the groups and the statistics' arguments it evaluated."""
     if by:
         for name in by:
             if name not in ctx.frame.columns:
                 raise unknown_column(name, list(ctx.frame.columns), ctx.step)
-        rows = RowGroups.by_keys(ctx.frame, by, warn=ctx.warn)
+        if groups is not None:
+            assert groups.length == len(ctx.frame)
+        rows = groups if groups is not None else RowGroups.by_keys(ctx.frame, by, warn=ctx.warn)
     else:
         rows = RowGroups.whole(len(ctx.frame), warn=ctx.warn)
     evaluator = _AggregateEvaluator(ctx, rows, by or (), root=expr)
@@ -297,7 +310,7 @@ class _RowEvaluator:
             args = [_reordered(arg, in_time) for arg in args]
         assert spec.impl is not None
         rows = RowGroups.whole(len(self.frame), warn=self.ctx.warn)
-        value = _python_scalar(spec.impl(rows, *args))
+        value = _python_scalar(spec.impl(rows, *_clocks_named(self.ctx, node, args)))
         series = [arg for arg in args if isinstance(arg, pd.Series)]
         if series and _is_missing(value) and value_kind(series[0]) in ("string", "datetime"):
             # max(t) of times of day with none there (no row, or none known) is a missing
@@ -794,7 +807,7 @@ class _AggregateEvaluator(_RowEvaluator):
             args = self.arguments(spec, node, rows_evaluator, self.frame.index, evaluated)
             if evaluated is not None:
                 self.samples[node] = spec.sampled(evaluated)
-            return spec.impl(self.rows, *args)
+            return spec.impl(self.rows, *_clocks_named(self.ctx, node, args))
         if spec.category != "scalar":
             raise TypeMismatch(
                 f"{node.to_text()} gives one value per row, so it cannot stand alone in select.",
@@ -811,6 +824,26 @@ class _AggregateEvaluator(_RowEvaluator):
 
 
 # --- value helpers ----------------------------------------------------------------------------
+
+
+# The aggregates that name their argument's values in a warning (ties).
+_NAMING = frozenset({"arg_max", "arg_min", "mode"})
+
+
+def _clocks_named(ctx: EvalContext, node: ast.Call, args: list[Any]) -> list[Any]:
+    """``args`` with a column that holds a clock as a number (``ctx.clock_columns``) marked
+    with its unit (``CLOCK_SCALE``), on a shallow copy: what an aggregate names its values
+    by (arg_max's ties as 18:00, not -360)."""
+    if node.name.lower() not in _NAMING:
+        return args
+    marked = list(args)
+    for at, (arg, value) in enumerate(zip(node.args, args, strict=False)):
+        scale = ctx.clock_columns.get(arg.name) if isinstance(arg, ast.Column) else None
+        if scale and isinstance(value, pd.Series):
+            value = value.copy(deep=False)
+            value.attrs = {**value.attrs, CLOCK_SCALE: scale}
+            marked[at] = value
+    return marked
 
 
 def _never_float(dtype: Any) -> bool:

@@ -20,6 +20,7 @@ from barb.indicators import IndicatorLines
 from barb.indicators.smoothing import KAMA_SLOW, hull_periods
 from barb.script.context import EvalContext
 from barb.script.functions import Param, UnitRule, register
+from barb.script.path_cache import cached_path
 from barb.script.warmup import (
     Reach,
     ReachRule,
@@ -290,7 +291,9 @@ def sar(ctx: EvalContext, acceleration: float, maximum: float) -> pd.Series:
             step=ctx.step,
             hint="The usual setting is sar(0.02, 0.2): the step, then its cap.",
         )
-    return indicators.sar(*_bars(ctx, "high", "low"), acceleration, maximum)
+    bars = _bars(ctx, "high", "low")
+    args = (acceleration, maximum)
+    return cached_path("sar", bars, args, lambda b: indicators.sar(*b, *args))
 
 
 @register(
@@ -306,7 +309,9 @@ def sar(ctx: EvalContext, acceleration: float, maximum: float) -> pd.Series:
 )
 @_documented_by(indicators.supertrend)
 def supertrend(ctx: EvalContext, n: int, mult: float) -> pd.Series:
-    return indicators.supertrend(*_bars(ctx, "high", "low", "close"), n, mult)
+    bars = _bars(ctx, "high", "low", "close")
+    args = (n, mult)
+    return cached_path("supertrend", bars, args, lambda b: indicators.supertrend(*b, *args))
 
 
 # --- multi-line indicators -------------------------------------------------------------

@@ -43,7 +43,7 @@ from bot.assistant.prompts import Prompts, Variant
 from bot.assistant.query_changes import runs_as_confirmed
 from bot.assistant.query_errors import query_error_text, unreadable_text
 from bot.assistant.replies import Asker, PendingView, PlanView, Proof, Reply
-from bot.assistant.result_text import person_text
+from bot.assistant.result_text import Shown, person_text
 from bot.assistant.tools import (
     TOOLS,
     AskClarificationArgs,
@@ -68,7 +68,7 @@ from bot.llm.errors import (
 from bot.llm.messages import Message, ModelResponse, ToolCall, ToolResult
 from bot.llm.provider import LLMProvider
 from bot.llm.response_checks import check_response
-from bot.pool.jobs import CHECK_FAILED, QueryJob, QueryOutcome
+from bot.pool.jobs import CHECK_FAILED, QueryJob, QueryOutcome, run_key
 from bot.pool.runner import QueryRunner
 from bot.store.housekeeping import PLAN_LIFETIME
 from bot.store.records import Chat, NewMessage, PendingAction, StoredMessage, new_question_id
@@ -769,11 +769,20 @@ class Assistant:
         return ToolResult(call_id=call.id, name=call.name, content=content)
 
     async def run_query(
-        self, chat: Chat, query: dict[str, Any], language: Language, *, instrument: str = ""
+        self,
+        chat: Chat,
+        query: dict[str, Any],
+        language: Language,
+        *,
+        instrument: str = "",
+        run_of: tuple[str, str] | None = None,
     ) -> QueryRun:
         """Run one query as it was shown, on its own instrument (``instrument``, else the
         chat's, fills in a missing one): the one path for the model's ``execute_query`` and
-        the person's ``/query``."""
+        the person's ``/query``. ``run_of``, the question's and the call's ids of a query
+        its plan showed and Run approved (or a /query's work), names the job (``run_key``):
+        a run resumed after a restart finds the job its first attempt sent to the queue
+        workers."""
         frozen = _with_instrument(query, instrument or chat.instrument)
         job = QueryJob(
             query=frozen,
@@ -782,6 +791,8 @@ class Assistant:
             csv=True,
             language=language,  # the chart's words and its headline, in the person's language
         )
+        if run_of is not None:
+            job = job.model_copy(update={"key": run_key(*run_of, job)})
         outcome = await self.runner.run(job)
         proof = None
         if outcome.ok:
@@ -789,15 +800,20 @@ class Assistant:
             proof = Proof.from_outcome(frozen, plan, outcome)
         return QueryRun(query=frozen, outcome=outcome, proof=proof)
 
-    async def query_command(self, asker: Asker, text: str, *, chat: Chat | None = None) -> Reply:
+    async def query_command(
+        self, asker: Asker, text: str, *, chat: Chat | None = None, work_id: int | None = None
+    ) -> Reply:
         """``/query <Barb Script>``: run it at once, no model, no tokens, the same proof; the
-        result as a person reads it (``result_text``), never the model's summary."""
+        result as a person reads it (``result_text``), never the model's summary. Its work
+        in flight, ``work_id``, names its job (``run_key``), as for a confirmed plan's run:
+        resumed after a kill of the bot, it finds the job it sent."""
         chat = chat or await self.store.chats.ensure(asker.chat_id, asker.chat_type)
         lang = language_for(chat.settings.language, "", asker.language_code)
         parsed = parse_query_text(text)
         if isinstance(parsed, Unreadable):
             return Reply(text=unreadable_text(parsed, lang), failed=True, language=lang)
-        run = await self.run_query(chat, parsed, lang)
+        run_of = None if work_id is None else (f"work.{work_id}", "query")
+        run = await self.run_query(chat, parsed, lang, run_of=run_of)
         outcome = run.outcome
         if run.proof is None:
             error = outcome.error or {}
@@ -809,8 +825,9 @@ class Assistant:
         # No question id: nothing goes into the transcript, and the query was typed by the
         # person, so there is no "Query" button to show it back.
         csv_rows = outcome.csv_rows if outcome.csv else None
+        shown = Shown(outcome.names, outcome.units, outcome.key_words)
         return Reply(
-            text=person_text(outcome.result, lang, outcome.preview, csv_rows, outcome.names),
+            text=person_text(outcome.result, lang, outcome.preview, csv_rows, shown),
             proofs=[run.proof],
             language=lang,
         )
@@ -822,7 +839,12 @@ class Assistant:
         args = parse_args(call.name, call.arguments)
         assert isinstance(args, ExecuteQueryArgs)
         query = state.planned.get(call.id, args.query)
-        run = await self.run_query(chat, query, state.language, instrument=state.instrument)
+        # Only a run the person approved is resumed with the same call (the model's own
+        # calls are asked again, under new ids).
+        run_of = (state.question_id, call.id) if call.id in state.approved else None
+        run = await self.run_query(
+            chat, query, state.language, instrument=state.instrument, run_of=run_of
+        )
         query, outcome = run.query, run.outcome
         if run.proof is None:
             error = outcome.error or {}
@@ -980,6 +1002,7 @@ class Assistant:
             proofs=proofs,
             language=state.language,
             asked=state.asker.message_id,
+            asked_parts=state.asker.parts,
         )
 
     def _queries_to_show(
@@ -1148,8 +1171,9 @@ class Assistant:
         # replaced by a newer question, cancelled or expired (Alice's "а для ES?" under her
         # weekday plan she never ran was read with the count she ran after it). Its queries
         # as it showed them.
-        for action in await self.store.pending.recent_for_chat(chat.id):
-            if action.kind != "confirm":
+        for action_id in await self.store.outbox.actions_of(chat.id, question_id):
+            action = await self.store.pending.get(action_id)
+            if action is None or action.kind != "confirm":
                 continue
             paused = pending_payload(action).paused
             if paused.state.question_id != question_id:
@@ -1337,6 +1361,7 @@ class Assistant:
             failed=failed,
             language=state.language,
             asked=state.asker.message_id,
+            asked_parts=state.asker.parts,
         )
 
 

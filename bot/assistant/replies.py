@@ -28,6 +28,9 @@ class Asker(BaseModel):
     # The person's message that asked, in any chat (``reply_to`` is set in groups only, where
     # answers quote it): a later reply to it follows this question (``Reply.asked``).
     message_id: int | None = None
+    # The other messages of a question the app split in parts (``split_questions``), after
+    # ``message_id``: a reply to any of them follows this question too (``Reply.asked_parts``).
+    parts: list[int] = Field(default_factory=list)
 
 
 class Proof(BaseModel):
@@ -109,3 +112,6 @@ class Reply(BaseModel):
     #: of its messages: a reply to that message, in a private chat as in a group, follows
     #: this question (``OutboxRepository.question_of``).
     asked: int | None = None
+    #: The question's other parts when the app split it (``Asker.parts``), stored with
+    #: ``asked``: a reply to the second part followed the last data instead.
+    asked_parts: list[int] = Field(default_factory=list)

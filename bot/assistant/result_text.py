@@ -12,18 +12,38 @@ as formatting.
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
-from barb.i18n import decimal
+from barb.i18n import decimal, percent
 from barb.timeframes import resolve_timeframe, timeframe_short
 from bot.texts import Language, t
+
+
+@dataclass(frozen=True)
+class Shown:
+    """How the chart writes a result's columns, for a text in the same words
+    (``QueryOutcome``): ``names`` of columns ("mean_range": «средний диапазон»), ``units``
+    of those that are shares or percents, ``key_words`` of a key's values ("Mon": «Пн»)."""
+
+    names: Mapping[str, str] = field(default_factory=dict)
+    units: Mapping[str, str] = field(default_factory=dict)
+    key_words: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
+
 
 #: Rows of a table shown in the message; the CSV holds them all.
 SHOWN_ROWS = 10
 #: Decimals of a table's fractional numbers: each value rounded once, from the table's own.
 DECIMALS = 2
+#: Most decimals a small number is written with (three significant digits of 0.000123).
+MAX_DECIMALS = 6
+#: Decimals of a share of rows written as a percent (53.7%), as the chart's headline has.
+SHARE_DECIMALS = 1
+#: The units a text writes as percents (``barb.column_units``): a share of rows, a percent.
+SHARE, PERCENT = "share", "%"
 
 # What Markdown reads as formatting inside a line (emphasis, code, links, raw HTML, an
 # entity, strikethrough, a table's cells), and at its start (a heading, a quote, a list).
@@ -47,49 +67,87 @@ def _escaped_start(match: re.Match[str]) -> str:
     return f"{indent}\\{mark}" if mark else f"{indent}{number}\\{dot}"
 
 
-def _number(value: Any, lang: Language, decimals: int | None = None) -> str:
+def _number(
+    value: Any, lang: Language, decimals: int | None = None, unit: str | None = None
+) -> str:
     """A number as the person's locale writes it (``4,512.25`` / ``4 512,25``), with
     ``decimals`` digits after the point when given (a table's column writes all alike);
-    no value as "—" (a streak's first row has no run: it read "None")."""
+    no value as "—" (a streak's first row has no run: it read "None"). Of a ``unit``
+    "share" (a share of rows, 0.537) a percent with one decimal, 53.7% («53,7 %»), as
+    the chart and the headline write it; of "%" the number with its sign."""
     if value is None:
         return "—"
     if isinstance(value, bool) or not isinstance(value, int | float):
         return str(value)
+    if value != value:  # NaN: no value
+        return "—"
+    if unit == SHARE:
+        return percent(value * 100, lang, SHARE_DECIMALS)
     if isinstance(value, float):
-        if value != value:  # NaN: no value
-            return "—"
         if decimals is None:
-            decimals = 0 if value.is_integer() and abs(value) < 1e15 else DECIMALS
-        return decimal(value, lang, decimals)
-    return decimal(value, lang, 0)
+            decimals = _column_decimals([value])
+        if round(value, decimals) == 0:  # "-0.00": a sign of nothing shown
+            value = 0.0
+    written = decimal(value, lang, 0 if isinstance(value, int) else decimals)
+    return percent(value, lang, decimals or 0) if unit == PERCENT else written
 
 
 def _column_decimals(values: Sequence[Any]) -> int | None:
     """The decimals a column of a table is written with: two when any of its numbers has
-    a fraction (``655.00`` under ``990.75``), none when all are whole, None for text."""
-    floats = [v for v in values if isinstance(v, float) and v == v]
+    a fraction (``655.00`` under ``990.75``), none when all are whole, None for text. A
+    column whose numbers are all under 1 keeps three significant digits of its largest, as
+    the chart's labels do: a mean daily return of 0.0505% read "0.05", of 0.0009% "-0.00"
+    (the chart: 0,051 %, −0,001 %)."""
+    floats = [v for v in values if isinstance(v, float) and v == v and abs(v) < 1e15]
     if not floats:
         return None
-    return DECIMALS if any(not v.is_integer() for v in floats) else 0
+    if all(v.is_integer() for v in floats):
+        return 0
+    largest = max(abs(v) for v in floats)
+    if 0 < largest < 1:
+        return min(MAX_DECIMALS, max(DECIMALS, 2 - math.floor(math.log10(largest))))
+    return DECIMALS
 
 
-def _table(columns: list[str], rows: list[list[Any]], lang: Language) -> list[str]:
+def _key_cell(value: Any, said: Mapping[str, str] | None) -> Any:
+    """A group key's value as the chart writes it («Пн» for Mon, "Wed" for dayofweek 2)."""
+    if not said or value is None or isinstance(value, bool):
+        return value
+    whole = isinstance(value, float) and value.is_integer()
+    return said.get(str(int(value)) if whole else str(value), value)
+
+
+def _table(
+    columns: list[str],
+    rows: list[list[Any]],
+    lang: Language,
+    shown: Shown | None = None,
+) -> list[str]:
     """The rows under their column names, each column as wide as its widest cell, numbers
-    right-aligned: a ``<pre>`` block whose columns line up."""
+    right-aligned: a ``<pre>`` block whose columns line up. ``shown``: the columns' units
+    and the keys' words, as the chart writes them."""
+    shown = shown or Shown()
+    units = [shown.units.get(name) for name in columns]
+    rows = [
+        [_key_cell(v, shown.key_words.get(columns[i])) for i, v in enumerate(row)] for row in rows
+    ]
     decimals = [_column_decimals([row[i] for row in rows]) for i in range(len(columns))]
-    cells = [[_number(v, lang, decimals[i]) for i, v in enumerate(row)] for row in rows]
+    cells = [[_number(v, lang, decimals[i], units[i]) for i, v in enumerate(row)] for row in rows]
     numeric = [
         any(isinstance(row[i], int | float) and not isinstance(row[i], bool) for row in rows)
         for i in range(len(columns))
     ]
-    widths = [max(len(c) for c in [name, *(r[i] for r in cells)]) for i, name in enumerate(columns)]
+    headings = [shown.names.get(name, name) for name in columns]
+    widths = [
+        max(len(c) for c in [name, *(r[i] for r in cells)]) for i, name in enumerate(headings)
+    ]
 
     def line(values: list[str]) -> str:
         return "  ".join(
             v.rjust(widths[i]) if numeric[i] else v.ljust(widths[i]) for i, v in enumerate(values)
         ).rstrip()
 
-    return [line(columns), *(line(row) for row in cells)]
+    return [line(headings), *(line(row) for row in cells)]
 
 
 def _code(lines: list[str]) -> list[str]:
@@ -117,20 +175,22 @@ def result_lines(
     lang: Language,
     preview: Sequence[dict[str, Any]] = (),
     csv_rows: int | None = None,
-    names: Mapping[str, str] | None = None,
+    shown: Shown | None = None,
 ) -> list[str]:
     """The result itself, as Markdown lines: a number, named numbers, or the first rows of a
     table in a code block. ``csv_rows``: the rows the CSV holds when it was cut to fewer
-    than the table's; ``names``: what the chart calls a column, where that is not the
-    engine's name (``QueryOutcome.names``)."""
-    names = names or {}
+    than the table's; ``shown``: how the chart writes the columns, where that is not the
+    engine's way (``QueryOutcome.names``, ``units``, ``key_words``)."""
+    shown = shown or Shown()
+    names, units = shown.names, shown.units
     kind = summary.get("type")
     if kind == "scalar":
         [name] = summary.get("columns") or ["value"]
-        return [plain(f"{names.get(name, name)}: {_number(summary.get('value'), lang)}")]
+        value = _number(summary.get("value"), lang, unit=units.get(name))
+        return [plain(f"{names.get(name, name)}: {value}")]
     if kind == "dict":
         return [
-            plain(f"{names.get(name, name)}: {_number(value, lang)}")
+            plain(f"{names.get(name, name)}: {_number(value, lang, unit=units.get(name))}")
             for name, value in summary.get("values", {}).items()
         ]
     columns, rows = _shown_rows(summary, preview)
@@ -148,7 +208,7 @@ def result_lines(
         head = t("result_rows", lang, **values)
     lines = [plain(head)]
     if columns and rows:
-        lines += _code(_table([names.get(c, c) for c in columns], rows, lang))
+        lines += _code(_table(columns, rows, lang, shown))
     return lines
 
 
@@ -163,13 +223,13 @@ def person_text(
     lang: Language,
     preview: Sequence[dict[str, Any]] = (),
     csv_rows: int | None = None,
-    names: Mapping[str, str] | None = None,
+    shown: Shown | None = None,
 ) -> str:
     """What ``/query`` answers (Markdown): the result, the bars it came from, the engine's
     notes under a lead-in that says they are its own (in English), and whether the data
-    are synthetic. ``preview``: the table's first rows; ``csv_rows``, ``names``: see
+    are synthetic. ``preview``: the table's first rows; ``csv_rows``, ``shown``: see
     ``result_lines``."""
-    lines = result_lines(result.get("summary", {}), lang, preview, csv_rows, names)
+    lines = result_lines(result.get("summary", {}), lang, preview, csv_rows, shown)
     meta = result.get("metadata", {})
     if meta:
         source = t(

@@ -41,13 +41,14 @@ import redis.asyncio
 from billiard.exceptions import WorkerLostError
 from celery import Celery
 from celery.exceptions import TimeLimitExceeded
-from celery.states import READY_STATES, STARTED, SUCCESS
+from celery.states import READY_STATES, REVOKED, STARTED, SUCCESS
 from pydantic import ValidationError
 
 from barb.data.store import DataMeta
 from barb.instruments import available_instruments
 from bot.pool import worker_registry
 from bot.pool.data_place import DataPlace, WorkerBeat, imports_reach_workers
+from bot.pool.job_claims import claim_key
 from bot.pool.jobs import (
     QueryJob,
     QueryOutcome,
@@ -101,6 +102,17 @@ _REDIS_TIMEOUT_S = 3.0
 #: long reading it may take.
 _META_FRESH_S = 2.0
 _META_TIMEOUT_S = 0.25
+#: For a job with a key (``QueryJob.key``, a confirmed plan's run), the task id it was last
+#: sent under (``barb.sent.<key>``), kept as long as the bot resumes work (a day): the run
+#: resumed after a kill of the bot finds its job by it (``_find_sent``).
+_SENT_PREFIX = "barb.sent."
+_SENT_TTL_S = 86400
+#: Where kombu keeps the jobs a worker has taken and not yet acknowledged.
+_UNACKED_KEY = "unacked"
+
+
+def _sent_key(key: str) -> str:
+    return f"{_SENT_PREFIX}{key}"
 
 
 def _bound_redis_waits(app: Celery) -> None:
@@ -134,6 +146,20 @@ class _InFlight:
     absent_since: float | None = None
     #: Set by the poller once that worker is judged gone (``_gone``).
     worker_gone: bool = False
+    #: Sent by an earlier process of the bot, found in Redis at a run's resumption
+    #: (``_find_sent``): revoked, or its worker gone, it is sent afresh, not failed.
+    adopted: bool = False
+
+
+@dataclass
+class _Sent:
+    """A keyed job an earlier process of the bot sent, as Redis has it now."""
+
+    task_id: str
+    #: Its final state and value once answered; None while it waits or runs.
+    ready: tuple[str, Any] | None
+    #: Whether a worker has taken it.
+    started: bool
 
 
 class CeleryRunner:
@@ -260,6 +286,30 @@ class CeleryRunner:
             # No queue serves it: the engine's own error ("Unknown instrument…, available: …")
             # needs no data and no worker.
             return await asyncio.to_thread(run_query_job, job)
+        if job.key is None:
+            return await self._send_and_wait(job)
+        # A run resumed after a kill of the bot: the job its first attempt sent may be
+        # waiting in its queue, running, or answered. Sent again, a worker computed it a
+        # second time for nobody (and the second waited behind the first).
+        loop = asyncio.get_running_loop()
+        try:
+            sent = await loop.run_in_executor(self._celery, self._find_sent, job)
+        except Exception:  # Redis unreachable: the send below says so
+            log.warning("could not look the job of a resumed run up in Redis", exc_info=True)
+            sent = None
+        outcome = None
+        if sent is not None and sent.ready is not None:
+            outcome = self._finished(job, sent.task_id, *sent.ready)
+        elif sent is not None:
+            outcome = await self._wait(job, sent.task_id, adopted=True, started=sent.started)
+        if outcome is None:  # never sent, lost, revoked, or its worker gone
+            outcome = await self._send_and_wait(job)
+        # Taken: a resumption after this (a kill before the answer is stored) computes it
+        # again, its answer read and deleted (``_read_states``).
+        self._celery.submit(self._app.backend.client.delete, _sent_key(job.key))
+        return outcome
+
+    async def _send_and_wait(self, job: QueryJob) -> QueryOutcome:
         loop = asyncio.get_running_loop()
         # Named before it is sent, so that a job given up on while Redis is slow to take it
         # is revoked too (``_revoke``).
@@ -271,7 +321,19 @@ class CeleryRunner:
             raise
         except Exception as exc:  # Redis unreachable, connection refused…
             return self._failed(job, exc, "could not be sent to a worker")
-        flight = self._in_flight[task_id] = _InFlight(time.monotonic(), job, loop.create_future())
+        outcome = await self._wait(job, task_id)
+        assert outcome is not None  # only an adopted job is given up for a new send
+        return outcome
+
+    async def _wait(
+        self, job: QueryJob, task_id: str, *, adopted: bool = False, started: bool = False
+    ) -> QueryOutcome | None:
+        """The outcome of the job sent as ``task_id``; None if it was ``adopted`` (sent by an
+        earlier process of the bot) and is to be sent afresh."""
+        now = time.monotonic()
+        flight = _InFlight(now, job, asyncio.get_running_loop().create_future(), adopted=adopted)
+        flight.started = now if started else None
+        self._in_flight[task_id] = flight
         if self._poller is None or self._poller.done():
             self._poller = asyncio.create_task(self._poll_while_in_flight())
         try:
@@ -281,6 +343,39 @@ class CeleryRunner:
             raise
         finally:
             self._in_flight.pop(task_id, None)
+
+    def _find_sent(self, job: QueryJob) -> _Sent | None:
+        """On the Celery thread: the job ``job.key`` names, as an earlier process of the bot
+        sent it, if Redis still holds it waiting (in its queue, or taken by a worker that
+        has not started it), running, or answered; None to send it afresh: never sent,
+        revoked (a shutdown's revoke, or expired in its queue), answered and read already
+        (its claim done, its result deleted), or lost with Redis's data.
+
+        An answer is taken whatever it says, a time limit or a failure included: computed
+        again, it would most likely say the same, after a worker's whole time limit."""
+        assert job.key is not None
+        backend = self._app.backend
+        client = backend.client
+        raw = client.get(_sent_key(job.key))
+        if raw is None:
+            return None
+        task_id = raw.decode()
+        value = client.get(backend.get_key_for_task(task_id))
+        if value is not None:
+            meta = backend.decode_result(value)
+            state, result = meta["status"], meta["result"]
+            if state in READY_STATES and state != REVOKED:
+                backend.forget(task_id)
+                return _Sent(task_id, (state, result), started=True)
+            return _Sent(task_id, None, started=True) if state == STARTED else None
+        claim = client.get(claim_key(task_id))
+        if claim is not None:  # running (its STARTED on its way), or done and read
+            return _Sent(task_id, None, started=True) if claim.startswith(b"running") else None
+        needle = task_id.encode()
+        waiting = client.lrange(queue_name(job.instrument), 0, -1) + client.hvals(_UNACKED_KEY)
+        if any(needle in message for message in waiting):
+            return _Sent(task_id, None, started=False)
+        return None
 
     def _revoke(self, task_id: str) -> None:
         """A job given up on (a shutdown, /cancel, a plan that waited ``check_wait_s`` for
@@ -299,6 +394,8 @@ class CeleryRunner:
 
     def _send(self, job: QueryJob, task_id: str, expires: float | None = None) -> None:
         self._keep_mark()  # before the job: a restart after it is seen by the mark's absence
+        if job.key is not None:  # before the job: a kill between the two finds nothing sent
+            self._app.backend.client.set(_sent_key(job.key), task_id, ex=_SENT_TTL_S)
         # The worker leaves out a chart that would take the job past its limit.
         job = job.model_copy(update={"time_limit_s": job.time_limit_s or self.timeout_s})
         self._app.send_task(
@@ -401,13 +498,23 @@ class CeleryRunner:
         recorded = {task_id for task_id, value in zip(task_ids, values, strict=True) if value}
         return running, recorded
 
-    async def _outcome(self, job: QueryJob, task_id: str, flight: _InFlight) -> QueryOutcome:
+    async def _outcome(self, job: QueryJob, task_id: str, flight: _InFlight) -> QueryOutcome | None:
         while True:
             done, _ = await asyncio.wait({flight.done}, timeout=POLL_S * 4)
             if done:
                 state, value = flight.done.result()
+                if flight.adopted and state == REVOKED:
+                    return None  # revoked at the shutdown that ended its bot, or expired
                 return self._finished(job, task_id, state, value)
             now = time.monotonic()
+            if flight.adopted and (flight.worker_gone or self._past_its_end(flight, now)):
+                # Its worker vanished too: a copy handed out again would have expired (sent
+                # by the bot's earlier process, a queue wait ago); revoked all the same, in
+                # case it has not. Or it ran past its hard limit with no answer here: read
+                # and deleted by another reader (a replica whose lease on the run lapsed
+                # while it still polled), never to come.
+                self._revoke(task_id)
+                return None
             if flight.started is None and now - flight.sent > self._wait_s(job):
                 self._celery.submit(self._app.control.revoke, task_id)
                 ref = self._log_ref(job, "was taken by no worker")
@@ -424,6 +531,13 @@ class CeleryRunner:
                 # go back to its queue only after the visibility timeout, past the check's
                 # expiry: nobody will answer it, and the plan need not wait for it.
                 return self._failed(job, None, "lost its worker (it stopped saying it is alive)")
+
+    def _past_its_end(self, flight: _InFlight, now: float) -> bool:
+        """Whether a job seen running since ``flight.started`` would have answered by
+        ``now`` on a live worker."""
+        if flight.started is None:
+            return False
+        return now > flight.started + hard_limit(self.timeout_s) + _DEAD_WORKER_MARGIN_S
 
     def _lost_after(self, job: QueryJob, flight: _InFlight) -> float:
         """When a job taken by a worker is given up. A live worker ends it within the hard

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import contextlib
+import hashlib
+import json
 import logging
 import threading
 import time
@@ -58,6 +60,13 @@ class QueryJob(BaseModel):
     # Only check that the query can run (``barb.interpreter.check``): bound and planned, no
     # bar read. The outcome is ok with nothing in it, or the error the run would have given.
     check_only: bool = False
+    # The job's own name across restarts of the bot, for a run of a confirmed plan: the
+    # same question, call and query give the same key (``run_key``). A queue runner names
+    # the job it sends by it in Redis, so that the run resumed after a kill of the bot
+    # takes the job already queued, running or answered instead of computing it again
+    # (``CeleryRunner``); the in-process pool has nothing to find and ignores it. Never
+    # sent to a worker (``exclude``): a worker of an older release refuses unknown fields.
+    key: str | None = Field(default=None, exclude=True)
 
 
 class QueryOutcome(BaseModel):
@@ -86,6 +95,20 @@ class QueryOutcome(BaseModel):
     # What the chart calls the result's columns in the person's language, where that is
     # not the engine's name ("mean_range": "средний диапазон"): /query's text says them.
     names: dict[str, str] = Field(default_factory=dict)
+    # The columns that are shares of rows ("share") or percents ("%"), which /query's text
+    # writes as percents, as the chart does.
+    units: dict[str, str] = Field(default_factory=dict)
+    # A group key's values the chart writes as words ("Mon": "Пн", dayofweek "2": "Wed").
+    key_words: dict[str, dict[str, str]] = Field(default_factory=dict)
+
+
+def run_key(question_id: str, call_id: str, job: QueryJob) -> str:
+    """The key of ``job``, run for the call ``call_id`` of the question ``question_id`` (a
+    confirmed plan's query): the same at every resumption of that run, and another for
+    any other job, even under the same ids (a provider that numbers its calls afresh each
+    turn), since it names the job's every field. Example: ``"q-3f2a….call_1.9c1d0e57a4b2"``."""
+    digest = hashlib.sha256(json.dumps(job.model_dump(mode="json"), sort_keys=True).encode())
+    return f"{question_id}.{call_id}.{digest.hexdigest()[:16]}"
 
 
 def failed_outcome(error_type: str, message: str, reference: str | None = None) -> QueryOutcome:
@@ -214,12 +237,15 @@ def _run(job: QueryJob, started: float) -> QueryOutcome:
     budget = chart_budget(job, started)
     try:
         from barb.charts import chart_headline, render_answer
-        from barb.charts.columns import shown_names
+        from barb.charts.columns import shown_names, shown_units
+        from barb.charts.grouped import key_words
         from barb.charts.words import words_for
 
         with _chart_time_limit(budget):
             # The chart's names for the columns, for /query's text in the same words.
             outcome.names = shown_names(result, words_for(job.language))
+            outcome.units = shown_units(result)
+            outcome.key_words = key_words(result, words_for(job.language), PREVIEW_ROWS)
             if job.chart:
                 # The headline once, for both.
                 chart = render_answer(result, language=job.language)

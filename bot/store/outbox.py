@@ -31,6 +31,10 @@ from bot.store.updates import mark_handled
 
 _NO_SYNC = {"synchronize_session": False}
 MAX_ERROR_CHARS = 500
+#: How far before a split question's later part its first part may be, in message ids
+#: (a group's other messages between them), and how many replies to look through there.
+_PARTS_SPAN = 1000
+_PARTS_ROWS = 200
 
 
 class OutboxRepository(Repository):
@@ -415,7 +419,48 @@ class OutboxRepository(Repository):
                 return own
             # The latest question that message asked: a resumed or re-asked one answers last.
             asked = sent.where(asked_by).order_by(OutboxRow.id.desc())
-            return await session.scalar(asked)
+            found = await session.scalar(asked)
+            if found is not None:
+                return found
+            # A later part of a question the app split: its first part came just before it
+            # (the parts arrive within seconds), and names the others (``asked_parts``).
+            # Looked for among the replies to messages shortly before it, as JSON lists are
+            # searched differently by each database.
+            first = OutboxRow.payload["asked"].as_integer()
+            split = (
+                select(OutboxRow.question_id, OutboxRow.payload)
+                .where(
+                    OutboxRow.status == "sent",
+                    OutboxRow.chat_id == chat_id,
+                    OutboxRow.question_id.is_not(None),
+                    first < message_id,
+                    first >= message_id - _PARTS_SPAN,
+                )
+                .order_by(OutboxRow.id.desc())
+                .limit(_PARTS_ROWS)
+            )
+            for question_id, payload in await session.execute(split):
+                if message_id in payload.get("asked_parts", ()):
+                    return question_id
+            return None
+
+    async def actions_of(self, chat_id: int, question_id: str) -> list[str]:
+        """The pending actions (plans, clarifications) the question's sent messages carry,
+        newest first: found from the question however long ago it was asked. A reply to a
+        plan older than the chat's last fifty actions read the last data instead."""
+        query = (
+            select(OutboxRow.payload)
+            .where(
+                OutboxRow.status == "sent",
+                OutboxRow.chat_id == chat_id,
+                OutboxRow.question_id == question_id,
+            )
+            .order_by(OutboxRow.id.desc())
+        )
+        async with self._read() as session:
+            payloads = await session.scalars(query)
+            found = [p.get("pending_id") for p in payloads]
+        return list(dict.fromkeys(p for p in found if isinstance(p, str)))
 
     async def release(self, reply_id: int) -> bool:
         """A held message asked for is queued to be sent, by this replica; False if it was

@@ -304,7 +304,9 @@ async def answer_query(
                     await held.enter_async_context(svc.chat_lock(asker.chat_id))
                     await held.enter_async_context(showing)
                     acknowledged()
-                    reply = await svc.assistant.query_command(asker, text, chat=chat)
+                    reply = await svc.assistant.query_command(
+                        asker, text, chat=chat, work_id=work_id
+                    )
                 # No longer under way: a /cancel's or /reset's notice checked before that
                 # is out before the answer (``notice_lock``), never between its messages.
                 await _after_notices(svc, asker.chat_id)

@@ -30,6 +30,8 @@ async def ask(
     if await too_fast(ctx, text, preface=preface):
         return
     asker = ctx.asker
+    if gathered is not None and gathered.joined_messages:
+        asker = asker.model_copy(update={"parts": gathered.joined_messages})
     reached("question_received", svc.settings.kill_at)
     # In flight before anything else, and the update handled in the same transaction: from
     # here a kill -9 leaves the question for the next start (before, its stored update).

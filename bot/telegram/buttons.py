@@ -271,7 +271,8 @@ async def on_show_query(ctx: UpdateContext, query: CallbackQuery, parts: list[st
     heading = t("query_shown", lang)
     # A long query comes in several messages, each a whole <pre> block: said together.
     messages = [m for data in shown for m in query_html(heading, data["query"], data.get("plan"))]
-    await ctx.say(*messages, reply_to=answered[-1].get("reply_to"))
+    # A reply to the query ("and for ES?") follows this answer, not the chat's last data.
+    await ctx.say(*messages, reply_to=answered[-1].get("reply_to"), question_id=question_id)
 
 
 async def on_held_file(ctx: UpdateContext, query: CallbackQuery, parts: list[str]) -> None:

@@ -114,12 +114,14 @@ async def on_text(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     if key is None:
         return
     # A part of a long question Telegram split: in a group only its first part mentions Barb.
-    if await split.join(key, message.text, update.update_id):
+    if await split.join(key, message.text, update.update_id, message.message_id):
         return
     text = _addressed_text(message, context.bot.id, context.bot.username)
     if text is None:
         return  # in a group, not for us
-    async with split.gather(key, text, message.text, update.update_id) as gathered:
+    async with split.gather(
+        key, text, message.text, update.update_id, message.message_id
+    ) as gathered:
         ctx = await load_context(update, context)
         if not gathered.text:  # a bare "@Barb": say what to ask rather than nothing
             await ctx.say_text(t("mention_empty", ctx.lang, bot=context.bot.username))

@@ -23,11 +23,46 @@ from dataclasses import dataclass
 from typing import Literal
 
 from markdown_it import MarkdownIt
+from markdown_it.common.utils import isPunctChar
+from markdown_it.rules_inline import StateInline, emphasis
 from markdown_it.tree import SyntaxTreeNode
+
+
+def _stars(state: StateInline, silent: bool) -> bool:
+    """markdown-it's emphasis rule, with a run of ``*`` read as models mean it where
+    CommonMark's flanking rules read it otherwise:
+
+    - ``**`` between punctuation and a letter or digit may close as well as open:
+      ``**Итог:**Пн`` and ``**Average range:**134.5`` are bold (CommonMark: the closing
+      ``**`` is not right-flanking after ":" before a letter, so the person saw asterisks).
+      A single ``*`` keeps CommonMark's rule: it is multiplication in "(H-L)*100 and
+      (C-O)*100", which would turn italic;
+    - a run between a letter, a digit or ")" and a digit is an operator, never emphasis:
+      ``x**2 + y**2``, ``(H-L)**2`` and ``2*3*4`` stay as written (CommonMark made "2 + y"
+      bold, "3" italic).
+
+    ``_`` keeps CommonMark's rules: identifiers like ``mean_range`` never turn italic."""
+    start = state.pos
+    count = len(state.delimiters)
+    if not emphasis.tokenize(state, silent):
+        return False
+    if state.src[start] != "*":
+        return True
+    before = state.src[start - 1] if start > 0 else " "
+    after = state.src[state.pos] if state.pos < state.posMax else " "
+    if (before.isalnum() or before in ")]") and after.isdecimal():
+        for delimiter in state.delimiters[count:]:
+            delimiter.open = delimiter.close = False
+    elif state.pos - start >= 2 and before != "*" and isPunctChar(before) and after.isalnum():
+        for delimiter in state.delimiters[count:]:
+            delimiter.close = True
+    return True
+
 
 #: Raw HTML is parsed (``html`` on) so that its tags can be mapped or dropped, never shown
 #: as "<b>" nor passed through; tables and ~~strikethrough~~ as GitHub has them.
 _PARSER = MarkdownIt("commonmark", {"html": True}).enable(["table", "strikethrough"])
+_PARSER.inline.ruler.at("emphasis", _stars)
 #: Raw HTML tags a model writes, as the Telegram tag they become (the rest are dropped,
 #: their text kept).
 _RAW_TAGS = {

@@ -311,7 +311,13 @@ async def _resume_run(svc: BotServices, bot: Bot, item: InFlight) -> None:
     pending = PendingView(id=action.id, **view.model_dump())
     question_id = stored.paused.state.question_id
     asker = stored.paused.state.asker  # in a group: a reply to the question, in its topic
-    reply = Reply(question_id=question_id, pending=pending, language=lang, asked=asker.message_id)
+    reply = Reply(
+        question_id=question_id,
+        pending=pending,
+        language=lang,
+        asked=asker.message_id,
+        asked_parts=asker.parts,
+    )
     # Not marked answered: its plan is not done. A kill before the row goes hands it back
     # twice, which beats not at all.
     await _hand_back(

@@ -214,6 +214,8 @@ def reply_messages(
     for message in messages:
         if reply.asked is not None and reply.question_id is not None:
             message.payload["asked"] = reply.asked
+            if reply.asked_parts:
+                message.payload["asked_parts"] = reply.asked_parts
         if reply_to is not None:
             message.payload["reply_to"] = reply_to
         if thread_id is not None:
@@ -396,9 +398,12 @@ class Sender:
         reply_to: int | None = None,
         thread_id: int | None = None,
         answers: Sequence[int] = (),
+        question_id: str | None = None,
     ) -> int:
         """Send one HTML message; its Telegram message id. ``answers``: work in flight it
-        ends, in the transaction that stores it (a question /cancel stopped)."""
+        ends, in the transaction that stores it (a question /cancel stopped).
+        ``question_id``: the question whose answer it shows (its query), which a reply to it
+        follows (``OutboxRepository.question_of``)."""
         queued = await self.queue_text(
             chat_id,
             html_text,
@@ -406,6 +411,7 @@ class Sender:
             reply_to=reply_to,
             thread_id=thread_id,
             answers=answers,
+            question_id=question_id,
         )
         await self._after_earlier(queued)
         return await self.deliver(queued)
@@ -419,6 +425,7 @@ class Sender:
         reply_to: int | None = None,
         thread_id: int | None = None,
         answers: Sequence[int] = (),
+        question_id: str | None = None,
     ) -> OutgoingReply:
         """Store one HTML message for ``deliver``, as ``text`` does: for a caller that must
         know which message stays queued when Telegram holds it back (``NotDelivered``)."""
@@ -426,6 +433,7 @@ class Sender:
         [queued] = await self.store.outbox.enqueue_many(
             self.moves.current(chat_id),
             [message],
+            question_id=question_id,
             answers=answers or None,
             update_id=update_in_hand(),
         )

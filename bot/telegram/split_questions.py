@@ -100,8 +100,8 @@ def key_of(update: Update) -> Key | None:
     return (message.chat.id, thread, sender.id)
 
 
-def stored_message(payload: dict[str, Any]) -> tuple[Key, str] | None:
-    """A stored update as a part: whose, and its text; None for anything else."""
+def stored_message(payload: dict[str, Any]) -> tuple[Key, str, int] | None:
+    """A stored update as a part: whose, its text and its message; None for anything else."""
     try:
         update = Update.de_json(payload, None)
     except Exception:  # stored by a version that read it differently: no part of anything
@@ -109,7 +109,7 @@ def stored_message(payload: dict[str, Any]) -> tuple[Key, str] | None:
     key = key_of(update)
     if key is None or update.message is None or not update.message.text:
         return None
-    return key, update.message.text
+    return key, update.message.text, update.message.message_id
 
 
 @dataclass(frozen=True)
@@ -120,6 +120,8 @@ class Part:
     update_id: int | None
     text: str
     length: int
+    #: Its Telegram message: a reply to any part follows the question (``Asker.parts``).
+    message_id: int | None = None
 
 
 @dataclass
@@ -153,6 +155,11 @@ class Gathered:
         return [p.update_id for p in self.parts[1:] if p.update_id is not None]
 
     @property
+    def joined_messages(self) -> list[int]:
+        """The Telegram messages of the parts after the first, in order."""
+        return [p.message_id for p in self.ordered()[1:] if p.message_id is not None]
+
+    @property
     def last(self) -> Part:
         return self.ordered()[-1]
 
@@ -163,7 +170,7 @@ class Gathered:
 
 #: A stored update's message as a part: whose it is (``Key``) and its text, or None for an
 #: update that is not a person's text message.
-ReadUpdate = Callable[[dict[str, Any]], tuple[Key, str] | None]
+ReadUpdate = Callable[[dict[str, Any]], tuple[Key, str, int] | None]
 
 
 class StoredParts:
@@ -191,7 +198,7 @@ class StoredParts:
         for update_id, payload in await self.updates.unhandled_messages(key[0]):
             read = self.read(payload)
             if read is not None and read[0] == key:
-                found.append(Part(update_id, read[1], utf16_length(read[1])))
+                found.append(Part(update_id, read[1], utf16_length(read[1]), read[2]))
         return found
 
     async def after(self, key: Key, gathering: Gathered) -> list[Part]:
@@ -236,14 +243,16 @@ class SplitQuestions:
         self.stored = stored
         self._open: dict[Key, Gathered] = {}
 
-    async def join(self, key: Key, text: str, update_id: int | None) -> bool:
+    async def join(
+        self, key: Key, text: str, update_id: int | None, message_id: int | None = None
+    ) -> bool:
         """A message of ``key``'s: True if it was a part of the question being gathered
         there (here or by another replica), joined to it (returns once that question is
         recorded); False if it is a message of its own, to be asked now (after a long one
         it came behind)."""
         if self.window_s <= 0 or not text.strip():
             return False
-        here = self._join_here(key, text, update_id)
+        here = self._join_here(key, text, update_id, message_id)
         if here is not None:
             return await here
         if self.stored is None or update_id is None:
@@ -258,7 +267,7 @@ class SplitQuestions:
         while loop.time() < deadline:
             # The long one may be this replica's, its gathering opened meanwhile: joined
             # here at once, rather than found in the store a window later.
-            here = self._join_here(key, text, update_id)
+            here = self._join_here(key, text, update_id, message_id)
             if here is not None:
                 return await here
             unhandled = await self.stored.updates.unhandled_of([waited_for, update_id])
@@ -271,7 +280,7 @@ class SplitQuestions:
         return False
 
     def _join_here(
-        self, key: Key, text: str, update_id: int | None
+        self, key: Key, text: str, update_id: int | None, message_id: int | None = None
     ) -> Coroutine[Any, Any, bool] | None:
         """With a question of ``key``'s being gathered here: the message joined to it if it
         can be its next part (``continues``), and what to await (True once the question is
@@ -284,20 +293,25 @@ class SplitQuestions:
             return _after(gathering, joined=True)  # taken from the store already
         if not continues(gathering.last.length, text):
             return _after(gathering, joined=False)
-        gathering.parts.append(Part(update_id, text, utf16_length(text)))
+        gathering.parts.append(Part(update_id, text, utf16_length(text), message_id))
         gathering.arrived.set()
         log.info("a part of %d characters joined the question in chat %s", len(text), key[0])
         return _after(gathering, joined=True)
 
     @asynccontextmanager
     async def gather(
-        self, key: Key, text: str, sent: str, update_id: int | None = None
+        self,
+        key: Key,
+        text: str,
+        sent: str,
+        update_id: int | None = None,
+        message_id: int | None = None,
     ) -> AsyncIterator[Gathered]:
         """The question ``text`` begins (``sent``: its message as sent, a mention and all;
         ``update_id``: its update), with the parts that follow it if it is long, once they
         stop coming. The parts' handlers end when the block does, if ``recorded`` was not
         called."""
-        gathering = Gathered([Part(update_id, text, utf16_length(sent))])
+        gathering = Gathered([Part(update_id, text, utf16_length(sent), message_id)])
         if gathering.parts[0].length < LONG_FROM or self.window_s <= 0 or key in self._open:
             gathering.open = False
             yield gathering

@@ -90,6 +90,7 @@ class UpdateContext:
         *html: str,
         markup: InlineKeyboardMarkup | None = None,
         reply_to: int | None = None,
+        question_id: str | None = None,
     ) -> None:
         """HTML messages to the asker, in order, ``markup`` under the last: in a group,
         replies to their message (or to ``reply_to``: a press has no message of its own, and
@@ -99,7 +100,7 @@ class UpdateContext:
         neither overtakes the answer to an earlier one nor lands between its messages, and
         no flush of the chat's outbox (``Sender.flush``) takes a message from under it."""
         async with self.svc.chat_lock(self.chat_id):
-            await self.say_held(*html, markup=markup, reply_to=reply_to)
+            await self.say_held(*html, markup=markup, reply_to=reply_to, question_id=question_id)
 
     async def say_held(
         self,
@@ -107,11 +108,14 @@ class UpdateContext:
         markup: InlineKeyboardMarkup | None = None,
         answers: Sequence[int] = (),
         reply_to: int | None = None,
+        question_id: str | None = None,
     ) -> None:
         """Like ``say``, for a caller that already holds the chat's lock: its work and the
         reply that confirms it are one hold, so that no other reply of the chat comes
         between them (the lock is not reentrant: ``say`` there would wait for itself).
-        ``answers``: work in flight the first message ends, in the transaction storing it."""
+        ``answers``: work in flight the first message ends, in the transaction storing it.
+        ``question_id``: the question the messages show (the Query button's query), which a
+        reply to them follows."""
         sender = self.sender()
         for number, part in enumerate(html, start=1):
             await sender.text(
@@ -121,6 +125,7 @@ class UpdateContext:
                 reply_to=reply_to if reply_to is not None else self.asker.reply_to,
                 thread_id=self.asker.thread_id,
                 answers=answers if number == 1 else (),
+                question_id=question_id,
             )
 
     async def say_text(self, text: str, *, markup: InlineKeyboardMarkup | None = None) -> None:

@@ -207,7 +207,7 @@ def test_a_filtered_list_headline_names_the_column_its_bars_show(sample_settings
     last = down.index[-1]
     move = down["close"].iloc[-1] - down["open"].iloc[-1]
     assert chart_headline(result) == f"move last: {tick_points(move)} ({day_text(last)})"
-    assert chart_headline(result, "ru").startswith("move последнее: ")
+    assert chart_headline(result, "ru").startswith("move: последнее ")
 
 
 def test_a_rank_reads_as_a_percentile_not_points(sample_settings, days):
@@ -255,7 +255,7 @@ def test_a_period_that_ended_before_the_data_gives_its_last_value_not_now(
                 sample_settings)  # fmt: skip
     value = f"{in_2025.iloc[-1]:,.2f}" if language == "en" else None
     headline = chart_headline(ended, language)
-    last_word = {"en": "close last:", "ru": "закрытие последнее:"}[language]
+    last_word = {"en": "close last:", "ru": "закрытие: последнее"}[language]
     assert headline.startswith(last_word) and headline.endswith(f"({day_text(in_2025.index[-1])})")
     if value is not None:
         assert f" {value} " in headline

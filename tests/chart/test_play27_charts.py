@@ -137,7 +137,7 @@ def test_the_latest_row_of_all_history_names_its_day_and_the_rows_it_is_one_of(
     [("en", "close last: {close} (week of {week})"), ("ru", "(неделя с {week})")],
 )
 def test_the_last_weekly_close_is_dated_by_its_week(sample_settings, con, language, said) -> None:
-    """ "Last week against this week", weekly bars: «close последнее: 57,41 (2026-01-05)»
+    """ "Last week against this week", weekly bars: «close: последнее 57,41 (2026-01-05)»
     gave the week's label as the close's date (the close was 2026-01-07's)."""
     query = {"session": "RTH", "from": "weekly", "period": "last_2_bars", "select": ["close"]}
     first, close = con.execute(

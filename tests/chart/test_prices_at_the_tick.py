@@ -105,7 +105,7 @@ def test_a_price_now_and_a_scalar_price_keep_the_tick(sample_settings, days) -> 
     result = run(query, sample_settings)
     # The period 2025 ended before the data (2026-01-07): its last value, not "now".
     assert chart_headline(result) == f"sma last: {cents(mean)} ({day})"
-    assert chart_headline(result, "ru") == f"sma последнее: {russian(cents(mean))} ({day})"
+    assert chart_headline(result, "ru") == f"sma: последнее {russian(cents(mean))} ({day})"
     fig = figure(result)
     marked = [t.get_text() for ax in fig.axes for t in ax.texts]
     assert f"last: {cents(mean)} ({day})" in marked

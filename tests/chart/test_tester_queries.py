@@ -97,7 +97,7 @@ def test_the_latest_of_filtered_rows_is_the_last_match_not_now(sample_settings, 
     # A mean of prices, at NQ's tick's two decimals, a half away from zero.
     value = f"{Decimal(str(fast[last])).quantize(Decimal('0.01'), ROUND_HALF_UP):,}"
     assert chart_headline(result) == f"sma50 last: {value} ({day_text(last)})"
-    assert chart_headline(result, "ru").startswith("sma50 последнее: ")
+    assert chart_headline(result, "ru").startswith("sma50: последнее ")
     fig = figure(result)
     marked = [t.get_text() for ax in fig.axes for t in ax.texts]
     assert f"last: {value} ({day_text(last)})" in marked

@@ -22,6 +22,7 @@ from barb.events.rules import early_close_days, us_market_closed
 from barb.frames import equality_values, take_rows
 from barb.interpreter import execute
 from barb.planning import plan_query
+from barb.script.context import RowGroups
 from barb.script.query import parse_query
 from barb.sessions import minutes_of_day as minute_of_day
 from barb.sessions import trading_dates
@@ -187,11 +188,13 @@ def _shifts(settings: EngineSettings, query: dict) -> list[tuple[HolidayShift | 
 def test_a_weekday_statistic_without_its_holidays_reads_the_rows_it_did(
     engine_settings: EngineSettings, query: dict
 ) -> None:
-    """The holiday sessions left out of only the columns a statistic reads (``_rows_read``)
-    move it as leaving them out of every column does, and as pandas computes it."""
+    """The holiday sessions left out of only the columns a statistic reads (``rows_read``),
+    grouped by the answer's own groups (``RowGroups.taken``), move it as leaving them out
+    of every column and grouping the rest again does, and as pandas computes it."""
     quick = _shifts(engine_settings, query)
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(calendar, "_rows_read", lambda kept, mask, *_: take_rows(kept, mask))
+        patch.setattr(calendar, "rows_read", lambda kept, mask, *_: take_rows(kept, mask))
+        patch.setattr(RowGroups, "taken", lambda *_: None)
         full = _shifts(engine_settings, query)
     assert len(quick) == len(full) == 1
     (shift, given), (whole, _) = quick[0], full[0]
@@ -255,3 +258,140 @@ def test_a_keys_codes_compare_as_its_values() -> None:
     assert equality_values(gap).tolist()[::2] == ["Mon", "Mon"]
     numbers = pd.Series([3, 1, 3])
     assert equality_values(numbers).tolist() == [3, 1, 3]
+
+
+def _key_frames() -> list[pd.DataFrame]:
+    """Keys of every kind a stage groups by, over 300 rows: a weekday with empty rows, yes/no
+    with and without empty ones, small whole numbers, dates, numbers with NaN, text."""
+    rng = np.random.default_rng(7)
+    n = 300
+    days = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"]
+    weekday = pd.Categorical(rng.choice([*days[:5], None], n), categories=days, ordered=True)
+    flagged = rng.choice([True, False, None], n)
+    return [
+        pd.DataFrame(
+            {
+                "weekday": weekday,
+                "unordered": pd.Categorical(
+                    rng.choice(["b", "a", "c"], n), categories=["c", "b", "a"]
+                ),
+                "fomc": pd.array(list(flagged), dtype="boolean"),
+                "known": pd.array(list(flagged != None), dtype="boolean"),  # noqa: E711
+                "up": rng.random(n) > 0.5,
+                "year": rng.integers(2008, 2026, n),
+                "month": rng.integers(1, 13, n),
+                "date": np.datetime64("2024-01-01")
+                + rng.integers(0, 40, n).astype("timedelta64[D]"),
+                "size": np.where(rng.random(n) > 0.9, np.nan, rng.integers(0, 6, n) / 2),
+                "text": rng.choice(["x", "y", "z"], n).astype(object),
+                "value": rng.normal(size=n),
+            }
+        )
+    ]
+
+
+@pytest.mark.parametrize("key", ["weekday", "unordered", "fomc", "known", "up"])
+def test_a_keys_codes_are_what_factorize_gives(key: str) -> None:
+    """A category's and a yes/no key's codes read from its own small integers are
+    pandas.factorize's, sorted: codes, values, their kind, and the index they make."""
+    from barb.script.context import factorized_key
+
+    (frame,) = _key_frames()
+    for rows in (frame, frame.iloc[:0], frame.iloc[::7], frame.iloc[[3]]):
+        column = rows[key].reset_index(drop=True)
+        codes, uniques = pd.factorize(column, sort=True)
+        mine, found = factorized_key(column)
+        assert mine.dtype == codes.dtype and np.array_equal(mine, codes)
+        assert type(found) is type(uniques) and found.dtype == uniques.dtype
+        assert repr(pd.Index(found, name=key)) == repr(pd.Index(uniques, name=key))
+
+
+@pytest.mark.parametrize(
+    "keys",
+    [
+        ["weekday"],
+        ["unordered"],
+        ["fomc"],
+        ["up"],
+        ["year"],
+        ["year", "month"],
+        ["weekday", "fomc"],
+        ["date"],
+        ["size"],
+        ["date", "size"],
+    ],
+)
+def test_the_groups_of_some_rows_are_those_grouped_again(keys: list[str]) -> None:
+    """``RowGroups.taken``: the groups of some of the rows, read from the groups of all, give
+    every statistic by group, its group sizes and its index as grouping those rows again."""
+    (frame,) = _key_frames()
+    rng = np.random.default_rng(3)
+    grouped = RowGroups.by_keys(frame, keys)
+    cases = [
+        np.arange(250, 300),  # the last rows (the last 12 months)
+        np.flatnonzero(rng.random(len(frame)) > 0.1),  # all but a few (the holidays)
+        np.flatnonzero(frame["month"].to_numpy() == 3),  # a group's rows alone
+        np.array([17]),
+    ]
+    for positions in cases:
+        rows = frame.iloc[positions].reset_index(drop=True)
+        again = RowGroups.by_keys(rows, keys)
+        taken = grouped.taken(positions)
+        assert taken is not None and taken.length == again.length == len(positions)
+        assert repr(taken.index) == repr(again.index)
+        if isinstance(again.index, pd.MultiIndex):  # levels of the values these rows hold
+            assert [repr(level) for level in taken.index.levels] == [
+                repr(level) for level in again.index.levels
+            ]
+        else:
+            assert taken.index.dtype == again.index.dtype
+        if again.sizes is None:  # keys hashed: the same codes, numbered among these rows
+            assert np.array_equal(taken.codes, again.codes)
+        for how in ("mean", "median", "count", "max"):
+            assert taken.reduce(rows["value"], how).equals(again.reduce(rows["value"], how))
+        assert taken.size().equals(again.size())
+        spread, spread_again = taken.spread(taken.size()), again.spread(again.size())
+        assert np.array_equal(spread, spread_again, equal_nan=True)
+
+
+def test_the_groups_of_some_rows_of_text_are_grouped_again() -> None:
+    """Keys of Python objects (text) are left to be grouped again: pandas infers their
+    index from the values the rows hold."""
+    (frame,) = _key_frames()
+    assert RowGroups.by_keys(frame, ["text"]).taken(np.arange(10)) is None
+    whole = RowGroups.whole(len(frame)).taken(np.arange(10))
+    assert whole is not None and not whole.grouped and whole.length == 10
+
+
+def test_a_counts_group_names_are_made_as_read() -> None:
+    """The names a count's warning reads are those of every group, made at once."""
+    from barb.caveats.group_noise import _GroupNames
+    from barb.summary_text import group_name
+
+    index = pd.MultiIndex.from_arrays(
+        [[2024, 2024, 2025], ["Mon", "Tue", "Mon"]], names=["y", None]
+    )
+    names = _GroupNames(index)
+    every = [group_name(index, at, text_alone=True) for at in range(len(index))]
+    assert list(names) == every and len(names) == 3
+    assert names[-1] == every[-1] and names[1:] == every[1:]
+    assert list(zip(names, [1, 2, 3], strict=True)) == list(zip(every, [1, 2, 3], strict=True))
+    with pytest.raises(IndexError):
+        names[3]
+
+
+@pytest.mark.parametrize("key", ["weekday", "up", "year", "known"])
+def test_a_group_mostly_short_is_found_by_its_counts(key: str) -> None:
+    """``_some_group_mostly`` over small whole numbers counts every group at once: True
+    exactly when some group's short rows pass ``MOSTLY_SHORT`` of its rows, as pandas
+    counts them."""
+    from barb.caveats.short_session_groups import MOSTLY_SHORT, _some_group_mostly
+
+    (frame,) = _key_frames()
+    frame = frame[frame["weekday"].notna()].reset_index(drop=True)  # every row a weekday
+    rng = np.random.default_rng(11)
+    for share in (0.1, 0.5, 0.8, 0.95):
+        for _ in range(20):
+            short = rng.random(len(frame)) < share
+            shares = pd.Series(short).groupby(frame[key].to_numpy()).mean()
+            assert _some_group_mostly(frame, [key], short) == bool((shares > MOSTLY_SHORT).any())

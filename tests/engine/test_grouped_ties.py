@@ -209,3 +209,34 @@ def test_a_period_whose_every_row_ties_is_said_to_be_its_first_row(
         f"({opened}), which marks no minimum. To leave such rows out, keep only the rows that "
         "count with a where, then select first(time())."
     ]
+
+
+@pytest.mark.parametrize(
+    "clock",
+    [
+        "hour() * 60 + minute()",
+        # ETH's evening counted before midnight, as minutes from 18:00 read -360.
+        "if(hour() >= 18, hour() * 60 + minute() - 1440, hour() * 60 + minute())",
+    ],
+)
+def test_ties_of_a_clock_as_a_number_are_named_as_times(
+    clock: str, engine_settings, minutes
+) -> None:
+    """ "The average time of each day's high" as arg_max(t, high) over a clock written as
+    minutes: its ties were named by the raw numbers ("2024-01-08: -360, also -359"), no
+    time a person reads; they are the bars' times, as pandas finds them."""
+    tied, days = _tied(minutes, 1, _clock)
+    assert 0 < len(tied) <= 20
+    query = {
+        "session": "RTH",
+        "from": "1m",
+        "map": {"t": clock},
+        "group_by": "date()",
+        "select": "arg_max(t, high) as hi_t",
+        "then": {"select": "mean(hi_t) as m"},
+    }
+    result = execute(query, "NQ", settings=engine_settings)
+    assert _ties_said(result) == [
+        f"In {len(tied)} of {days} date groups ({len(tied) / days:.1%}), two or more rows tie "
+        f"for the largest high: arg_max gives each the earliest of them only ({_named(tied)})."
+    ]

@@ -938,3 +938,35 @@ def test_a_running_total_of_a_joined_instrument_s_points_reads_its_levels(
     [warning] = [w for w in result.metadata.warnings if "running total" in w]
     assert warning.startswith("eq is a running total in points over rows whose price level")
     assert _levels(both["close"]) in warning
+
+
+def test_a_joined_instrument_s_range_in_a_then_stage_is_said_in_its_points_and_levels(
+    sample_settings,
+) -> None:
+    """CL's days with ES joined listed with ES's range, then its mean: said in CL's dollars
+    over CL's levels, with ``r / es_low`` as the percent form. ES's range is in ES points
+    over ES's levels, in percent of ES's open as CL's own range is of CL's open (the
+    reference's ``range / open * 100``); the form it names runs and gives pandas' mean."""
+    window = (RTH_START, RTH_END)
+    es = _window_daily("ES", sample_settings, *window)
+    cl = _window_daily("CL", sample_settings, *window)
+    both = es.join(cl, how="inner", rsuffix="_cl")
+    base = {"session": "09:30-17:00", "from": "daily", "join": {"instrument": "ES"}}
+    query = {**base, "select": "date(), es_high - es_low as r", "then": {"select": "mean(r) as m"}}
+    result = ask(query, sample_settings, instrument="CL")
+    assert result.summary.value == pytest.approx(both["range"].mean())
+    [warning] = [w for w in result.metadata.warnings if "blends price levels" in w]
+    assert warning.startswith("m is in points over days whose price level changed")
+    assert _levels(both["close"]) in warning
+    form = "(es_high - es_low) / es_open * 100"
+    assert f"select {form} as r_pct in the first stage" in warning
+
+    # The first stage's own statistic names the same form, as CL's range names its open.
+    first = ask({**base, "select": "mean(es_high - es_low) as r"}, sample_settings, "CL")
+    [said] = [w for w in first.metadata.warnings if "blends price levels" in w]
+    assert f"use percent ({form})" in said
+    own = ask({**base, "select": "mean(high - low) as r"}, sample_settings, "CL")
+    [said] = [w for w in own.metadata.warnings if "blends price levels" in w]
+    assert "use percent ((high - low) / open * 100)" in said
+    pct = ask({**base, "select": f"mean({form}) as p"}, sample_settings, "CL")
+    assert pct.summary.value == pytest.approx((both["range"] / both["open"] * 100).mean())

@@ -15,6 +15,7 @@ from asking import ask, warnings_with
 from rth_bars import rth_daily
 
 from barb.caveats.scale_mixups import OSCILLATORS
+from barb.charts import chart_headline
 from barb.script.library import library
 
 RTH_DAILY = {"session": "RTH", "from": "daily", "period": "2024"}
@@ -223,3 +224,46 @@ def test_a_share_counted_by_hand_against_a_percent_is_said(
     fixed = ask({**query, "then": {**then, "where": "up > 0.55"}}, engine_settings, **RTH_DAILY)
     assert len(fixed.table) == int((shares > 0.55).sum()) > 0
     assert not warnings_with(fixed, SHARE)
+
+
+def test_a_then_rank_against_a_fraction_is_said_as_its_top_share(engine_settings, days) -> None:
+    """ "Days in the top 10% by range" as a first stage's ``rank(range) as rk`` and a then
+    stage's ``rk > 0.9`` keeps nearly every day: said as the first stage's own rank is,
+    with the top 10% (rank is a percentile 0-100 over the period's days)."""
+    query = {"map": {"rk": "rank(range)"}, "select": "range, rk", "then": {"where": "rk > 0.9"}}
+    result = ask(query, engine_settings, **RTH_DAILY)
+    kept = int((days["rank"] > 0.9).sum())
+    assert len(result.table) == kept >= len(days) - 3
+    assert warnings_with(result, "percentile") == [
+        f"rk holds rank(), a percentile from 0 to 100: rk > 0.9 keeps {kept} of the "
+        f"{len(days)} rows; the top 10% is rk > 90."
+    ]
+    fixed = ask({**query, "then": {"where": "rk > 90"}}, engine_settings, **RTH_DAILY)
+    assert len(fixed.table) == int((days["rank"] > 90).sum()) < len(days) // 5
+    assert not warnings_with(fixed, "percentile")
+
+
+def test_a_then_where_keeping_no_group_says_so_and_not_their_noise(engine_settings, days) -> None:
+    """ "Months whose average RSI was under 30" written ``r < 0.3`` keeps no month (TA-Lib's
+    RSI, averaged per month by pandas, is far above 0.3): said as a first stage's where
+    keeping no bar is, and nothing of the months' noise, which the answer does not hold."""
+    rsi = pd.Series(talib.RSI(days["close"].to_numpy(dtype=float), 14), index=days.index)
+    means = rsi.groupby(days.index.month).mean()
+    assert len(means) >= 2 and means.min() > 0.3
+    query = {
+        "map": {"rsi": "rsi(close, 14)"},
+        "group_by": "month()",
+        "select": "mean(rsi) as r",
+        "then": {"where": "r < 0.3"},
+    }
+    result = ask(query, engine_settings, **RTH_DAILY)
+    assert len(result.table) == 0
+    warnings = result.metadata.warnings
+    assert "No months matched the then where: the result is empty." in warnings
+    assert not [w for w in warnings if "appears once" in w or "noise" in w]
+    # The person's headline says so too ("0 rows" read as an answer).
+    assert chart_headline(result) == f"nothing matched (0 of {len(means)} months, 2024)"
+    assert chart_headline(result, "ru") == f"ничего не подошло (0 из {len(means)} месяцев, 2024)"
+    kept = ask({**query, "then": {"where": "r < 50"}}, engine_settings, **RTH_DAILY)
+    assert len(kept.table) == int((means < 50).sum()) > 0
+    assert not [w for w in kept.metadata.warnings if "matched the then where" in w]

@@ -63,7 +63,7 @@ def test_a_then_stage_mean_in_points_over_a_rising_price_is_said(settings, bars)
     said = warnings_with(result, SAID)
     assert len(said) == 1
     assert said[0].startswith(
-        f"exp is in points over trades whose price level changed "
+        f"exp is in points over days whose price level changed "
         f"{yearly.max() / yearly.min():.1f}x (mean close {yearly.min():,.0f} in 2023, "
         f"{yearly.max():,.0f} in 2024)"
     )

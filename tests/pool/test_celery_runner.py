@@ -1183,3 +1183,237 @@ async def test_a_check_waiting_while_redis_restarts_gets_its_answer(
     finally:
         client.close()
         await runner.close()
+
+
+# --- a run resumed after a kill of the bot (``QueryJob.key``) ---------------------------------
+
+
+def keyed(query: dict, key: str = "q-1.call_1.0123456789abcdef") -> QueryJob:
+    """A confirmed plan's run, named as the bot names it (``jobs.run_key``)."""
+    return quick(query).model_copy(update={"key": key})
+
+
+async def sent_by_a_killed_bot(url: str, job: QueryJob) -> str:
+    """``job`` as a bot killed after sending it leaves it: sent (its key naming it in
+    Redis), and nobody reading its state. Its task id."""
+    gone = CeleryRunner(url, timeout_s=20, queue_wait_s=60)
+    task_id = f"killed-{time.monotonic_ns()}"
+    try:
+        await asyncio.get_running_loop().run_in_executor(gone._celery, gone._send, job, task_id)
+    finally:
+        await gone.close()  # no revoke: a kill says nothing
+    return task_id
+
+
+def runs_of(trace: Path) -> int:
+    """How many times the workers computed the job to its end."""
+    return len(trace.read_text().splitlines()) if trace.exists() else 0
+
+
+async def test_a_resumed_run_takes_the_answer_stored_before_the_restart(
+    redis_url: str, data_env: Path, workers: list, tmp_path: Path
+) -> None:
+    """Killed after the worker stored the answer, before reading it: the resumed run takes
+    that answer. Before, it sent the job again under a new task id, and the worker computed
+    it a second time."""
+    workers.append(
+        misbehaving_worker(worker_env(redis_url, data_env, 20), tmp_path / "w.log", "NQ")
+    )
+    trace = tmp_path / "job.trace"
+    job = keyed({**COUNT, "trace": str(trace)})
+    task_id = await sent_by_a_killed_bot(redis_url, job)
+    client = redis.Redis.from_url(redis_url)
+    try:
+        while b'"SUCCESS"' not in (client.get(f"celery-task-meta-{task_id}") or b""):
+            await asyncio.sleep(0.05)
+        runner = CeleryRunner(redis_url, timeout_s=20, queue_wait_s=60)
+        try:
+            assert count_of(await asyncio.wait_for(runner.run(job), 30)) == DAYS
+            assert count_of(await asyncio.wait_for(runner.run(quick(COUNT)), 30)) == DAYS
+        finally:
+            await runner.close()
+        assert runs_of(trace) == 1
+        assert client.keys("barb.sent.*") == []  # taken: nothing left to find
+    finally:
+        client.close()
+
+
+async def test_a_resumed_run_waits_for_the_job_its_worker_still_runs(
+    redis_url: str, data_env: Path, workers: list, tmp_path: Path
+) -> None:
+    workers.append(
+        misbehaving_worker(worker_env(redis_url, data_env, 20), tmp_path / "w.log", "NQ")
+    )
+    trace, started = tmp_path / "job.trace", tmp_path / "started"
+    job = keyed({**COUNT, "trace": str(trace), "started": str(started), "sleep": 2.0})
+    await sent_by_a_killed_bot(redis_url, job)
+    while not (started.exists() and started.read_text()):
+        await asyncio.sleep(0.05)
+    runner = CeleryRunner(redis_url, timeout_s=20, queue_wait_s=60)
+    try:
+        assert count_of(await asyncio.wait_for(runner.run(job), 30)) == DAYS
+        # The worker's one process is free again: a copy sent meanwhile would be next.
+        assert count_of(await asyncio.wait_for(runner.run(quick(COUNT)), 30)) == DAYS
+    finally:
+        await runner.close()
+    assert runs_of(trace) == 1
+
+
+async def test_a_resumed_run_does_not_send_again_the_job_still_in_its_queue(
+    redis_url: str, data_env: Path, workers: list, tmp_path: Path
+) -> None:
+    """The one worker process is busy with another query: the run's job waits in its queue
+    when the bot is killed. Resumed, it is not sent a second time: the worker receives it
+    once, and computes it once."""
+    log = tmp_path / "w.log"
+    workers.append(misbehaving_worker(worker_env(redis_url, data_env, 20), log, "NQ"))
+    busy, trace = tmp_path / "busy", tmp_path / "job.trace"
+    runner = CeleryRunner(redis_url, timeout_s=20, queue_wait_s=60)
+    client = redis.Redis.from_url(redis_url)
+    try:
+        blocker = asyncio.create_task(
+            runner.run(quick({**COUNT, "started": str(busy), "sleep": 2}))
+        )
+        while not (busy.exists() and busy.read_text()):
+            await asyncio.sleep(0.05)
+        job = keyed({**COUNT, "trace": str(trace)})
+        task_id = await sent_by_a_killed_bot(redis_url, job)
+        assert client.llen(queue_name("NQ")) == 1
+        assert count_of(await asyncio.wait_for(runner.run(job), 30)) == DAYS
+        assert count_of(await blocker) == DAYS
+        assert count_of(await asyncio.wait_for(runner.run(quick(COUNT)), 30)) == DAYS
+    finally:
+        client.close()
+        await runner.close()
+    assert runs_of(trace) == 1
+    assert log.read_text().count(f"barb.query[{task_id}] received") == 1
+    assert log.read_text().count("] received") == 3  # the blocker, the job, the last one
+
+
+async def test_a_resumed_run_whose_worker_died_is_sent_again(
+    redis_url: str, data_env: Path, workers: list, tmp_path: Path
+) -> None:
+    """The bot and the worker running its job are both lost: the resumed run does not wait
+    for that job (a copy handed out again would have expired) but sends it again, and the
+    worker up now answers it."""
+    env = worker_env(redis_url, data_env, 20)
+    doomed = misbehaving_worker(env, tmp_path / "doomed.log", "NQ")
+    workers.append(doomed)
+    trace, started = tmp_path / "job.trace", tmp_path / "started"
+    job = keyed({**COUNT, "trace": str(trace), "started": str(started), "sleep": 2.0})
+    await sent_by_a_killed_bot(redis_url, job)
+    while not (started.exists() and started.read_text()):
+        await asyncio.sleep(0.05)
+    doomed.kill()
+    workers.append(misbehaving_worker(env, tmp_path / "w.log", "NQ"))
+    runner = CeleryRunner(redis_url, timeout_s=20, queue_wait_s=60)
+    try:
+        assert count_of(await asyncio.wait_for(runner.run(job), 60)) == DAYS
+    finally:
+        await runner.close()
+    assert runs_of(trace) == 1  # the killed one never got to its end
+
+
+async def test_a_resumed_run_whose_answer_another_reader_took_is_sent_again(
+    redis_url: str, data_env: Path, workers: list, tmp_path: Path
+) -> None:
+    """Two readers of one job: the replica that sent it, stalled past its lease but still
+    polling, reads and deletes the answer; the replica that took the run over and found
+    the job running never sees it. Past the job's hard limit it sends the job again and
+    answers, instead of waiting out the queue wait and saying that the query could not
+    be run."""
+    workers.append(misbehaving_worker(worker_env(redis_url, data_env, 3), tmp_path / "w.log", "NQ"))
+    trace, started = tmp_path / "job.trace", tmp_path / "started"
+    job = keyed({**COUNT, "trace": str(trace), "started": str(started), "sleep": 1.0})
+    task_id = await sent_by_a_killed_bot(redis_url, job)
+    while not (started.exists() and started.read_text()):
+        await asyncio.sleep(0.05)
+    runner = CeleryRunner(redis_url, timeout_s=3, queue_wait_s=60)
+    client = redis.Redis.from_url(redis_url)
+    try:
+        taking_over = asyncio.create_task(runner.run(job))
+        while task_id not in runner._in_flight:  # found running, waited for
+            await asyncio.sleep(0.01)
+        with bot_not_reading(runner):  # the other reader is first to the answer
+            record = f"celery-task-meta-{task_id}"
+            while b'"SUCCESS"' not in (client.get(record) or b""):
+                await asyncio.sleep(0.01)
+            client.delete(record)
+        assert count_of(await asyncio.wait_for(taking_over, 30)) == DAYS
+    finally:
+        client.close()
+        await runner.close()
+    assert runs_of(trace) == 2
+
+
+async def stopped_while_queued(url: str, job: QueryJob) -> None:
+    """``job`` as a bot stopped (SIGTERM) while it waited in its queue leaves it: revoked."""
+    stopping = CeleryRunner(url, timeout_s=20, queue_wait_s=60)
+    client = redis.Redis.from_url(url)
+    try:
+        waiting = asyncio.create_task(stopping.run(job))
+        while not client.get(f"barb.sent.{job.key}"):  # sent
+            await asyncio.sleep(0.05)
+        waiting.cancel()  # the shutdown
+        with contextlib.suppress(asyncio.CancelledError):
+            await waiting
+    finally:
+        client.close()
+        await stopping.close()
+
+
+async def test_a_run_resumed_after_a_shutdown_no_worker_heard_computes_its_job_once(
+    redis_url: str, data_env: Path, workers: list, tmp_path: Path
+) -> None:
+    """The bot stopped while no worker was up: its revoke reached nobody, and the job stays
+    in its queue. The resumed run takes that job when a worker starts. Before, the worker
+    computed the revoked job for nobody, then the resumed run's copy."""
+    trace = tmp_path / "job.trace"
+    job = keyed({**COUNT, "trace": str(trace)})
+    await stopped_while_queued(redis_url, job)
+    workers.append(
+        misbehaving_worker(worker_env(redis_url, data_env, 20), tmp_path / "w.log", "NQ")
+    )
+    runner = CeleryRunner(redis_url, timeout_s=20, queue_wait_s=60)
+    try:
+        assert count_of(await asyncio.wait_for(runner.run(job), 60)) == DAYS
+    finally:
+        await runner.close()
+    assert runs_of(trace) == 1
+
+
+async def test_a_run_resumed_after_a_shutdown_its_worker_heard_is_sent_again(
+    redis_url: str, data_env: Path, workers: list, tmp_path: Path
+) -> None:
+    """The bot stopped while its job waited behind another query: the worker heard the
+    revoke and drops the job when it comes to it (recorded as revoked). The resumed run,
+    which found it queued, sends it again then instead of failing: answered, computed once."""
+    log = tmp_path / "w.log"
+    workers.append(misbehaving_worker(worker_env(redis_url, data_env, 20), log, "NQ"))
+    busy, trace = tmp_path / "busy", tmp_path / "job.trace"
+    runner = CeleryRunner(redis_url, timeout_s=20, queue_wait_s=60)
+    try:
+        blocker = asyncio.create_task(
+            runner.run(quick({**COUNT, "started": str(busy), "sleep": 3}))
+        )
+        while not (busy.exists() and busy.read_text()):
+            await asyncio.sleep(0.05)
+        job = keyed({**COUNT, "trace": str(trace)})
+        await stopped_while_queued(redis_url, job)
+        assert count_of(await asyncio.wait_for(runner.run(job), 60)) == DAYS
+        assert count_of(await blocker) == DAYS
+    finally:
+        await runner.close()
+    assert runs_of(trace) == 1
+    assert "Discarding revoked task: barb.query" in log.read_text()
+
+
+async def test_the_in_process_runner_runs_a_keyed_job_as_any_other(data_env: Path) -> None:
+    """The key names a job for the queue alone: in process it is run as it is, and it never
+    travels to a worker (one of an older release refuses a field it does not know)."""
+    job = keyed(COUNT)
+    assert "key" not in job.model_dump(mode="json")
+    assert QueryJob.model_validate(job.model_dump(mode="json")) == quick(COUNT)
+    assert comparable(await InlineRunner().run(job)) == comparable(
+        await InlineRunner().run(quick(COUNT))
+    )

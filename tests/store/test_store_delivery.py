@@ -278,3 +278,22 @@ async def test_in_a_private_chat_a_question_is_found_by_the_message_that_asked_i
     assert await chats.outbox.question_of(PRIVATE_CHAT, 42) == "q2"
     assert await chats.outbox.question_of(PRIVATE_CHAT, 44) is None
     assert await chats.outbox.question_of(GROUP_CHAT, 40) is None
+
+
+async def test_a_split_questions_later_parts_and_its_plans_are_found(chats: Store) -> None:
+    """A question the app sent in parts 40, 41 and 43 (42 another member's): a reply to
+    any part is the question's, 42 no question's; the plans its messages carried are found
+    from the question, newest first, however many the chat has had since."""
+    payload = {"text": "Plan", "asked": 40, "asked_parts": [41, 43], "pending_id": "p1"}
+    plan = await chats.outbox.enqueue(GROUP_CHAT, "text", payload, question_id="q1")
+    again = await chats.outbox.enqueue(
+        GROUP_CHAT, "text", {**payload, "pending_id": "p2"}, question_id="q1"
+    )
+    await chats.outbox.enqueue(GROUP_CHAT, "text", {"text": "Unsent"}, question_id="q1")
+    await chats.outbox.mark_sent({plan.id: 44, again.id: 45})
+    for part in (40, 41, 43, 44):
+        assert await chats.outbox.question_of(GROUP_CHAT, part) == "q1"
+    assert await chats.outbox.question_of(GROUP_CHAT, 42) is None
+    assert await chats.outbox.question_of(PRIVATE_CHAT, 41) is None
+    assert await chats.outbox.actions_of(GROUP_CHAT, "q1") == ["p2", "p1"]
+    assert await chats.outbox.actions_of(GROUP_CHAT, "q2") == []

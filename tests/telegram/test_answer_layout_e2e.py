@@ -10,6 +10,7 @@ import asyncio
 import csv
 import io
 import json
+import math
 import re
 from decimal import ROUND_HALF_UP, Decimal
 
@@ -342,8 +343,9 @@ async def test_query_rounds_once_aligns_its_table_and_speaks_the_chats_language(
             str(date),
             two_places(row["range"], comma=True),
             two_places(row["range_pct"], comma=True),
+            "%",  # a percent says so, «7,24 %», as the chart does
         ]
-    assert table[1].split()[-1] == "7,24"  # 7.244972578, once
+    assert table[1].split()[-2] == "7,24"  # 7.244972578, once
 
     lines = weekly["caption"].split("\n")
     assert any(re.match(r"По \d+ барам NQ \(недельные, RTH\)", line) for line in lines)
@@ -410,6 +412,74 @@ async def test_query_names_columns_in_the_chats_words_and_an_empty_cell_plainly(
     assert rows[2].split()[-1] in ("0", "1")
 
 
+def percent_text(points: float, language: str, decimals: int = 1) -> str:
+    """A percent with ``decimals``, half up, as the locale writes it: "53.7%", «53,7 %» (a
+    no-break space before the sign)."""
+    step = Decimal(1).scaleb(-decimals)
+    written = str(Decimal(repr(float(points))).quantize(step, rounding=ROUND_HALF_UP))
+    return f"{written}%" if language == "en" else f"{written.replace('.', ',')}\u00a0%"
+
+
+@pytest.mark.parametrize(
+    ("language", "weekdays", "key"),
+    [
+        ("en", ["Mon", "Tue", "Wed", "Thu", "Fri"], "weekday"),
+        ("ru", ["Пн", "Вт", "Ср", "Чт", "Пт"], "день недели"),
+    ],
+)
+async def test_query_writes_weekdays_and_shares_as_the_chart_does(
+    fake_telegram: FakeBotAPI, db_url: str, language: str, weekdays: list[str], key: str
+) -> None:
+    """/query in Russian wrote a table of "Mon" to "Fri" (the chart beside it: «Пн» to
+    «Пт»), the weekdays of ``dayofweek()`` as 0 to 4, a share of days as "0,54" (in
+    English "0.54") where the chart and the headline say 53.7%, and a mean return in
+    percent as "0,05" and "-0,00" where the chart says 0,051 % and −0,001 %: three
+    significant digits of the column's largest, and its sign. The rows checked against
+    the sample's RTH days of 2024 computed here."""
+    fake = fake_telegram
+    days = rth_days("NQ")
+    weekday = pd.to_datetime(days.index).dayofweek
+    up = (days["close"] > days["open"]).groupby(weekday).mean()
+    moves = ((days["close"] - days["open"]) / days["open"] * 100).groupby(weekday).mean()
+    decimals = max(2, 2 - math.floor(math.log10(moves.abs().max())))
+    select = ["mean((close - open) / open * 100)", "mean(close > open)"]
+    async with barb_bot(fake, db_url):
+        for number, call in enumerate(("dayname()", "dayofweek()"), start=1):
+            query = {**MEAN_RANGE_2024, "group_by": call, "select": select}
+            fake.inject(
+                fake.message_update(
+                    chat_id=ALICE,
+                    user_id=ALICE,
+                    text=f"/query {json.dumps(query)}",
+                    language_code=language,
+                )
+            )
+            await fake.wait_for("sendDocument", number, chat_id=ALICE)
+
+    # The table is in the chart's caption, or in the message after it when the caption
+    # would run past Telegram's limit.
+    said = [
+        (
+            r.result.get("caption") or r.result.get("text", ""),
+            r.result.get("caption_entities") or r.result.get("entities"),
+        )
+        for r in fake.requests
+        if r.method in ("sendPhoto", "sendMessage")
+    ]
+    tables = [
+        body[e["offset"] : e["offset"] + e["length"]].split("\n")
+        for body, entities in said
+        for e in entities or ()
+        if e["type"] == "pre"
+    ]
+    assert len(tables) == 2
+    for rows in tables:
+        assert rows[0].startswith(key)
+        for line, day, share, move in zip(rows[1:], weekdays, up, moves, strict=True):
+            assert line.startswith(day) and line.endswith(percent_text(share * 100, language))
+            assert f" {percent_text(move, language, decimals)} " in line, line
+
+
 LONG_ANSWER = "\n\n".join(
     f"### Part {i}\n\n" + " ".join([f"Paragraph {i} says the mean range was 140.7 points."] * 12)
     for i in range(1, 9)
@@ -468,3 +538,24 @@ async def test_a_long_russian_list_is_split_between_its_items(
     ]
     for part in parts:
         assert part.startswith("• день ") and part.endswith(" про диапазон дня.")
+
+
+async def test_bold_closed_right_after_a_colon_reaches_the_person_bold(
+    fake_telegram: FakeBotAPI, db_url: str
+) -> None:
+    """Models close bold right after a colon and go on without a space ("**Итог:**Пн");
+    CommonMark does not read that ** as closing, and the person saw the asterisks."""
+    answer = "**Итог:**Пн — самый широкий день. **Average range:**134.5, а 2**10 = 1024."
+    fake = fake_telegram
+    async with barb_bot(fake, db_url, model=plays(MEAN_RANGE_2024, answer=answer)):
+        await run_plan(fake, "какой день самый широкий?")
+        [photo] = await fake.wait_for("sendPhoto", chat_id=ALICE)
+    caption = photo.result["caption"]
+    assert caption.endswith("Итог:Пн — самый широкий день. Average range:134.5, а 2**10 = 1024.")
+    encoded = caption.encode("utf-16-le")
+    bold = [
+        encoded[2 * e["offset"] : 2 * (e["offset"] + e["length"])].decode("utf-16-le")
+        for e in photo.result["caption_entities"]
+        if e["type"] == "bold"
+    ]
+    assert bold[-2:] == ["Итог:", "Average range:"]

@@ -23,9 +23,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import redis
 from bot_harness import HEAVY, WEEKDAY_RANGE, commentary_of, keyboard_data
 from bot_process import BotProcess
 from fake_bot_api import FakeBotAPI
+from servers.celery_workers import WorkerProcess, misbehaving_worker, worker_env
 from small_bars import write_small_data
 
 from bot.telegram import keyboards
@@ -251,6 +253,100 @@ async def test_kill_while_the_query_runs(
     await bot.start()  # the run resumes by itself: nobody presses anything
     await bot.wait_until(lambda: answers(fake_telegram), "the answer", timeout=60)
     await assert_one_answer(bot, fake_telegram)
+
+
+@pytest.fixture
+def queue_worker(redis_url: str, small_data_dir: Path, tmp_path: Path) -> Iterator[WorkerProcess]:
+    """A Celery worker of NQ with ``pool_work.misbehaving`` as its job: a query's ``sleep``
+    holds it (the kill comes mid-run), and its ``trace`` file gets a line each time the
+    worker computes it to its end."""
+    env = worker_env(redis_url, small_data_dir, timeout_s=20)
+    worker = misbehaving_worker(env, tmp_path / "worker.log", "NQ")
+    yield worker
+    worker.kill()
+    worker.stop()
+
+
+@pytest.fixture
+async def bot_on_queue(
+    fake_telegram: FakeBotAPI,
+    model: FakeAPIServer,
+    redis_url: str,
+    small_data_dir: Path,
+    tmp_path: Path,
+    queue_worker: WorkerProcess,
+) -> AsyncIterator[BotProcess]:
+    """`barb bot` whose queries run on ``queue_worker`` (``BARB_QUEUE_URL``)."""
+    env = {"BARB_DATA_DIR": str(small_data_dir), "BARB_QUEUE_URL": redis_url}
+    process = BotProcess(fake_telegram, model.url, tmp_path, **env)
+    yield process
+    process.kill()
+
+
+async def kill_once_the_worker_computes(bot: BotProcess, redis_url: str) -> None:
+    """SIGKILL to the bot once its job runs on the worker (the job's claim says so)."""
+    client = redis.Redis.from_url(redis_url)
+
+    def running() -> bool:
+        claims = client.mget(client.keys("barb.claim.*"))
+        return any(claim and claim.startswith(b"running") for claim in claims)
+
+    try:
+        await bot.wait_until(running, "the worker computing the query", timeout=60)
+    finally:
+        client.close()
+    bot.kill()
+
+
+def runs_of(trace: Path) -> int:
+    return len(trace.read_text().splitlines()) if trace.exists() else 0
+
+
+async def test_kill_while_the_query_runs_on_a_queue_worker_computes_it_once(
+    bot_on_queue: BotProcess,
+    fake_telegram: FakeBotAPI,
+    model: FakeAPIServer,
+    redis_url: str,
+    tmp_path: Path,
+) -> None:
+    """The bot's queries run on a Celery worker; the bot is killed while the worker computes
+    the run. The resumed run takes the job the worker is computing (or has answered
+    meanwhile): the worker computes it once, and the person gets one answer. Before, the
+    resumed run sent it again under a new task id: the worker computed it a second time,
+    the second run waiting behind the first."""
+    bot, trace = bot_on_queue, tmp_path / "runs.trace"
+    query = {**WEEKDAY_RANGE, "trace": str(trace), "sleep": 4.0}
+    model.queue(OPENAI_PATH, plan_turn(query), answer_turn())
+    await bot.start()
+    ask(fake_telegram)
+    await bot.wait_until(lambda: plans(fake_telegram), "the plan", timeout=60)
+    checked = runs_of(trace)  # the plan's check ran there too
+    press_run(fake_telegram, plans(fake_telegram)[0])
+    await kill_once_the_worker_computes(bot, redis_url)
+    assert answers(fake_telegram) == []
+
+    await bot.start()  # the run resumes by itself
+    await bot.wait_until(lambda: answers(fake_telegram), "the answer", timeout=60)
+    await assert_one_answer(bot, fake_telegram)
+    assert runs_of(trace) == checked + 1
+
+
+async def test_kill_while_a_query_command_runs_on_a_queue_worker_computes_it_once(
+    bot_on_queue: BotProcess, fake_telegram: FakeBotAPI, redis_url: str, tmp_path: Path
+) -> None:
+    """/query on a queue worker, the bot killed meanwhile: resumed, it takes the worker's
+    job; one answer, computed once (before: twice)."""
+    bot, trace = bot_on_queue, tmp_path / "runs.trace"
+    await bot.start()
+    send_query(fake_telegram, {**WEEKDAY_RANGE, "trace": str(trace), "sleep": 4.0})
+    await kill_once_the_worker_computes(bot, redis_url)
+    assert fake_telegram.said(CHAT) == []
+
+    await bot.start()
+    await bot.wait_until(lambda: delivered(fake_telegram, "sendPhoto"), "the answer", timeout=60)
+    await bot.wait_until(lambda: not bot.rows("SELECT kind FROM in_flight"), "nothing in flight")
+    assert len(delivered(fake_telegram, "sendPhoto")) == 1, fake_telegram.describe()
+    assert runs_of(trace) == 1
 
 
 async def test_kill_while_the_model_reads_the_result(

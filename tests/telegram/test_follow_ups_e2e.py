@@ -468,3 +468,115 @@ async def test_a_reply_to_ones_own_plan_replaced_unrun_follows_that_plan(
             "instrument": "NQ",
             **WEEKDAY_RANGE,
         }
+
+
+#: A pasted question over Telegram's limit, which the apps send as two messages.
+LONG_WEEKDAY = (
+    "Context for my question. "
+    + "NQ trended up on heavy volume that week. " * 100
+    + "So: what are the weekday ranges? END"
+)
+
+
+async def test_a_reply_to_a_split_questions_second_part_follows_that_question(
+    fake_telegram: FakeBotAPI, db_url: str, sample_settings
+) -> None:
+    """Alice pastes a long weekday question (the app sends it in two parts, asked whole),
+    runs it, then runs the ES day count, then replies "а в 2023?" to the second part of
+    her long question: only the first part's message was stored as the one that asked, so
+    the model read the ES count as the data to follow. Now any part is followed."""
+    from test_split_questions_e2e import app_split
+
+    first, second = app_split(LONG_WEEKDAY)
+    fake = fake_telegram
+    provider = ScriptedProvider([group_model] * 20)
+    async with barb_bot(fake, db_url, provider=provider) as svc:
+        parts = [fake.message_update(chat_id=ALICE, user_id=ALICE, text=t) for t in (first, second)]
+        for part in parts:
+            fake.inject(part)
+        [plan] = await fake.wait_said(1, chat_id=ALICE)
+        await run_and_wait(fake, ALICE, ALICE, plan, 2)
+        count = await ask_and_get_plan(fake, ALICE, ALICE, "how many ES days?")
+        await run_and_wait(fake, ALICE, ALICE, count, 4)
+        await settled_outbox(svc)
+
+        for part in reversed(parts):  # the second part, then the first: both followed
+            await ask_and_get_plan(
+                fake, ALICE, ALICE, "а в 2023?", reply_to_message_id=part["message"]["message_id"]
+            )
+            request = provider.requests[-1]
+            lines = replied_data_lines(request)
+            assert lines[0].endswith('weekday ranges? END"')
+            [query_line] = [x for x in lines if x.startswith("query ")]
+            assert json.loads(query_line.removeprefix("query ")) == {
+                "instrument": "NQ",
+                **WEEKDAY_RANGE,
+            }
+            assert "Previous data shown" not in request.system
+
+
+async def test_a_reply_to_the_query_button_s_message_follows_its_answer(
+    fake_telegram: FakeBotAPI, db_url: str, sample_settings
+) -> None:
+    """Alice runs weekday ranges and presses Query under the answer, runs the ES day count,
+    then replies "а в 2023?" to the query message: it was stored as no question's, so the
+    model read the ES count as the data to follow and changed the wrong query."""
+    fake = fake_telegram
+    provider = ScriptedProvider([group_model] * 20)
+    async with barb_bot(fake, db_url, provider=provider) as svc:
+        plan = await ask_and_get_plan(fake, ALICE, ALICE, "weekday ranges?")
+        [*_, answer] = await run_and_wait(fake, ALICE, ALICE, plan, 2)
+        [show_query] = [d for d in keyboard_data(answer) if d.startswith("q:")]
+        await press(fake, ALICE, ALICE, answer, show_query)
+        [*_, shown] = await fake.wait_said(3, chat_id=ALICE)
+        assert shown["text"].startswith("Barb Script behind this answer"), shown
+        count = await ask_and_get_plan(fake, ALICE, ALICE, "how many ES days?")
+        await run_and_wait(fake, ALICE, ALICE, count, 5)
+        await settled_outbox(svc)
+
+        await ask_and_get_plan(
+            fake, ALICE, ALICE, "а в 2023?", reply_to_message_id=shown["message_id"]
+        )
+        request = provider.requests[-1]
+        lines = replied_data_lines(request)
+        assert lines[0].endswith('"weekday ranges?"')
+        [query_line] = [x for x in lines if x.startswith("query ")]
+        assert json.loads(query_line.removeprefix("query ")) == {
+            "instrument": "NQ",
+            **WEEKDAY_RANGE,
+        }
+        assert "Previous data shown" not in request.system
+
+
+async def test_a_reply_to_a_plan_older_than_the_last_fifty_follows_that_plan(
+    fake_telegram: FakeBotAPI, db_url: str, sample_settings
+) -> None:
+    """Alice's weekday plan, never run, then her ES count plan run, then fifty more plans
+    in the chat: her "а для ES?" under the weekday plan looked for it among the chat's last
+    fifty plans only, did not find it, and silently read the ES count as the data to
+    follow. The plan is now found from the message replied to, however old."""
+    fake = fake_telegram
+    provider = ScriptedProvider([group_model] * 20)
+    async with barb_bot(fake, db_url, provider=provider) as svc:
+        weekdays = await ask_and_get_plan(fake, ALICE, ALICE, "weekday ranges?")
+        count = await ask_and_get_plan(fake, ALICE, ALICE, "how many ES days?")
+        await run_and_wait(fake, ALICE, ALICE, count, 3)
+        await settled_outbox(svc)
+        # Fifty later plans of the chat (as stored: the count's plan, shown again and again).
+        [latest] = await svc.store.pending.recent_for_chat(ALICE, 1)
+        for _ in range(50):
+            await svc.store.pending.create(ALICE, ALICE, "confirm", latest.payload)
+
+        await ask_and_get_plan(
+            fake, ALICE, ALICE, "а для ES?", reply_to_message_id=weekdays["message_id"]
+        )
+        system = provider.requests[-1].system
+        assert "Previous data shown" not in system
+        assert "is a reply to your plan" in system, system
+        lines = system.split("is a reply to your plan", 1)[1].splitlines()
+        assert lines[0].endswith('"weekday ranges?"')
+        [query_line] = [x for x in lines if x.startswith("query ")]
+        assert json.loads(query_line.removeprefix("query ")) == {
+            "instrument": "NQ",
+            **WEEKDAY_RANGE,
+        }

@@ -234,7 +234,7 @@ async def test_query_answers_in_russian_for_a_russian_speaker(
         [answer] = await fake.wait_said(1, chat_id=ALICE)
         headline, shown = answer["text"].split("\n\n", 1)  # the chart's headline, in Russian
         assert re.fullmatch(
-            r"закрытие последнее: \d{1,3}(\u00a0\d{3})*(,\d+)? \(2024-12-31\)", headline
+            r"закрытие: последнее \d{1,3}(\u00a0\d{3})*(,\d+)? \(2024-12-31\)", headline
         )
         lines = shown.splitlines()
         assert lines[0].startswith(f"Строк: {rth_days('NQ', 2024)} ") and "в CSV" in lines[0]

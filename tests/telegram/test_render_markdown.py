@@ -286,3 +286,48 @@ def test_raw_html_is_mapped_to_telegrams_tags_or_dropped(
     text, entities = shown(message)  # Telegram accepts it
     assert text == expected
     assert len(entities) == styled
+
+
+@pytest.mark.parametrize(
+    ("markdown", "expected", "bold", "italic"),
+    [
+        # The closing ** right after punctuation, before a letter or digit: models write it
+        # often (in Russian most), and CommonMark leaves the asterisks on the screen.
+        ("**Итог:**Пн — самый широкий день.", "Итог:Пн — самый широкий день.", ["Итог:"], []),
+        ("**Average range:**134.5 points", "Average range:134.5 points", ["Average range:"], []),
+        (
+            "1. **Пн:**312,4\n2. **Ср (RTH):**301,2",
+            "1. Пн:312,4\n2. Ср (RTH):301,2",
+            ["Пн:", "Ср (RTH):"],
+            [],
+        ),
+        (
+            "**Ответ:** 42 дня. **Доля:**3,4 %.",
+            "Ответ: 42 дня. Доля:3,4 %.",
+            ["Ответ:", "Доля:"],
+            [],
+        ),
+        ("above SMA(200) on **71.3%**of days", "above SMA(200) on 71.3%of days", ["71.3%"], []),
+        ("- ✅ **Пн:**+0,12%", "• ✅ Пн:+0,12%", ["Пн:"], []),
+        ("в **2020**г. рост", "в 2020г. рост", ["2020"], []),
+        # What is not emphasis stays as written.
+        ("2**10 = 1024, a ** b, `x**2`", "2**10 = 1024, a ** b, x**2", [], []),
+        ("x**2 + y**2 = r**2", "x**2 + y**2 = r**2", [], []),
+        ("(H-L)**2 + (C-O)**2", "(H-L)**2 + (C-O)**2", [], []),
+        ("(H-L)*100 and (C-O)*100", "(H-L)*100 and (C-O)*100", [], []),
+        ("2*(3+4)*5 and x**(1/2) or y**(1/3)", "2*(3+4)*5 and x**(1/2) or y**(1/3)", [], []),
+        ("2*3*4 and 2 * 3 * 4, 5*ATR*2", "2*3*4 and 2 * 3 * 4, 5*ATR*2", [], []),
+        # CommonMark made "12.1 - 0.457" italic and dropped both stars from the formula.
+        ("E = 0.543*12.1 - 0.457*10.4 = +1.82", "E = 0.543*12.1 - 0.457*10.4 = +1.82", [], []),
+        ("mean_range and max_gap_up:_x", "mean_range and max_gap_up:_x", [], []),
+        ("\\*\\*Итог:\\*\\*Пн", "**Итог:**Пн", [], []),
+    ],
+)
+def test_stars_are_read_as_the_model_meant_them(
+    markdown: str, expected: str, bold: list[str], italic: list[str]
+) -> None:
+    [message] = answer_html(markdown)
+    text, entities = shown(message)
+    assert text == expected
+    assert entity_texts(text, entities, "bold") == bold
+    assert entity_texts(text, entities, "italic") == italic
