@@ -25,7 +25,7 @@ from telegram.error import TelegramError
 from telegram.ext import ContextTypes
 
 from barb.errors import BarbError
-from barb.i18n import day, decimal
+from barb.i18n import N_, day, decimal
 from barb.instruments import available_instruments
 from bot.data_uploads import MAX_UPLOAD_BYTES, Checked, DataUploads, Imported, Offer
 from bot.telegram import handlers, keyboards
@@ -205,7 +205,7 @@ async def on_document(update: Update, context: ContextTypes.DEFAULT_TYPE) -> Non
                     # A document without its size (Telegram's file_size is optional) over
                     # 20 MB is refused by getFile: "send it again" sent the admin round.
                     too_big = isinstance(exc, TelegramError) and "too big" in str(exc).lower()
-                    key = "upload_too_large" if too_big else "upload_download_failed"
+                    key = N_("upload_too_large") if too_big else N_("upload_download_failed")
                     await sender.text(chat_id, _html(t(key, lang)))
                     return
                 # The check reads the whole file with pandas and Arrow: off the event loop.
