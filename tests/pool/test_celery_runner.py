@@ -989,7 +989,9 @@ async def test_a_worker_stopped_at_once_hands_its_job_to_another_that_runs_it(
     runner = CeleryRunner(redis_url, timeout_s=20, queue_wait_s=60)
     trace = tmp_path / "job.trace"
     try:
-        job = asyncio.create_task(runner.run(quick({**COUNT, "sleep": 3.0, "trace": str(trace)})))
+        # 6 s: under a loaded CI machine this test's loop was once starved past a 3 s query,
+        # which the first worker then finished before the signal reached it.
+        job = asyncio.create_task(runner.run(quick({**COUNT, "sleep": 6.0, "trace": str(trace)})))
         while True:  # the worker that took it
             taken = [w for w in workers if "] received" in w.log.read_text()]
             if taken:
