@@ -668,9 +668,13 @@ class CeleryRunner:
         return ref
 
     async def close(self) -> None:
-        for task in (self._poller, self._meta_reader, *self._recoveries):
-            if task is not None:
-                task.cancel()
+        tasks = [t for t in (self._poller, self._meta_reader, *self._recoveries) if t is not None]
+        for task in tasks:
+            task.cancel()
+        # Waited for before the client closes: a task cancelled in a Redis call but not yet
+        # ended could open a connection after aclose(), left unclosed (seen in CI).
+        if tasks:
+            await asyncio.wait(tasks, timeout=5)
         await asyncio.get_running_loop().run_in_executor(self._celery, self._app.close)
         await self._meta_client.aclose()
         self._celery.shutdown(wait=False, cancel_futures=True)
