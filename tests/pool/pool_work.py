@@ -46,6 +46,13 @@ def misbehaving(job: QueryJob) -> QueryOutcome:
         query = {k: v for k, v in job.query.items() if k != "started"}
         Path(started).write_text(str(os.getpid()))
         return misbehaving(job.model_copy(update={"query": query}))
+    gate = job.query.get("gate")
+    if gate is not None:  # held until the test creates this file (2.5 s at most)
+        query = {k: v for k, v in job.query.items() if k != "gate"}
+        until = time.monotonic() + 2.5
+        while not Path(gate).exists() and time.monotonic() < until:
+            time.sleep(0.01)
+        return misbehaving(job.model_copy(update={"query": query}))
     if job.query.get("registered"):  # whether its worker is in the registry as it runs
         return QueryOutcome(ok=True, summary_text=json.dumps(_registered(job.query["registered"])))
     if job.query.get("describe"):

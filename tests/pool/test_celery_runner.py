@@ -1326,7 +1326,10 @@ async def test_a_resumed_run_whose_answer_another_reader_took_is_sent_again(
     be run."""
     workers.append(misbehaving_worker(worker_env(redis_url, data_env, 3), tmp_path / "w.log", "NQ"))
     trace, started = tmp_path / "job.trace", tmp_path / "started"
-    job = keyed({**COUNT, "trace": str(trace), "started": str(started), "sleep": 1.0})
+    # Held in the worker until the new reader has found it running: with a fixed sleep, a
+    # loaded machine let the answer be stored first (then taken at once, nothing to test).
+    gate = tmp_path / "gate"
+    job = keyed({**COUNT, "trace": str(trace), "started": str(started), "gate": str(gate)})
     task_id = await sent_by_a_killed_bot(redis_url, job)
     while not (started.exists() and started.read_text()):
         await asyncio.sleep(0.05)
@@ -1335,7 +1338,9 @@ async def test_a_resumed_run_whose_answer_another_reader_took_is_sent_again(
     try:
         taking_over = asyncio.create_task(runner.run(job))
         while task_id not in runner._in_flight:  # found running, waited for
+            assert not taking_over.done(), taking_over.result()
             await asyncio.sleep(0.01)
+        gate.touch()
         with bot_not_reading(runner):  # the other reader is first to the answer
             record = f"celery-task-meta-{task_id}"
             while b'"SUCCESS"' not in (client.get(record) or b""):
