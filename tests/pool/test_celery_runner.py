@@ -1324,7 +1324,9 @@ async def test_a_resumed_run_whose_answer_another_reader_took_is_sent_again(
     the job running never sees it. Past the job's hard limit it sends the job again and
     answers, instead of waiting out the queue wait and saying that the query could not
     be run."""
-    workers.append(misbehaving_worker(worker_env(redis_url, data_env, 3), tmp_path / "w.log", "NQ"))
+    workers.append(
+        misbehaving_worker(worker_env(redis_url, data_env, 10), tmp_path / "w.log", "NQ")
+    )
     trace, started = tmp_path / "job.trace", tmp_path / "started"
     # Held in the worker until the new reader has found it running: with a fixed sleep, a
     # loaded machine let the answer be stored first (then taken at once, nothing to test).
@@ -1333,7 +1335,7 @@ async def test_a_resumed_run_whose_answer_another_reader_took_is_sent_again(
     task_id = await sent_by_a_killed_bot(redis_url, job)
     while not (started.exists() and started.read_text()):
         await asyncio.sleep(0.05)
-    runner = CeleryRunner(redis_url, timeout_s=3, queue_wait_s=60)
+    runner = CeleryRunner(redis_url, timeout_s=10, queue_wait_s=60)
     client = redis.Redis.from_url(redis_url)
     try:
         taking_over = asyncio.create_task(runner.run(job))
