@@ -202,6 +202,9 @@ class CeleryRunner:
         )
         self._metas: dict[str, DataMeta | None] = {}
         self._meta_reader: asyncio.Task[None] | None = None
+        # Set by ``close``: the reader ends between two reads. Cancelled inside one, redis-py
+        # could lose a socket it had just opened (an unclosed connection, seen in CI).
+        self._closing = asyncio.Event()
         # Made by the bot in its event loop (``make_runner``): read from now, so that the
         # first question already has the workers' dates.
         self._keep_reading_metas()
@@ -247,6 +250,8 @@ class CeleryRunner:
     def _keep_reading_metas(self) -> None:
         """Start ``_read_metas`` if it does not run (outside an event loop: at the first
         ``data_meta`` in one)."""
+        if self._closing.is_set():
+            return
         if self._meta_reader is not None and not self._meta_reader.done():
             return
         try:
@@ -261,7 +266,7 @@ class CeleryRunner:
         one read: the workers' data did not change for Redis going away."""
         symbols = sorted(self._known)
         keys = [data_meta_key(symbol) for symbol in symbols]
-        while True:
+        while not self._closing.is_set():
             try:
                 raws = await self._meta_client.mget(keys)
             except redis.RedisError:
@@ -273,7 +278,10 @@ class CeleryRunner:
                     )
                 except ValueError:  # another release's shape
                     continue
-            await asyncio.sleep(_META_FRESH_S)
+            try:
+                await asyncio.wait_for(self._closing.wait(), _META_FRESH_S)
+            except TimeoutError:
+                continue
 
     async def check(self, job: QueryJob) -> QueryOutcome:
         return await self._submit(job)
@@ -668,6 +676,10 @@ class CeleryRunner:
         return ref
 
     async def close(self) -> None:
+        self._closing.set()
+        if self._meta_reader is not None:
+            # Its read ends within its short timeouts; cancelled only if it does not.
+            await asyncio.wait([self._meta_reader], timeout=5)
         tasks = [t for t in (self._poller, self._meta_reader, *self._recoveries) if t is not None]
         for task in tasks:
             task.cancel()
