@@ -27,42 +27,111 @@ from markdown_it.common.utils import isPunctChar
 from markdown_it.rules_inline import StateInline, emphasis
 from markdown_it.tree import SyntaxTreeNode
 
+from bot.telegram import latex
+
 
 def _stars(state: StateInline, silent: bool) -> bool:
     """markdown-it's emphasis rule, with a run of ``*`` read as models mean it where
     CommonMark's flanking rules read it otherwise:
 
-    - ``**`` between punctuation and a letter or digit may close as well as open:
-      ``**Итог:**Пн`` and ``**Average range:**134.5`` are bold (CommonMark: the closing
-      ``**`` is not right-flanking after ":" before a letter, so the person saw asterisks).
-      A single ``*`` keeps CommonMark's rule: it is multiplication in "(H-L)*100 and
-      (C-O)*100", which would turn italic;
+    - ``**`` (and ``__``) between punctuation and a letter or digit may close as well as
+      open: ``**Итог:**Пн``, ``__x:__y`` and ``**Average range:**134.5`` are bold
+      (CommonMark: the closing run is not right-flanking after ":" before a letter, so the
+      person saw the marks). A single ``*`` keeps CommonMark's rule: it is multiplication in
+      "(H-L)*100 and (C-O)*100", which would turn italic;
     - a run between a letter, a digit or ")" and a digit is an operator, never emphasis:
       ``x**2 + y**2``, ``(H-L)**2`` and ``2*3*4`` stay as written (CommonMark made "2 + y"
-      bold, "3" italic).
+      bold, "3" italic);
+    - but ``**`` glued to the word before it opens bold when a closing ``**`` follows
+      (``год**2020** был``, ``Диапазон**(RTH)**``, both common in Russian answers): a
+      closing run is not followed by a digit nor by "(" the way ``x**2 + y**2`` and
+      ``x**(1/2) or y**(1/3)`` go on.
 
-    ``_`` keeps CommonMark's rules: identifiers like ``mean_range`` never turn italic."""
+    ``_`` keeps CommonMark's rules otherwise: identifiers like ``mean_range`` never turn
+    italic."""
     start = state.pos
     count = len(state.delimiters)
     if not emphasis.tokenize(state, silent):
         return False
-    if state.src[start] != "*":
-        return True
+    marker = state.src[start]
+    run = state.pos - start
     before = state.src[start - 1] if start > 0 else " "
     after = state.src[state.pos] if state.pos < state.posMax else " "
-    if (before.isalnum() or before in ")]") and after.isdecimal():
-        for delimiter in state.delimiters[count:]:
-            delimiter.open = delimiter.close = False
-    elif state.pos - start >= 2 and before != "*" and isPunctChar(before) and after.isalnum():
-        for delimiter in state.delimiters[count:]:
+    glued = before.isalnum() or before in ")]"
+    added = state.delimiters[count:]
+    if marker == "*" and glued and after.isdecimal():
+        opens = run == 2 and _closer_follows(state, marker * run)
+        for delimiter in added:
+            delimiter.open, delimiter.close = opens, False
+    elif marker == "*" and run == 2 and before.isalpha() and isPunctChar(after):
+        if _closer_follows(state, marker * run):
+            for delimiter in added:
+                delimiter.open = True
+    elif run >= 2 and before != marker and isPunctChar(before) and after.isalnum():
+        for delimiter in added:
             delimiter.close = True
     return True
+
+
+def _closer_follows(state: StateInline, run: str) -> bool:
+    """Whether the next ``run`` of stars in this paragraph can close an emphasis glued to
+    the word before it: right after a non-space, and not an operator in its turn."""
+    src = state.src
+    at = src.find(run, state.pos, state.posMax)
+    while at != -1 and src[at + len(run) : at + len(run) + 1] == run[0]:
+        at = src.find(run, at + len(run) + 1, state.posMax)  # part of a longer run
+    if at == -1 or src[at - 1].isspace() or src[at - 1] == run[0]:
+        return False
+    after = src[at + len(run) : at + len(run) + 1]
+    return not (after.isdecimal() or after == "(")
+
+
+#: Math delimiters a model writes, each with its closing mark: Telegram shows no formulas.
+_MATH_DELIMITERS = (("$$", "$$"), ("\\(", "\\)"), ("\\[", "\\]"), ("$", "$"))
+#: What makes text between two single dollars a formula and not two prices ("$5 and $10").
+_FORMULA_MARKS = re.compile(r"[\\^_{}=]")
+
+
+def _math(state: StateInline, silent: bool) -> bool:
+    """A formula (``\\(…\\)``, ``\\[…\\]``, ``$$…$$``, ``$…$``) as one token whose content
+    ``_inline`` shows as plain text (``latex.math``). A single ``$`` opens only before a
+    non-space and closes only after one, not before a digit (as Pandoc reads it), around
+    something with a formula's marks: "$5 and $10" stays two prices."""
+    src, start = state.src, state.pos
+    for opening, closing in _MATH_DELIMITERS:
+        if not src.startswith(opening, start):
+            continue
+        begin = start + len(opening)
+        end = src.find(closing, begin)
+        if opening == "$":
+            while end != -1 and (
+                src[end - 1].isspace() or src[end + 1 : end + 2].isdecimal() or src[end - 1] == "\\"
+            ):
+                end = src.find(closing, end + 1)
+            body = src[begin:end]
+            if (
+                end == -1
+                or not body
+                or body[0].isspace()
+                or "$" in body
+                or not _FORMULA_MARKS.search(body)
+            ):
+                return False
+        if end == -1 or end > state.posMax or not src[begin:end].strip():
+            return False
+        if not silent:
+            token = state.push("math_inline", "", 0)
+            token.content = src[begin:end]
+        state.pos = end + len(closing)
+        return True
+    return False
 
 
 #: Raw HTML is parsed (``html`` on) so that its tags can be mapped or dropped, never shown
 #: as "<b>" nor passed through; tables and ~~strikethrough~~ as GitHub has them.
 _PARSER = MarkdownIt("commonmark", {"html": True}).enable(["table", "strikethrough"])
 _PARSER.inline.ruler.at("emphasis", _stars)
+_PARSER.inline.ruler.before("escape", "math", _math)
 #: Raw HTML tags a model writes, as the Telegram tag they become (the rest are dropped,
 #: their text kept).
 _RAW_TAGS = {
@@ -383,7 +452,9 @@ def _inline(node: SyntaxTreeNode) -> list[Piece]:
     if kind == "html_inline":  # alone, outside ``_inline_of``: dropped rather than shown
         return []
     if kind == "text":
-        return [_text(node.content)]
+        return [_text(latex.commands(node.content))]
+    if kind == "math_inline":
+        return [_text(latex.math(node.content))]
     if kind in ("softbreak", "hardbreak"):
         return [_text("\n")]
     if kind == "strong":
@@ -411,8 +482,12 @@ def _inline(node: SyntaxTreeNode) -> list[Piece]:
 
 def _plain(node: SyntaxTreeNode) -> str:
     """A table cell's text without formatting: ``<pre>`` shows no bold."""
-    if node.type in ("text", "code_inline"):
+    if node.type == "code_inline":
         return node.content
+    if node.type == "text":
+        return latex.commands(node.content)
+    if node.type == "math_inline":
+        return latex.math(node.content)
     if node.type in ("softbreak", "hardbreak"):
         return " "
     return "".join(_plain(child) for child in node.children)

@@ -320,6 +320,15 @@ def test_raw_html_is_mapped_to_telegrams_tags_or_dropped(
         # CommonMark made "12.1 - 0.457" italic and dropped both stars from the formula.
         ("E = 0.543*12.1 - 0.457*10.4 = +1.82", "E = 0.543*12.1 - 0.457*10.4 = +1.82", [], []),
         ("mean_range and max_gap_up:_x", "mean_range and max_gap_up:_x", [], []),
+        # Bold glued to the word before it (Russian answers): CommonMark showed the stars.
+        ("Диапазон**(RTH)** — 134,5", "Диапазон(RTH) — 134,5", ["(RTH)"], []),
+        ("год**2020** был лучшим", "год2020 был лучшим", ["2020"], []),
+        ("В**2020**году", "В2020году", ["2020"], []),
+        ("__Итог:__Пн и __x:__y", "Итог:Пн и x:y", ["Итог:", "x:"], []),
+        # ... while a power stays a power, even with bold after it.
+        ("5**2 = 25 и год**2020** лучший", "5**2 = 25 и год2020 лучший", ["2020"], []),
+        ("x**(1/2) и Диапазон**(RTH)**", "x**(1/2) и Диапазон(RTH)", ["(RTH)"], []),
+        ("x**2 + y**2 and **bold**", "x**2 + y**2 and bold", ["bold"], []),
         ("\\*\\*Итог:\\*\\*Пн", "**Итог:**Пн", [], []),
     ],
 )
@@ -331,3 +340,41 @@ def test_stars_are_read_as_the_model_meant_them(
     assert text == expected
     assert entity_texts(text, entities, "bold") == bold
     assert entity_texts(text, entities, "italic") == italic
+
+
+@pytest.mark.parametrize(
+    ("markdown", "expected"),
+    [
+        (
+            r"The ratio is \( \frac{312.4}{287.1} \approx 1.088 \), i.e. \(a \times b\).",
+            "The ratio is 312.4/287.1 ≈ 1.088, i.e. a × b.",
+        ),
+        ("$$\\text{range} = \\frac{H - L}{C} \\times 100$$", "range = (H - L)/C × 100"),
+        ("$$\nR = \\frac{H - L}{C} \\times 100\n$$", "R = (H - L)/C × 100"),
+        (r"\[ \sigma_{1} = \sqrt{\frac{1}{N-1}\sum r_i^2} \]", "σ₁ = √(1/(N-1)Σ r_i²)"),
+        (
+            r"Средний диапазон \(\approx 134{,}5\) пункта, $\Delta = 3 \cdot 4$, доля $> 50\%$",
+            "Средний диапазон ≈ 134,5 пункта, Δ = 3 · 4, доля > 50%",
+        ),
+        # Commands without delimiters, and braced powers, in plain text.
+        (
+            r"ATR \approx 45, т.е. 2 \times 22.5; 10^{6} contracts",
+            "ATR ≈ 45, т.е. 2 × 22.5; 10⁶ contracts",
+        ),
+        # Not formulas: prices, a path, code.
+        ("costs $5 and $10, or $5-$6.", "costs $5 and $10, or $5-$6."),
+        (r"C:\Users\text and `\(x\)`", r"C:\Users\text and \(x\)"),
+    ],
+)
+def test_latex_from_the_model_reads_as_plain_text(markdown: str, expected: str) -> None:
+    """Telegram shows no formulas: the person saw "\\( \\frac{312.4}{287.1} \\approx" raw."""
+    [message] = answer_html(markdown)
+    text, _ = shown(message)
+    assert text == expected
+
+
+def test_latex_in_a_table_cell_reads_as_plain_text() -> None:
+    [message] = answer_html("| a | b |\n|---|---|\n| \\(x^2\\) | 3 \\times 4 |")
+    text, entities = shown(message)
+    [table] = entity_texts(text, entities, "pre")
+    assert table.splitlines()[2] == "x²  3 × 4"
