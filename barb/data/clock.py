@@ -567,7 +567,12 @@ def _shifted_reading(
     }
     if declared is not None:
         key = N_("import.refuse.zone_shifted")
-        values |= {"declared": zone_message(declared), "bars": words.count(closed)}
+        # «1 бар попадает», «3 бара попадают», «5 баров»: the sentence agrees with its count.
+        values |= {
+            "declared": zone_message(declared),
+            "bars": words.count(closed),
+            "plural_of": closed,
+        }
     elif spans:
         key = N_("import.refuse.no_zone_shifted")
     else:  # a fixed offset, or a zone Barb does not try, fits these dates as well

@@ -16,9 +16,11 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+from babel import Locale
 
 from barb.data.importer import ImportRefused, check_file, check_options, import_file
 from barb.data.store import data_path, read_bars
+from barb.data.words import ImportWords
 from barb.errors import DataError
 from barb.settings import EngineSettings
 
@@ -1047,8 +1049,15 @@ def test_a_metatrader_clock_of_new_york_plus_7_is_named_and_read(
         rf"where the exchange is shut, .*{named} .*: pass --timezone America/New_York\+7\.$",
         timezone="Europe/Athens",
     )
-    with pytest.raises(DataError, match=r"с подписью `--timezone America/New_York\+7`\.$"):
+    with pytest.raises(DataError, match=r"с подписью `--timezone America/New_York\+7`\.$") as ru:
         check_file(path, "NQ", settings, lang="ru", advice="caption", timezone="EET")
+    # The count of bars and its words agree, by the CLDR rule (Babel's, not the catalog's).
+    found = re.search(r"прочитанные, (\d+) (бар|бара|баров) (попадает|попадают) ", str(ru.value))
+    assert found is not None, ru.value
+    count, noun, verb = int(found[1]), found[2], found[3]
+    form = Locale("ru").plural_form(count)
+    assert noun == {"one": "бар", "few": "бара", "many": "баров"}[form]
+    assert verb == ("попадает" if form == "one" else "попадают")
     result = import_file(path, "NQ", settings, mode="replace", timezone="America/New_York+7")
     assert "New York time +7 hours (America/New_York+7), as declared" in result.report.text()
     # MetaTrader 4's last column counts ticks: stored as volume 0.
@@ -1091,3 +1100,34 @@ def test_a_zone_moved_by_whole_hours_is_an_option(zone: str, accepted: bool) -> 
     else:
         with pytest.raises(DataError, match="unknown timezone"):
             check_options(timezone=zone)
+
+
+@pytest.mark.parametrize(
+    ("count", "ru", "en"),
+    [
+        (1, "1 бар попадает", "1 bar falls"),
+        (3, "3 бара попадают", "3 bars fall"),
+        (5, "5 баров попадают", "5 bars fall"),
+        (21, "21 бар попадает", "21 bars fall"),
+        (1012, "1 012 баров попадают", "1,012 bars fall"),
+    ],
+)
+def test_the_shifted_clock_refusal_says_its_count_of_bars_in_agreement(
+    count: int, ru: str, en: str
+) -> None:
+    """«1 баров попадают на часы, когда биржа закрыта»: the count was a bare number in one
+    fixed form."""
+    for lang, expected in (("ru", ru), ("en", en)):
+        for advice in ("command", "caption"):
+            words = ImportWords(lang, advice)
+            said = words(
+                "import.refuse.zone_shifted",
+                plural_of=count,
+                bars=words.count(count),
+                declared="EET",
+                city="New York",
+                zone="New York +7",
+                clock="",
+                name="America/New_York+7",
+            )
+            assert expected in said.replace("\u202f", " ").replace("\xa0", " ")
