@@ -10,8 +10,11 @@ plan's "average range" is the chart's, and one table holds the words.
 
 from __future__ import annotations
 
+from typing import cast
+
 from barb.i18n import DEFAULT, N_, decimal, text
 from barb.script import ast
+from barb.script.ast import NodeT
 
 #: The bars' own columns (``barb.frames.BAR_COLUMNS`` but their times) with their words: the
 #: name, the form after an aggregate's word (the Russian genitive, «медиана диапазона») and
@@ -113,6 +116,24 @@ def _rows(rows: str, lang: str | None) -> str:
     return _text(_COUNTED.get(rows, _COUNTED["bars"]), lang)
 
 
+#: A formula that is a bar column itself: ``mean(high - low)`` is the average range, where
+#: the engine's "mean_high_low" headed the answer, the chart and /query.
+_SAME_AS_COLUMN = {ast.Binary("-", ast.Column("high"), ast.Column("low")): ast.Column("range")}
+
+
+def _as_columns(expr: NodeT, *, within: bool = False) -> NodeT:
+    """``expr`` as a bar column when it is one by formula (``high - low``), and so each
+    argument of a call that is; ``within``: each such formula anywhere in it, for a
+    comparison said in words. Not inside a longer formula: "(high - low) / open" as
+    "range / open" would read as the average range divided."""
+    same = _SAME_AS_COLUMN.get(expr) if isinstance(expr, ast.Binary) else None
+    if same is not None:
+        return cast(NodeT, same)
+    if within or isinstance(expr, ast.Call):
+        return ast.with_children(expr, lambda child: _as_columns(child, within=within))
+    return expr
+
+
 def plain_words(expr: ast.Expr, lang: str | None = DEFAULT, rows: str = "bars") -> str | None:
     """Words for ``expr`` when it is a bar column, an aggregate of bar columns ("average
     range", «максимум объёма»), a count of bars ("number of bars") or a share of those
@@ -120,6 +141,7 @@ def plain_words(expr: ast.Expr, lang: str | None = DEFAULT, rows: str = "bars") 
     is shown as written. A count and a share are words whatever the condition names: the
     engine's name for them (``count``, ``mean_close_gt_open``) headed a Russian chart whose
     plan said «количество баров», «доля баров, где закрытие > открытие»."""
+    expr = _as_columns(expr)
     if isinstance(expr, ast.Column) and expr.name in _COLUMNS:
         return _text(_COLUMNS[expr.name][0], lang)
     if counts_rows(expr):
@@ -137,6 +159,7 @@ def aggregate_words(expr: ast.Expr, lang: str | None = DEFAULT) -> str | None:
     rng_pct", «среднее «rng_pct»», «10-й перцентиль «chg»»), as the plan says it; None for
     anything else. The engine's name for it (``percentile_chg_10``, ``mean_ret``) had headed
     Russian charts with Barb's English words."""
+    expr = _as_columns(expr)
     if not (isinstance(expr, ast.Call) and expr.name.lower() in _AGGREGATES and expr.args):
         return None
     # Of a formula the engine's name stays: "average range / open * 100" read as the
@@ -150,6 +173,7 @@ def statistic_of(expr: ast.Expr, lang: str | None = DEFAULT) -> tuple[str, str] 
     """An aggregate of one bar column as that column's name and the statistic's word alone
     (``percentile(range, 90)``: "range", "90th percentile"), for several answers of one
     column said once by its name; None for anything else."""
+    expr = _as_columns(expr)
     if not isinstance(expr, ast.Call) or expr.name.lower() not in _STATISTICS or not expr.args:
         return None
     first, rest = expr.args[0], expr.args[1:]
@@ -166,6 +190,7 @@ def described(expr: ast.Expr, lang: str | None = DEFAULT, rows: str = "bars") ->
     """``expr`` as a sentence names it: in words as far as it has them (an aggregate of a name
     the query made keeps that name, quoted: «среднее «rng_pct»»), else as written; a count
     of ``rows`` ("days") as "number of days"."""
+    expr = _as_columns(expr)
     if isinstance(expr, ast.Call) and expr.name.lower() == "count":
         if not expr.args:
             return bars_counted(lang, rows)
@@ -211,6 +236,8 @@ def _compared(node: ast.Node, lang: str | None) -> str:
     nodes = list(ast.walk(node))
     if any(isinstance(n, ast.Call) for n in nodes):
         return node.to_text()
+    node = _as_columns(node, within=True)  # "high - low > 100" is «диапазон > 100»
+    nodes = list(ast.walk(node))
     if not all(n.name in _COLUMNS for n in nodes if isinstance(n, ast.Column)):
         return node.to_text()
     return _renamed(node, lang).to_text()

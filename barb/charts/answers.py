@@ -78,6 +78,21 @@ def answer_value(agg: Aggregate, result: Result, words: Words = ENGLISH) -> str:
     return unit_text(agg.value, agg_unit, result, words)
 
 
+def answer_values(result: Result, words: Words = ENGLISH) -> dict[str, str]:
+    """Each number a scalar or dict result answered, with its unit as the headline writes
+    it (``answer_value``), by name: ``/query`` printed "mean_high_low: 138.34" beside a
+    caption's "138.34 points". A missing value is left out (the text writes it "—")."""
+    summary = result.summary
+    if summary is None or summary.type not in ("scalar", "dict"):
+        return {}
+    result = result.for_chart()  # as the chart reads it, so that both say the same
+    return {
+        agg.name: answer_value(agg, result, words)
+        for agg in read_aggregates(result)
+        if not (agg.value is None or (isinstance(agg.value, float) and agg.value != agg.value))
+    }
+
+
 def answer_text(
     agg: Aggregate, result: Result, words: Words = ENGLISH, *, with_word: bool = True
 ) -> str:

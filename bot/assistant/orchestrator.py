@@ -825,7 +825,7 @@ class Assistant:
         # No question id: nothing goes into the transcript, and the query was typed by the
         # person, so there is no "Query" button to show it back.
         csv_rows = outcome.csv_rows if outcome.csv else None
-        shown = Shown(outcome.names, outcome.units, outcome.key_words)
+        shown = Shown(outcome.names, outcome.units, outcome.key_words, outcome.answers)
         return Reply(
             text=person_text(outcome.result, lang, outcome.preview, csv_rows, shown),
             proofs=[run.proof],

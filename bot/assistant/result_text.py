@@ -27,11 +27,13 @@ from bot.texts import Language, t
 class Shown:
     """How the chart writes a result's columns, for a text in the same words
     (``QueryOutcome``): ``names`` of columns ("mean_range": «средний диапазон»), ``units``
-    of those that are shares or percents, ``key_words`` of a key's values ("Mon": «Пн»)."""
+    of those that are shares or percents, ``key_words`` of a key's values ("Mon": «Пн»),
+    ``answers``: a scalar's or dict's numbers with their units ("138.34 points")."""
 
     names: Mapping[str, str] = field(default_factory=dict)
     units: Mapping[str, str] = field(default_factory=dict)
     key_words: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
+    answers: Mapping[str, str] = field(default_factory=dict)
 
 
 #: Rows of a table shown in the message; the CSV holds them all.
@@ -183,16 +185,17 @@ def result_lines(
     engine's way (``QueryOutcome.names``, ``units``, ``key_words``)."""
     shown = shown or Shown()
     names, units = shown.names, shown.units
+
+    def answer(name: str, value: Any) -> str:
+        said = shown.answers.get(name) or _number(value, lang, unit=units.get(name))
+        return plain(f"{names.get(name, name)}: {said}")
+
     kind = summary.get("type")
     if kind == "scalar":
         [name] = summary.get("columns") or ["value"]
-        value = _number(summary.get("value"), lang, unit=units.get(name))
-        return [plain(f"{names.get(name, name)}: {value}")]
+        return [answer(name, summary.get("value"))]
     if kind == "dict":
-        return [
-            plain(f"{names.get(name, name)}: {_number(value, lang, unit=units.get(name))}")
-            for name, value in summary.get("values", {}).items()
-        ]
+        return [answer(name, value) for name, value in summary.get("values", {}).items()]
     columns, rows = _shown_rows(summary, preview)
     total = summary.get("rows", len(rows))
     values = {"rows": decimal(total, lang), "shown": len(rows)}

@@ -100,6 +100,9 @@ class QueryOutcome(BaseModel):
     units: dict[str, str] = Field(default_factory=dict)
     # A group key's values the chart writes as words ("Mon": "Пн", dayofweek "2": "Wed").
     key_words: dict[str, dict[str, str]] = Field(default_factory=dict)
+    # A scalar's or dict's answers as the headline writes them, unit and all ("138.34
+    # points", «10:12», «53,7 %»): /query's text said bare numbers.
+    answers: dict[str, str] = Field(default_factory=dict)
 
 
 def run_key(question_id: str, call_id: str, job: QueryJob) -> str:
@@ -237,6 +240,7 @@ def _run(job: QueryJob, started: float) -> QueryOutcome:
     budget = chart_budget(job, started)
     try:
         from barb.charts import chart_headline, render_answer
+        from barb.charts.answers import answer_values
         from barb.charts.columns import shown_names, shown_units
         from barb.charts.grouped import key_words
         from barb.charts.words import words_for
@@ -246,6 +250,7 @@ def _run(job: QueryJob, started: float) -> QueryOutcome:
             outcome.names = shown_names(result, words_for(job.language))
             outcome.units = shown_units(result)
             outcome.key_words = key_words(result, words_for(job.language), PREVIEW_ROWS)
+            outcome.answers = answer_values(result, words_for(job.language))
             if job.chart:
                 # The headline once, for both.
                 chart = render_answer(result, language=job.language)

@@ -359,7 +359,9 @@ async def test_query_names_columns_in_the_chats_words_and_an_empty_cell_plainly(
     """/query in Russian headed its numbers with the engine's names ("mean_range: 364,56",
     a table under "dayname  mean_range") where the chart says «средний диапазон», «день
     недели»; a streak's first row, which has no bar before it, read "None"; a table of one
-    row read «Строк: 1 (первые 1 ниже, все — в CSV)»."""
+    row read «Строк: 1 (первые 1 ниже, все — в CSV)». A number came without its unit
+    ("средний диапазон: 364,56", the caption above it: «364,56 пункта»), and
+    ``mean(high - low)``, the range by its formula, was headed "mean_high_low"."""
     fake = fake_telegram
     days = rth_days("NQ")
     days["range"] = days["high"] - days["low"]
@@ -376,8 +378,9 @@ async def test_query_names_columns_in_the_chats_words_and_an_empty_cell_plainly(
         "select": ["date()", "run"],
     }
     widest = {**MEAN_RANGE_2024, "select": ["date()", "range"], "sort": "range desc", "limit": 1}
+    formula = {**MEAN_RANGE_2024, "select": "mean(high - low)"}
     async with barb_bot(fake, db_url):
-        for number, query in enumerate((answers, grouped, runs, widest), start=1):
+        for number, query in enumerate((answers, grouped, runs, widest, formula), start=1):
             fake.inject(
                 fake.message_update(
                     chat_id=ALICE,
@@ -388,9 +391,15 @@ async def test_query_names_columns_in_the_chats_words_and_an_empty_cell_plainly(
             )
             await fake.wait_for("sendDocument", number, chat_id=ALICE)
 
-    said, by_weekday, streak, top = (r.result for r in fake.requests if r.method == "sendPhoto")
+    said, by_weekday, streak, top, by_formula = (
+        r.result for r in fake.requests if r.method == "sendPhoto"
+    )
     lines = said["caption"].split("\n")
-    assert f"средний диапазон: {two_places(days['range'].mean(), comma=True)}" in lines
+    # A fraction of points is «пункта» in Russian (CLDR's "other" form).
+    mean_range = f"средний диапазон: {two_places(days['range'].mean(), comma=True)} пункта"
+    assert mean_range in lines
+    assert mean_range in by_formula["caption"].split("\n")
+    assert "mean_high_low" not in by_formula["caption"]
     assert f"количество дней: {len(days)}" in lines
     assert "mean_range" not in said["caption"] and "count:" not in said["caption"]
 
