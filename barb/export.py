@@ -33,8 +33,10 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from barb.bar_labels import as_labelled
+from barb.bar_labels import BAR_LABELS, as_labelled
+from barb.charts.columns import column_name, keys_text, zoned
 from barb.charts.grouped import with_counted_zeros
+from barb.charts.words import words_for
 from barb.i18n import DEFAULT, N_, decimal_mark, text
 from barb.instruments import Instrument, available_instruments
 from barb.planning import HIDDEN
@@ -59,6 +61,8 @@ DEFAULT_DECIMALS = 2
 # ``ranking_note`` had its values sent through the translation, and the CSV failed.
 NOTE_COLUMN = HIDDEN + "ranking_note"
 OPEN_NOTE = N_("csv.open_note")
+#: The columns that name a daily or longer bar by its label (``date``, ``week`` …).
+LABEL_COLUMNS = frozenset(label.column for label in BAR_LABELS.values())
 WHOLE_NOTE = N_("csv.whole_note")
 
 
@@ -232,6 +236,7 @@ def csv_bytes(result: Result, language: str | None = DEFAULT) -> bytes:
         elif pd.api.types.is_bool_dtype(values):  # an unknown (NA) stays empty
             out[name] = values.map(lambda v: "" if pd.isna(v) else _flag(bool(v), dialect))
     out = out.rename(columns={k: v for k, v in renamed.items() if v not in out.columns})
+    out = out.rename(columns=_headers(out.columns, renamed, result, language))
     for column, header in (
         (NOTE_COLUMN, N_("csv.note_column")),
         (RUN_NOTE_COLUMN, N_("csv.run_note_column")),
@@ -253,6 +258,37 @@ def csv_bytes(result: Result, language: str | None = DEFAULT) -> bytes:
     # text left unquoted after "\n" endings split its row in Excel and pandas (r48b).
     out.to_csv(buffer, index=False, sep=dialect.separator, lineterminator="\r\n")
     return buffer.getvalue().encode("utf-8-sig")
+
+
+def _headers(
+    columns: pd.Index, renamed: dict[str, str], result: Result, language: str | None
+) -> dict[str, str]:
+    """The columns' names in ``language`` where it is not English, as the chart names them
+    (``date``: «дата», ``mean_range``: «средний диапазон», ``time_et``: «время (ET)»): a
+    Russian file was headed ``date;open;…;mean_range`` beside a chart and a caption in
+    Russian words. The query's own names (``r``, ``max(high) as hi``) stay as written, as
+    does a name whose words another column already has (``high - low`` beside ``range``).
+    English keeps the engine's names, which a script reading the file may know."""
+    words = words_for(language)
+    if words.language == DEFAULT:
+        return {}
+    keys = set(result.summary.by or ()) if result.summary is not None else set()
+    clocks = {header: name for name, header in renamed.items()}
+    taken = {str(c) for c in columns}
+    out: dict[str, str] = {}
+    for column in map(str, columns):
+        if column in clocks:  # time_et: the time, on the clock the chart names
+            said = zoned(words.key("time"), result)
+        elif column in keys:
+            said = keys_text([column], result, words)
+        elif words.names_key(column) and column in LABEL_COLUMNS:
+            said = words.key(column)
+        else:
+            said = column_name(column, result, words)
+        if said != column and said not in taken:
+            out[column] = said
+            taken.add(said)
+    return out
 
 
 def _times(values: pd.Series, instrument: Instrument | None) -> tuple[pd.Series, str | None]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from barb.i18n import DEFAULT, N_, text
 from barb.result import Metadata, Result
 
 # Room left for "what was computed" in a file name; the whole name stays under ~100 chars.
@@ -97,11 +98,16 @@ def chart_filename(result: Result) -> str:
     return proof_basename(result) + ".png"
 
 
-def csv_filename(result: Result, cut: tuple[int, int] | None = None) -> str:
+def csv_filename(
+    result: Result, cut: tuple[int, int] | None = None, language: str | None = DEFAULT
+) -> str:
     """The CSV's name; ``cut`` (its rows, of how many) when it holds only the first rows:
     ``NQ_ETH_1m_mean_b_2020-01-02_2024-12-31_first_50000_of_1774380_rows.csv``, where the
-    period alone read as all of it (its 50,000 minutes end on 2020-02-21)."""
+    period alone read as all of it (its 50,000 minutes end on 2020-02-21); in ``language``
+    («…_первые_50000_из_1774380_строк.csv», where a Russian chat's file said it in English
+    under a caption in Russian)."""
     if cut is None:
         return proof_basename(result) + ".csv"
     held, whole = cut
-    return f"{proof_basename(result)}_first_{held}_of_{whole}_rows.csv"
+    said = text("barb", N_("csv.cut_name"), language, plural_of=whole, held=held, whole=whole)
+    return f"{proof_basename(result)}_{said}.csv"

@@ -236,7 +236,7 @@ def _run(job: QueryJob, started: float) -> QueryOutcome:
         # A file cut short says so in its name (a spreadsheet keeps the name, not the
         # caption), its rows all data still.
         cut = (outcome.csv_rows, whole) if outcome.csv_cut_from else None
-        outcome.csv_name = csv_filename(result, cut)
+        outcome.csv_name = csv_filename(result, cut, job.language)
     budget = chart_budget(job, started)
     try:
         from barb.charts import chart_headline, render_answer

@@ -411,7 +411,7 @@ async def test_a_query_that_cannot_run_goes_back_to_the_model_before_any_plan(
     # The Russian chat's CSV (p47d D11): Barb's words in Russian, once; RSI to 6 digits,
     # in the dialect of Russian-locale Excel (";" between fields, decimal commas).
     lines = proof.csv.decode("utf-8-sig").splitlines()
-    assert lines[0] == "date;open;high;low;close;volume;range;r;источник"
+    assert lines[0] == "дата;открытие;максимум;минимум;закрытие;объём;диапазон;r;источник"
     assert lines[1].endswith(";синтетические данные, не история рынка")
     assert all(line.endswith(";") for line in lines[2:])
     rsi = execute(fixed, "NQ", settings=assistant.engine_settings).source_rows["r"]

@@ -196,9 +196,13 @@ def test_the_file_opens_in_excel_and_speaks_the_chat_language(
     assert data.count(b"\xef\xbb\xbf") == 1
     lines = data.decode("utf-8-sig").splitlines()
     # The query's columns and values are its own; the words Barb adds are Russian.
-    assert lines[0] == "date;open;high;low;close;volume;range;day;источник"
+    # The bars' columns in the chart's words; the query's own "day" as it wrote it.
+    assert lines[0] == "дата;открытие;максимум;минимум;закрытие;объём;диапазон;day;источник"
     assert lines[1].endswith(";Mon;my bars.csv, 2024-03-18 — 2024-03-22")
     assert all(line.endswith(";") for line in lines[2:])
+
+
+BAR_NAMES = ["open", "high", "low", "close", "volume", "range"]
 
 
 def test_a_russian_file_opens_in_columns_with_numbers_that_are_numbers(
@@ -222,7 +226,11 @@ def test_a_russian_file_opens_in_columns_with_numbers_that_are_numbers(
     english = pd.read_csv(io.BytesIO(csv_bytes(result, "en")), encoding="utf-8-sig")
     data = csv_bytes(result, "ru")
     russian = pd.read_csv(io.BytesIO(data), encoding="utf-8-sig", sep=";", decimal=",")
-    assert list(russian.columns) == [*english.columns[:-1], "источник"]
+    # Headed in the chart's words, the query's own names as written.
+    said = ["дата", "открытие", "максимум", "минимум", "закрытие", "объём", "диапазон"]
+    assert list(russian.columns) == [*said, "ret", "mid", "tag", "источник"]
+    assert list(english.columns[:-1]) == ["date", *BAR_NAMES, "ret", "mid", "tag"]
+    russian = russian.set_axis([*english.columns[:-1], "источник"], axis=1)
     # Every number the same, read as numbers (not text), and the texts whole.
     pd.testing.assert_frame_equal(russian.iloc[:, :-1], english.iloc[:, :-1])
     numbers = ["open", "high", "low", "close", "volume", "range", "ret", "mid"]

@@ -96,7 +96,9 @@ def test_lang_writes_the_csv_a_chat_in_that_language_gets(run, tmp_path, engine_
     bot = csv_bytes(execute(query, "NQ", settings=engine_settings), "ru")
     assert russian.read_bytes() == bot
     lines = russian.read_text(encoding="utf-8-sig").splitlines()
-    assert lines[0] == "day;mean_range;источник"
+    # Headed in the chart's words (a Russian file read "day;mean_range"), the English file
+    # in the engine's names.
+    assert lines[0] == "день недели;средний диапазон;источник"
     assert "," in lines[1].split(";")[1]  # the mean, with a decimal comma
     assert run(json.dumps(query), "--csv", str(english)).exit_code == 0
     assert english.read_text(encoding="utf-8-sig").splitlines()[0] == "day,mean_range,source"

@@ -70,10 +70,22 @@ def csv_table(document, delimiter: str = ",") -> list[dict[str, str]]:
 
 
 @pytest.mark.parametrize(
-    ("question", "label", "caption"),
+    ("question", "label", "caption", "named", "date"),
     [
-        ("how big?", "CSV · first 100 of {n} rows", "first 100 of {n} rows"),
-        ("какой размер?", "CSV · первые 100 из {n} строк", "первые 100 из {n} строк"),
+        (
+            "how big?",
+            "CSV · first 100 of {n} rows",
+            "first 100 of {n} rows",
+            "_first_100_of_{n}_rows.csv",
+            "date",
+        ),
+        (
+            "какой размер?",
+            "CSV · первые 100 из {n} строк",
+            "первые 100 из {n} строк",
+            "_первые_100_из_{n}_строк.csv",
+            "дата",
+        ),
     ],
 )
 async def test_a_csv_cut_short_says_of_how_many_rows(
@@ -83,9 +95,12 @@ async def test_a_csv_cut_short_says_of_how_many_rows(
     question: str,
     label: str,
     caption: str,
+    named: str,
+    date: str,
 ) -> None:
     """B2: the first 50,000 of 1,774,380 minutes read "CSV · 50,000 rows", a 5-year name on
-    7 weeks. Here the engine keeps 100 rows, of 2024's RTH days."""
+    7 weeks. Here the engine keeps 100 rows, of 2024's RTH days. A Russian chat's file was
+    named in English and headed with the engine's names ("date;open;…")."""
     small = EngineSettings(max_table_rows=100)
     monkeypatch.setattr(jobs, "execute", lambda q, i: execute(q, i, settings=small))
     fake = fake_telegram
@@ -104,10 +119,10 @@ async def test_a_csv_cut_short_says_of_how_many_rows(
 
     assert document.result["caption"] == caption.format(n=n)
     name = document.files["document"].filename
-    assert name.endswith(f"_first_100_of_{len(days)}_rows.csv")
+    assert name.endswith(named.format(n=len(days)))
     # Still plain data: the rows, the first 100 days of 2024 (a Russian chat's between ";").
     rows = csv_table(document, "," if question.isascii() else ";")
-    assert [r["date"] for r in rows] == [str(d) for d in days.index[:100]]
+    assert [r[date] for r in rows] == [str(d) for d in days.index[:100]]
 
 
 def mean_range_pct(symbol: str) -> tuple[float, pd.Series]:
