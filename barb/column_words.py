@@ -169,6 +169,31 @@ def aggregate_words(expr: ast.Expr, lang: str | None = DEFAULT) -> str | None:
     return _aggregate(expr, lang)
 
 
+def formula_words(expr: ast.Expr, lang: str | None = DEFAULT) -> str | None:
+    """A formula the engine could only name by a slug of it, as written: an aggregate of it
+    in Barb's words around it ("average ((close - open) / open * 100)", «среднее «(close -
+    open) / open * 100»», its brackets or quotes keeping the average over the whole), any
+    other as the query wrote it (``rsi(close, 14)``, ``close - open``). The slugs
+    ("mean_close_open_open_100", "rsi_close_14") had headed charts in both languages. None
+    for a column."""
+    if isinstance(expr, ast.Column):
+        return None
+    if isinstance(expr, ast.Call) and expr.name.lower() in _AGGREGATES and expr.args:
+        first, rest = expr.args[0], expr.args[1:]
+        if len(rest) <= 1 and all(isinstance(a, ast.Number) for a in rest):
+            x = _text(N_("formula"), lang, formula=first.to_text())
+            p = ast.literal_value(rest[0]) if rest else None
+            return _text(
+                _AGGREGATES[expr.name.lower()],
+                lang,
+                x=x,
+                y="",
+                p=_p_text(p, lang),
+                ordinal_of=_ordinal(p),
+            )
+    return expr.to_text()
+
+
 def statistic_of(expr: ast.Expr, lang: str | None = DEFAULT) -> tuple[str, str] | None:
     """An aggregate of one bar column as that column's name and the statistic's word alone
     (``percentile(range, 90)``: "range", "90th percentile"), for several answers of one

@@ -22,7 +22,7 @@ from barb.column_units import (
     stage_rows,
     then_rows_unit,
 )
-from barb.column_words import aggregate_words, plain_words
+from barb.column_words import aggregate_words, formula_words, plain_words
 from barb.instruments import load_instrument
 from barb.lineage import Lineage, called_key_names, group_key_names, written_key_texts
 from barb.result import Result, result_instrument
@@ -153,7 +153,10 @@ def column_name(column: str, result: Result, words: Words = ENGLISH) -> str:
         return column
     rows = _rows_counted(column, result)
     return (
-        plain_words(expr, words.language, rows) or aggregate_words(expr, words.language) or column
+        plain_words(expr, words.language, rows)
+        or aggregate_words(expr, words.language)
+        or formula_words(expr, words.language)
+        or column
     )
 
 

@@ -93,3 +93,32 @@ def test_a_share_of_up_days_is_named_as_the_plan_names_it(
     texts = _texts(result, language)
     assert not any("mean_close_gt_open" in t for t in texts), texts
     assert any(t.startswith(name) for t in texts)  # the axis, if not the title too
+
+
+@pytest.mark.parametrize(
+    ("select", "language", "name"),
+    [
+        # The range by its formula is the range (it read "mean_high_low = …").
+        ("mean(high - low)", "en", "average range"),
+        ("mean(high - low)", "ru", "средний диапазон"),
+        # Any other formula as written, its average over all of it (it read
+        # "mean_close_open_open_100 = …" in both languages).
+        ("mean((close - open) / open * 100)", "en", "average ((close - open) / open * 100)"),
+        ("mean((close - open) / open * 100)", "ru", "среднее «(close - open) / open * 100»"),
+    ],
+)
+def test_an_answer_of_a_formula_is_named_by_it_not_by_a_slug(
+    engine_settings, minutes, select: str, language: str, name: str
+) -> None:
+    days = rth_daily(minutes)
+    expected = {
+        "mean(high - low)": (days["high"] - days["low"]).mean(),
+        "mean((close - open) / open * 100)": (
+            (days["close"] - days["open"]) / days["open"] * 100
+        ).mean(),
+    }[select]
+    result = ask({"select": select}, engine_settings, **RTH_DAILY)
+    assert result.summary.value == pytest.approx(expected)
+    headline = chart_headline(result, language)
+    assert headline.startswith(f"{name} = "), headline
+    assert "mean_" not in headline

@@ -150,7 +150,8 @@ async def test_two_queries_of_a_plan_are_both_drawn_kept_and_shown(
             # The expression's histogram, headed by its number.
             assert photo.files["photo"].filename.startswith(f"{symbol}_RTH_daily_mean_range")
             headline = photo.result["caption"].split("\n")[0]
-            assert headline == f"mean_range_open_100 = {as_read(mean)}%"
+            # Named by its formula, the average over all of it (it read "mean_range_open_100").
+            assert headline == f"average (range / open * 100) = {as_read(mean)}%"
             document = await fetch_csv(fake, ALICE, ALICE, photo.result)
             rows = csv_table(document)
             assert [r["date"] for r in rows] == [str(d) for d in pct.index]
