@@ -251,6 +251,11 @@ def fit_headline(
                 out = wrap(fig, form, TITLE_PT, most, bold=True)
                 if " ".join(out).split() == form.split():
                     return out
+    if named and nameless:
+        # None fits whole: the shortest that names what is measured, cut in the most lines.
+        # The last form cut in two had lost both ("▲ 2022 · Ср 436,46, в пределах шума ещё
+        # 3 группы · ▼ 2023 · Вт…": of what, and the lowest's number).
+        return wrap(fig, named[-1], TITLE_PT, max(lines, MAX_TITLE_LINES), bold=True)
     return wrap(fig, forms[-1], TITLE_PT, lines, bold=True)
 
 

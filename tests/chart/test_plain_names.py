@@ -270,3 +270,27 @@ def test_a_statistic_of_a_name_the_query_made_is_in_barb_s_words() -> None:
     assert column_name("percentile_chg_10", result, en) == "10th percentile of chg"
     assert column_name("mid", result, ru) == "mid"  # a name the query chose
     assert (chart_headline(result, "ru") or "").startswith("10-й перцентиль «chg»: ")
+
+
+def test_a_headline_no_form_of_which_fits_still_names_what_it_measures() -> None:
+    """«▲ 2022 · Ср 436,46, в пределах шума ещё 3 группы · ▼ 2023 · Вт…»: a Russian title of
+    25 groups (year × weekday) fitted in no form, and the last, cut in two lines, said
+    neither what was measured nor the lowest group's number. Now the shortest form that
+    names it is cut in the most lines a title takes, and both numbers stay."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    from barb.charts.header import MAX_TITLE_LINES, fit_headline
+
+    name = "средний диапазон"
+    ends = (
+        "▲ 2022 · Ср 436,46, в пределах шума ещё 3 группы · ▼ 2023 · Вт 228,36, в пределах "
+        "шума ещё 11 групп"
+    )
+    forms = [f"{name}: {ends} (405,40–420,12) (241,28–259,64)", f"{name}: {ends}", ends * 2]
+    fig = Figure(figsize=(6, 7.5))
+    FigureCanvasAgg(fig)  # as the chart draws: text measured by its renderer
+    drawn = fit_headline(fig, forms, name=name)
+    assert drawn[0].startswith(name)
+    assert len(drawn) == MAX_TITLE_LINES
+    said = " ".join(drawn)
+    assert "436,46" in said and "228,36" in said
