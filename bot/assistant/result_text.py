@@ -238,6 +238,7 @@ def person_text(
         source = t(
             "result_source",
             lang,
+            plural_of=meta.get("rows_scanned", 0),  # «По 1 бару», «по 21 бару», «по 5 барам»
             rows=decimal(meta.get("rows_scanned", 0), lang),
             matched=decimal(meta.get("rows_matched", 0), lang),
             timeframe=_timeframe(str(meta.get("timeframe", "?")), lang),

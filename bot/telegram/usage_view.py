@@ -6,7 +6,7 @@ has told Barb; showing its calls as $0 would pass a guess off as a fact.
 
 from __future__ import annotations
 
-from barb.i18n import decimal, money
+from barb.i18n import N_, decimal, money
 from bot.store import UsageTotals
 from bot.texts import t
 
@@ -21,34 +21,31 @@ def cost_text(totals: UsageTotals, lang: str) -> str:
     return t(
         "usage_cost_partly_unknown",
         lang,
+        plural_of=totals.calls,  # «из 21 вызова», «из 25 вызовов»
         cost=money(totals.cost_usd, lang),
         unpriced=totals.unpriced_calls,
         calls=totals.calls,
     )
 
 
+def _counted(key: str, count: int, lang: str) -> str:
+    """A count with its word in agreement: "1 token", «21 токен», «в 1 чате» (each in its
+    own text: one sentence takes one count's forms, and "1 calls in 1 chats" had none)."""
+    return t(key, lang, plural_of=count, n=decimal(count, lang))
+
+
 def usage_text(
     mine: UsageTotals, lang: str, *, everyone: UsageTotals | None = None, chats: int = 0
 ) -> str:
     """The person's own line; with ``everyone`` (admins), the line for all chats too."""
-    lines = [
-        t(
-            "usage_you",
-            lang,
-            tokens=decimal(mine.total_tokens, lang),
-            cost=cost_text(mine, lang),
-            calls=decimal(mine.calls, lang),
-        )
-    ]
+    # Said apart from the sentences that hold them: Babel finds no key inside t()'s call.
+    tokens = _counted(N_("usage_tokens"), mine.total_tokens, lang)
+    calls = _counted(N_("usage_model_calls"), mine.calls, lang)
+    lines = [t("usage_you", lang, tokens=tokens, cost=cost_text(mine, lang), calls=calls)]
     if everyone is not None:
-        lines.append(
-            t(
-                "usage_all",
-                lang,
-                tokens=decimal(everyone.total_tokens, lang),
-                cost=cost_text(everyone, lang),
-                calls=decimal(everyone.calls, lang),
-                chats=decimal(chats, lang),
-            )
-        )
+        tokens = _counted(N_("usage_tokens"), everyone.total_tokens, lang)
+        calls = _counted(N_("usage_calls"), everyone.calls, lang)
+        where = _counted(N_("usage_in_chats"), chats, lang)
+        cost = cost_text(everyone, lang)
+        lines.append(t("usage_all", lang, tokens=tokens, cost=cost, calls=calls, chats=where))
     return "\n".join(lines)

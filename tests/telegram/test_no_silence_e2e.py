@@ -182,7 +182,7 @@ async def test_usage_says_price_unknown_for_a_model_without_a_price(
     async with barb_bot(fake, db_url, provider=provider):
         await say(fake, "hello")
         usage = await say(fake, "/usage")
-        assert usage["text"] == "Today: 1,200 tokens, price unknown, 1 model calls."
+        assert usage["text"] == "Today: 1,200 tokens, price unknown, 1 model call."
         assert "$0" not in usage["text"]
 
 
@@ -197,7 +197,7 @@ async def test_usage_shows_dollars_for_a_priced_model(
         await say(fake, "hello")
         usage = await say(fake, "/usage")
         # 1000 × $3/M + 200 × $15/M = $0.006
-        assert usage["text"] == "Today: 1,200 tokens, $0.0060, 1 model calls."
+        assert usage["text"] == "Today: 1,200 tokens, $0.0060, 1 model call."
 
 
 async def test_in_a_forum_topic_every_reply_answers_the_question_there(

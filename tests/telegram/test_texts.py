@@ -229,3 +229,22 @@ def test_language_detection() -> None:
     assert language_for("en", "привет") == "en"
     assert language_for("auto", "123", "ru-RU") == "ru"
     assert language_for("auto", "", "de") == "en"
+
+
+@pytest.mark.parametrize(
+    ("rows", "language", "expected"),
+    [
+        (21, "ru", "По 21 бару NQ (дневные, RTH)"),
+        (22, "ru", "По 22 барам NQ (дневные, RTH)"),
+        (1, "en", "From 1 daily RTH bar of NQ"),
+        (5, "en", "From 5 daily RTH bars of NQ"),
+    ],
+)
+def test_query_says_its_count_of_bars_in_agreement(rows: int, language: str, expected: str) -> None:
+    """/query's source line read «По 21 барам» and "From 1 daily RTH bars"."""
+    from bot.assistant.result_text import person_text
+
+    meta = {"rows_scanned": rows, "rows_matched": rows, "timeframe": "daily", "session": "RTH"}
+    meta |= {"instrument": "NQ", "period_start": "2024-01-02", "period_end": "2024-02-01"}
+    result = {"summary": {"type": "scalar", "columns": ["n"], "value": 1}, "metadata": meta}
+    assert expected in person_text(result, language)

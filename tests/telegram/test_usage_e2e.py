@@ -47,9 +47,9 @@ def test_the_unpriced_model_is_really_missing_from_the_table() -> None:
 @pytest.mark.parametrize(
     ("language", "expected"),
     [
-        ("en", "Today: 12,800 tokens, price unknown, 1 model calls."),
+        ("en", "Today: 12,800 tokens, price unknown, 1 model call."),
         # Babel's Russian: thousands grouped by a no-break space (U+00A0).
-        ("ru", "Сегодня: 12\u00a0800 токенов, цена неизвестна, вызовов модели: 1."),
+        ("ru", "Сегодня: 12\u00a0800 токенов, цена неизвестна, 1 вызов модели."),
     ],
 )
 async def test_a_model_without_a_price_shows_price_unknown(
@@ -83,7 +83,7 @@ async def test_priced_and_unpriced_calls_give_a_lower_bound(
         f"All chats today: 38,400 tokens, at least ${2 * one:.4f} (price unknown for 1 of 3 "
         "calls), 3 calls in 2 chats.",
     ]
-    assert bob == f"Today: 12,800 tokens, ${one:.4f}, 1 model calls."
+    assert bob == f"Today: 12,800 tokens, ${one:.4f}, 1 model call."  # it read "1 model calls"
 
 
 async def test_russian_usage_writes_numbers_as_russian_does(
@@ -95,4 +95,27 @@ async def test_russian_usage_writes_numbers_as_russian_does(
         await ask(fake_telegram, ALICE, "ещё раз привет", "ru")
         usage = await ask(fake_telegram, ALICE, "/usage", "ru")
     whole, fraction = f"{2 * priced_cost():.4f}".split(".")
-    assert usage == f"Сегодня: 25\u00a0600 токенов, ${whole},{fraction}, вызовов модели: 2."
+    assert usage == f"Сегодня: 25\u00a0600 токенов, ${whole},{fraction}, 2 вызова модели."
+
+
+@pytest.mark.parametrize(
+    ("language", "counts", "expected"),
+    [
+        ("en", (1, 1, 1), "All chats today: 1 token, $0.0000, 1 call in 1 chat."),
+        ("ru", (1, 1, 1), "Все чаты сегодня: 1 токен, $0,0000, 1 вызов в 1 чате."),
+        ("ru", (3, 22, 2), "Все чаты сегодня: 3 токена, $0,0000, 22 вызова в 2 чатах."),
+        ("ru", (25, 11, 21), "Все чаты сегодня: 25 токенов, $0,0000, 11 вызовов в 21 чате."),
+    ],
+)
+def test_usage_counts_agree_with_their_words(
+    language: str, counts: tuple[int, int, int], expected: str
+) -> None:
+    """«1 токенов, 1 вызовов в 1 чатах», "1 calls in 1 chats": each count now takes its
+    word's form (CLDR's, by Babel), in a text of its own."""
+    from bot.store import UsageTotals
+    from bot.telegram.usage_view import usage_text
+
+    tokens, calls, chats = counts
+    totals = UsageTotals(input_tokens=tokens, calls=calls)
+    said = usage_text(totals, language, everyone=totals, chats=chats)
+    assert said.splitlines()[1] == expected
