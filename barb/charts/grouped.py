@@ -1183,7 +1183,10 @@ def _notes(groups: Groups, result: Result, words: Words) -> list[str]:
         if at in groups.begun:
             size, rows = groups.begun[at]
             label = groups.labels[at]
-            notes.append(words("begun_group_note", label=label, size=size, rows=rows))
+            # «из 21 строки», «из 5 строк»
+            notes.append(
+                words("begun_group_note", label=label, size=size, rows=rows, plural_of=rows)
+            )
         else:
             notes.append(words("cut_group_note", label=groups.labels[at]))
     if groups.short is not None:

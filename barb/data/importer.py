@@ -535,11 +535,16 @@ def _check_cut(report: ImportReport, path: Path, shape: CsvShape) -> None:
             value=field,
             digits=digits,
             lines=lines,
+            plural_of=lines,  # «в каждой из 21 строки»
             then=then,
         )
     else:
         message = words(
-            "import.cut_last_line_empty", column=shape.names[-1], lines=lines, then=then
+            "import.cut_last_line_empty",
+            column=shape.names[-1],
+            lines=lines,
+            then=then,
+            plural_of=lines,
         )
     finding = Finding(row=report.rows - 1, message=message)
     report.warnings.append(Check(name="cut last line", count=1, shown=[finding]))

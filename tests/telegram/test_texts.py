@@ -248,3 +248,23 @@ def test_query_says_its_count_of_bars_in_agreement(rows: int, language: str, exp
     meta |= {"instrument": "NQ", "period_start": "2024-01-02", "period_end": "2024-02-01"}
     result = {"summary": {"type": "scalar", "columns": ["n"], "value": 1}, "metadata": meta}
     assert expected in person_text(result, language)
+
+
+@pytest.mark.parametrize(
+    ("key", "values", "count", "expected"),
+    [
+        ("begun_group_note", {"label": "2008", "size": 3}, 21, "из 21 строки"),
+        ("begun_group_note", {"label": "2008", "size": 3}, 25, "из 25 строк"),
+        ("import.cut_last_line_empty", {"column": "volume", "then": ""}, 21, "из 21 строки"),
+        ("import.cut_last_line_empty", {"column": "volume", "then": ""}, 24, "из 24 строк"),
+    ],
+)
+def test_a_count_of_rows_after_iz_takes_its_genitive(
+    key: str, values: dict, count: int, expected: str
+) -> None:
+    """«из 21 строк» (the genitive plural for every count): 21 takes the singular."""
+    from barb.i18n import text
+
+    name = "rows" if key == "begun_group_note" else "lines"
+    said = text("barb", key, "ru", plural_of=count, **values, **{name: count})
+    assert expected in said
