@@ -68,6 +68,8 @@ _WORDS = frozenset(
         "widetilde",
     ]
 )
+#: Accents over one letter, as the combining mark that draws them (``\\bar{r}``: r̄).
+_ACCENTS = {"bar": "\u0304", "overline": "\u0304", "hat": "\u0302", "tilde": "\u0303"}
 #: Sizing commands that only change how a bracket is drawn: dropped.
 _SIZING = frozenset(
     [
@@ -96,7 +98,7 @@ _KNOWN = _SYMBOLS.keys() | _WORDS | _SIZING | _FRACTIONS
 #: A command in ordinary text that is surely LaTeX: its name is one we know, whole.
 _COMMAND_IN_TEXT = re.compile(
     r"\\(" + "|".join(sorted((re.escape(k) for k in _KNOWN if k.isalpha()), key=len, reverse=True))
-    + r")(?![A-Za-z])|[\^_]\{[^{}]*\}"
+    + r")(?![A-Za-z])|[\^_]\{[^{}]*\}|\{,\}"
 )  # fmt: skip
 #: Commands that take an argument: in ordinary text, LaTeX only when a brace follows
 #: ("C:\\Users\\text and" is a path).
@@ -154,6 +156,9 @@ class _Reader:
             return f"{_grouped(top)}/{_grouped(bottom)}"
         if name == "sqrt":
             return "√" + _grouped(self.argument())
+        if name in _ACCENTS:  # a mean's bar: r̄ (a letter with a combining mark)
+            inner = self.argument()
+            return inner + _ACCENTS[name] if len(inner) == 1 else inner
         if name in _WORDS:
             return self.argument()
         if name in _SIZING:
@@ -172,7 +177,7 @@ class _Reader:
 def _grouped(part: str) -> str:
     """A fraction's part or a power, in brackets when it has more than one term."""
     part = part.strip()
-    if len(part) > 1 and re.search(r"[\s+\-−×·/]", part) and not _bracketed(part):
+    if len(part) > 1 and re.search(r"[\s+\-−×·/=<>≤≥]", part) and not _bracketed(part):
         return f"({part})"
     return part
 
@@ -208,6 +213,10 @@ def commands(text: str) -> str:
         if match.start() < at:
             continue
         name = match.group(1)
+        if match.group(0) == "{,}":  # a decimal comma: 134{,}5
+            out += [text[at : match.start()], ","]
+            at = match.end()
+            continue
         if name in _TAKES_ARGUMENT and not text.startswith("{", match.end()):
             continue
         out.append(text[at : match.start()])

@@ -361,6 +361,11 @@ def test_stars_are_read_as_the_model_meant_them(
             r"ATR \approx 45, т.е. 2 \times 22.5; 10^{6} contracts",
             "ATR ≈ 45, т.е. 2 × 22.5; 10⁶ contracts",
         ),
+        (
+            r"Шарп: $$S = \frac{\bar{r}}{\sigma_r} \sqrt{252}$$, доход \$1{,}000",
+            "Шарп: S = r\u0304/σ_r √252, доход $1,000",
+        ),
+        (r"\(\frac{\sum_{i=1}^{n} x_i}{n}\)", "(Σ_(i=1)ⁿ x_i)/n"),
         # Not formulas: prices, a path, code.
         ("costs $5 and $10, or $5-$6.", "costs $5 and $10, or $5-$6."),
         (r"C:\Users\text and `\(x\)`", r"C:\Users\text and \(x\)"),
