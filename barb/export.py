@@ -15,8 +15,10 @@ not 593), prices on the instrument's tick, other numbers to 6 significant digits
 fewer decimals than a tick has), plain (no thousands separators, no exponents), and a
 ``source`` column saying whose data it is (the synthetic sample, or the imported file and
 its dates), on the first row: the rest of that column is empty. The words Barb writes (that
-note, its column's name, a ranking's notes) are in the person's language; the query's own
-column names and values are as the query has them.
+note, its column's name, a ranking's notes) are in the person's language, and so, in a
+language other than English, are the names of the bars' columns and of what the engine named
+(«дата», «средний диапазон», as the chart calls them); the query's own column names and the
+values are as the query has them.
 
 Fields are split and numbers written as a spreadsheet in the person's locale reads them
 (``csv_dialect``): Excel in a locale whose decimal mark is a comma (Russian, German) splits
