@@ -122,7 +122,7 @@ from barb.frames import Dataset, take_rows
 from barb.lineage import nodes, through_map
 from barb.long_results import BuiltOnce, spread_rows
 from barb.outcome_groups import possible_outcomes
-from barb.period_rows import bars_in_scope, event_filtered, listed_open_bar, no_rows
+from barb.period_rows import Scope, bars_in_scope, event_filtered, listed_open_bar, no_rows
 from barb.planning import Plan, plan_query, session_name
 from barb.process_memory import memory_ceiling
 from barb.result import (
@@ -140,6 +140,13 @@ from barb.script.clock_order import NightSession
 from barb.script.context import EvalContext
 from barb.script.daily_calls import DAILY_ARGUMENTS
 from barb.script.evaluator import evaluate
+from barb.script.event_history import (
+    HistoryCut,
+    ShortHistory,
+    history_cut,
+    reaches,
+    with_back,
+)
 from barb.script.query import Query, parse_query
 from barb.settings import EngineSettings, default_settings
 from barb.short_bars import short_bar_caveat, short_bar_row_caveat
@@ -157,7 +164,7 @@ log = logging.getLogger(__name__)
 # What a chart draws in place of a table or rows cut for display, None when nothing was cut.
 Drawn = pd.DataFrame | RowsBuilder | None
 
-__all__ = ["Plan", "check", "execute", "plan_query", "run"]
+__all__ = ["Plan", "check", "execute", "plan_query", "run", "run_on"]
 
 
 def execute(
@@ -236,8 +243,27 @@ def check(
 
 
 def run(plan: Plan, settings: EngineSettings) -> Result:
+    if plan.event_reach is None:
+        return run_on(plan, settings, bars_in_scope(plan), None)
+    # A count since an event reads back to its event before the period, not to the data's
+    # first bar: rows further back each time one is not found (``barb.script.event_history``).
+    back = plan.event_reach.back
+    assert back is not None
+    for reads in reaches(back):
+        scope = bars_in_scope(dataclasses.replace(plan, reach=with_back(plan.event_reach, reads)))
+        try:
+            return run_on(plan, settings, scope, history_cut(scope.in_period, scope.earlier, back))
+        except ShortHistory:
+            continue
+    raise AssertionError("unreachable: the data's first bar is read at last")
+
+
+def run_on(
+    plan: Plan, settings: EngineSettings, scope: Scope, cut: HistoryCut | None = None
+) -> Result:
+    """``plan`` run over ``scope``'s rows; ``cut``: where the counts since an event must
+    find theirs, when those rows begin after the data's first bar."""
     dataset = plan.dataset
-    scope = bars_in_scope(plan)
     if not scope.in_period.any():
         # A holiday, a weekend: said, rather than an empty result read as missing data.
         closed = no_trading_error(plan)
@@ -246,6 +272,7 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
     frame = scope.frame
     night = _night(plan)
     ctx = _context(plan, frame, night)
+    ctx.history_cut = cut
     keep = event_filtered(plan, frame, scope.in_period)
     # An event filter that kept none of the period's bars: the bars scanned are the
     # period's, as a where's are ("Scanned 0 bars, no bars" read as missing data).

@@ -50,6 +50,7 @@ from barb.script.clock_order import clocks
 from barb.script.conditions import as_known, as_numbers, condition, is_condition
 from barb.script.context import CLOCK_SCALE, EvalContext, RowGroups
 from barb.script.day_fields import day_field
+from barb.script.event_history import settled
 from barb.script.functions import (
     KIND_NAMES,
     Accepts,
@@ -314,12 +315,14 @@ def _next(ctx: EvalContext, col: pd.Series, n: int) -> pd.Series:
     summary="col, an empty row taking the last value before it: ffill(if(c, close, 0 / 0)) is "
     "the close when c last held.",
     example="ffill(if(fomc, close, 0 / 0))",
-    # The last value may be any number of rows back: a period reads from the first bar.
+    # The last value may be any number of rows back: a period reads back to it.
     reach=everything,
+    forgets=True,
 )
 def _ffill(ctx: EvalContext, col: pd.Series) -> pd.Series:
     if col.dtype == np.bool_:  # a condition is never empty: nothing to fill
         return col
+    settled(ctx, col.notna().to_numpy())
     return col.ffill()
 
 
@@ -666,6 +669,7 @@ def _cumsum(ctx: EvalContext, col: pd.Series, per: str | None) -> pd.Series:
     "empty); per restarts it.",
     example="streak(close < open, 'day') >= 3",
     reach=everything,
+    forgets=True,
 )
 def _streak(ctx: EvalContext, cond: pd.Series, per: str | None) -> pd.Series:
     """Rows where cond is unknown are no observation, as an empty value is to cumsum(): the
@@ -683,6 +687,8 @@ def _streak(ctx: EvalContext, cond: pd.Series, per: str | None) -> pd.Series:
         keys = restart_keys(ctx, per, "streak")
         first = np.concatenate(([True], keys[1:] != keys[:-1]))
         stops = np.maximum(stops, np.where(first, positions - 1, -1))
+    # A run's count needs no row before the last stop: the rows read back to one.
+    settled(ctx, stops >= 0)
     counted = np.cumsum(true)  # true rows up to each one
     last_stop = np.maximum.accumulate(stops)
     before = np.where(last_stop >= 0, counted[np.maximum(last_stop, 0)], 0)
@@ -883,9 +889,11 @@ def _moment(value: Any, intraday: bool) -> str:
     summary="Rows since cond was last true (0 on a true row; NaN before the first true).",
     example="bars_since(volume > 2 * rolling_mean(volume, 20))",
     reach=everything,
+    forgets=True,
 )
 def _bars_since(ctx: EvalContext, cond: pd.Series) -> pd.Series:
     true = cond.to_numpy(dtype=bool)
+    settled(ctx, true)
     positions = np.arange(len(true))
     last_true = np.maximum.accumulate(np.where(true, positions, -1))
     since = (positions - last_true).astype(np.float64)

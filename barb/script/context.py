@@ -17,6 +17,7 @@ from barb.script import ast
 from barb.script.bincount import as_codes, bincount
 from barb.script.clock_order import NightSession
 from barb.script.conditions import is_condition, kleene, plain_if_known
+from barb.script.event_history import HistoryCut
 from barb.timeframes import timeframe
 
 
@@ -121,6 +122,9 @@ class EvalContext:
     # (``StagePlan.number_comparisons``). The run begun before the period is said as the
     # rows it moves across such a comparison, or as the longest run.
     streak_reads: Callable[[str], list[ast.Compare] | None] | None = None
+    # The first stage's rows when they begin after the data's first bar though a count
+    # since an event reads all history: where its event must lie (``event_history``).
+    history_cut: HistoryCut | None = None
 
     @property
     def intraday(self) -> bool:
