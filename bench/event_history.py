@@ -36,8 +36,8 @@ QUESTIONS: dict[str, dict[str, Any]] = {
         "map": {"f": "ffill(if(range > 3 * rolling_mean(range, 50), close, 0 / 0))"},
         "select": "mean(close - f)",
     },
-    "run above SMA(20), by day": {
-        "map": {"run": "streak(close > sma(close, 20))"},
+    "run above its 20-bar mean, by day": {
+        "map": {"run": "streak(close > rolling_mean(close, 20))"},
         "group_by": "date()",
         "select": "max(run)",
     },
