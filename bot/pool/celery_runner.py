@@ -59,6 +59,7 @@ from bot.pool.jobs import (
     timeout_outcome,
 )
 from bot.pool.queue_app import (
+    RESULT_EXPIRES_S,
     TASK_NAME,
     data_meta_key,
     hard_limit,
@@ -312,10 +313,28 @@ class CeleryRunner:
             outcome = await self._wait(job, sent.task_id, adopted=True, started=sent.started)
         if outcome is None:  # never sent, lost, revoked, or its worker gone
             outcome = await self._send_and_wait(job)
-        # Taken: a resumption after this (a kill before the answer is stored) computes it
-        # again, its answer read and deleted (``_read_states``).
-        self._celery.submit(self._app.backend.client.delete, _sent_key(job.key))
+        self._celery.submit(self._taken, job.key, outcome.ok)
         return outcome
+
+    def _taken(self, key: str, ok: bool) -> None:
+        """On the Celery thread: the outcome of the job named ``key`` is taken. An answer
+        stays findable, its name and its record in Redis, as long as its record lives
+        (``RESULT_EXPIRES_S``): another reader of the same run takes it too. That is a
+        replica taking over the run of one whose lease lapsed while it still polled (a
+        webhook replica stalled), or this process resumed after a kill before the answer
+        was stored. Before, the first reader deleted it: the other found nothing, or the job
+        running and never its answer, and sent it again; computed twice, one answer sent.
+        A failure is forgotten at once: Run pressed again on the plan given back computes
+        it afresh, never reads the same failure."""
+        client = self._app.backend.client
+        name = _sent_key(key)
+        if ok:
+            client.expire(name, RESULT_EXPIRES_S)
+            return
+        raw = client.get(name)
+        client.delete(name)
+        if raw is not None:
+            self._app.backend.forget(raw.decode())
 
     async def _send_and_wait(self, job: QueryJob) -> QueryOutcome:
         loop = asyncio.get_running_loop()
@@ -356,8 +375,9 @@ class CeleryRunner:
         """On the Celery thread: the job ``job.key`` names, as an earlier process of the bot
         sent it, if Redis still holds it waiting (in its queue, or taken by a worker that
         has not started it), running, or answered; None to send it afresh: never sent,
-        revoked (a shutdown's revoke, or expired in its queue), answered and read already
-        (its claim done, its result deleted), or lost with Redis's data.
+        revoked (a shutdown's revoke, or expired in its queue), answered and gone since (a
+        failure taken, or an answer past ``RESULT_EXPIRES_S``: its claim done, its result
+        deleted), or lost with Redis's data.
 
         An answer is taken whatever it says, a time limit or a failure included: computed
         again, it would most likely say the same, after a worker's whole time limit."""
@@ -373,8 +393,7 @@ class CeleryRunner:
             meta = backend.decode_result(value)
             state, result = meta["status"], meta["result"]
             if state in READY_STATES and state != REVOKED:
-                backend.forget(task_id)
-                return _Sent(task_id, (state, result), started=True)
+                return _Sent(task_id, (state, result), started=True)  # ``_taken`` frees it
             return _Sent(task_id, None, started=True) if state == STARTED else None
         claim = client.get(claim_key(task_id))
         if claim is not None:  # running (its STARTED on its way), or done and read
@@ -560,10 +579,13 @@ class CeleryRunner:
         loop = asyncio.get_running_loop()
         while self._in_flight:
             ids = list(self._in_flight)
+            named = {task_id for task_id in ids if self._in_flight[task_id].job.key is not None}
             lost_at = None
             asked = time.monotonic()
             try:
-                states, lost_at = await loop.run_in_executor(self._celery, self._read_states, ids)
+                states, lost_at = await loop.run_in_executor(
+                    self._celery, self._read_states, ids, named
+                )
             except Exception:  # Redis away for a moment: the jobs' own deadlines still run
                 log.warning("could not read query states from Redis", exc_info=True)
                 states = {}
@@ -603,11 +625,16 @@ class CeleryRunner:
         calm = troubled is None or now - troubled >= _GONE_AFTER_S
         return calm or now - absent >= _GONE_AFTER_S
 
-    def _read_states(self, task_ids: list[str]) -> tuple[dict[str, tuple[str, Any]], float | None]:
+    def _read_states(
+        self,
+        task_ids: list[str],
+        named: set[str],
+    ) -> tuple[dict[str, tuple[str, Any]], float | None]:
         """On the Celery thread: the state and value of each job Redis has a record of
         (none while it waits in its queue; ``STARTED`` once a worker took it), and when
         Redis was found to have lost its data, if it was since the last read (``_keep_mark``,
-        here or at a send: both on this thread)."""
+        here or at a send: both on this thread). The answers of jobs with a name
+        (``named``: ``QueryJob.key``) stay for another reader of the run (``_taken``)."""
         backend = self._app.backend
         self._keep_mark()
         values = backend.mget([backend.get_key_for_task(task_id) for task_id in task_ids])
@@ -616,7 +643,11 @@ class CeleryRunner:
             if value is not None:
                 meta = backend.decode_result(value)
                 states[task_id] = (meta["status"], meta["result"])
-        ready = [task_id for task_id, (state, _) in states.items() if state in READY_STATES]
+        ready = [
+            task_id
+            for task_id, (state, _) in states.items()
+            if state in READY_STATES and not (state == SUCCESS and task_id in named)
+        ]
         for task_id in ready:  # read once: free Redis now, not at expiry
             backend.forget(task_id)
         self._read_heartbeats(states)

@@ -1235,7 +1235,9 @@ async def test_a_resumed_run_takes_the_answer_stored_before_the_restart(
         finally:
             await runner.close()
         assert runs_of(trace) == 1
-        assert client.keys("barb.sent.*") == []  # taken: nothing left to find
+        # Taken: left for another reader of the run as long as the answer lives, no longer.
+        [sent] = client.keys("barb.sent.*")
+        assert 0 < client.ttl(sent) <= RESULT_EXPIRES_S
     finally:
         client.close()
 
@@ -1353,6 +1355,59 @@ async def test_a_resumed_run_whose_answer_another_reader_took_is_sent_again(
         client.close()
         await runner.close()
     assert runs_of(trace) == 2
+
+
+async def test_a_run_taken_over_from_a_replica_that_still_polls_is_computed_once(
+    redis_url: str, data_env: Path, workers: list, tmp_path: Path
+) -> None:
+    """A webhook replica's lease on a run lapsed while it still polled its job (stalled):
+    another replica takes the run over, finds the job running under its key and waits for
+    it. The stalled one reads the answer first; the one taking over still takes it, and so
+    does a third reader after both (a kill of the second before its answer was stored).
+    Computed once. Before, the first reader deleted the answer: the one taking over waited
+    to the job's hard limit and sent it again (computed twice, one answer sent), and a
+    reader after it found nothing and sent it again too."""
+    workers.append(misbehaving_worker(worker_env(redis_url, data_env, 5), tmp_path / "w.log", "NQ"))
+    trace, started, gate = tmp_path / "job.trace", tmp_path / "started", tmp_path / "gate"
+    # Held in the worker until the replica taking over has found it running.
+    job = keyed({**COUNT, "trace": str(trace), "started": str(started), "gate": str(gate)})
+    stalled = CeleryRunner(redis_url, timeout_s=5, queue_wait_s=10)
+    taking_over = CeleryRunner(redis_url, timeout_s=5, queue_wait_s=10)
+    try:
+        first = asyncio.create_task(stalled.run(job))
+        while not (started.exists() and started.read_text()):
+            await asyncio.sleep(0.05)
+        [task_id] = stalled._in_flight
+        second = asyncio.create_task(taking_over.run(job))
+        while task_id not in taking_over._in_flight:  # found running, waited for
+            assert not second.done(), second.result()
+            await asyncio.sleep(0.01)
+        with bot_not_reading(taking_over):  # the stalled replica reads the answer first
+            gate.touch()
+            assert count_of(await asyncio.wait_for(first, 30)) == DAYS
+        assert count_of(await asyncio.wait_for(second, 30)) == DAYS
+        assert count_of(await asyncio.wait_for(taking_over.run(job), 30)) == DAYS
+    finally:
+        await stalled.close()
+        await taking_over.close()
+    assert runs_of(trace) == 1
+
+
+async def test_a_failure_taken_is_not_taken_again_by_the_run_pressed_again(
+    redis_url: str, data_env: Path, workers: list, tmp_path: Path
+) -> None:
+    """A run's failure is forgotten once taken, its name too: the plan's Run pressed again
+    (the same key) computes afresh and answers, never reads that failure again."""
+    workers.append(
+        misbehaving_worker(worker_env(redis_url, data_env, 20), tmp_path / "w.log", "NQ")
+    )
+    runner = CeleryRunner(redis_url, timeout_s=20, queue_wait_s=60)
+    try:
+        failed = await asyncio.wait_for(runner.run(keyed({**COUNT, "raise": True})), 30)
+        assert worker_failure(failed), failed.summary_text
+        assert count_of(await asyncio.wait_for(runner.run(keyed(COUNT)), 30)) == DAYS
+    finally:
+        await runner.close()
 
 
 async def stopped_while_queued(url: str, job: QueryJob) -> None:
