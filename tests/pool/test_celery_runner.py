@@ -934,6 +934,87 @@ async def test_a_job_taken_just_before_redis_restarts_empty_is_computed_once(
         await runner.close()
 
 
+def counted(runner: CeleryRunner, name: str) -> list[int]:
+    """Counts the calls of ``runner``'s method ``name`` (one item per call)."""
+    calls: list[int] = []
+    method = getattr(runner, name)
+
+    def counting(*args: object) -> object:
+        calls.append(1)
+        return method(*args)
+
+    setattr(runner, name, counting)
+    return calls
+
+
+async def test_a_running_jobs_worker_beating_late_in_a_redis_restarted_empty_is_waited_for(
+    volatile_redis: RedisServer, data_env: Path, workers: list, tmp_path: Path
+) -> None:
+    """Redis (no persistence) restarts while a worker computes a job the bot saw started,
+    and that worker's first beat in the new Redis comes late (its main process stalled:
+    SIGSTOP in the test; a loaded machine, its client's timeouts). The bot waits for that
+    worker's own beat, which names the job: computed once. Before, the beats were read
+    2.5 s after the loss was found; the job, named by no worker yet, was sent again, and the
+    worker computed it a second time once it went on (its claim had gone with Redis)."""
+    url = volatile_redis.url()
+    env = worker_env(url, data_env, timeout_s=20)
+    workers.append(misbehaving_worker(env, tmp_path / "worker.log", "NQ", concurrency=2))
+    main = workers[0].process.pid
+    runner = CeleryRunner(url, timeout_s=20, queue_wait_s=60)
+    sends, reads = counted(runner, "_send"), counted(runner, "_read_after_loss")
+    trace, started, gate = tmp_path / "job.trace", tmp_path / "started", tmp_path / "gate"
+    query = {**COUNT, "trace": str(trace), "started": str(started), "gate": str(gate)}
+    try:
+        job = asyncio.create_task(runner.run(quick(query)))
+        while not any(flight.started for flight in runner._in_flight.values()):
+            await asyncio.sleep(0.01)  # the bot saw it started
+        os.kill(main, signal.SIGSTOP)  # no beat from here; its child computes on
+        try:
+            volatile_redis.stop()
+            volatile_redis.start()
+            # The bot has read the new Redis's beats twice (or sent the job again).
+            while len(reads) < 2 and len(sends) < 2:
+                assert not job.done(), job.result()
+                await asyncio.sleep(0.05)
+            assert len(sends) == 1  # not sent again
+        finally:
+            os.kill(main, signal.SIGCONT)
+        gate.touch()
+        assert count_of(await asyncio.wait_for(job, 30)) == DAYS
+        await asyncio.wait_for(_each_delivery_ran_or_was_dropped(workers[0], [trace]), 30)
+        assert runs_of(trace) == 1
+    finally:
+        await runner.close()
+
+
+async def test_a_running_jobs_worker_lost_with_a_redis_restarted_empty_is_sent_again(
+    volatile_redis: RedisServer, data_env: Path, workers: list, tmp_path: Path
+) -> None:
+    """Redis (no persistence) restarts and the worker computing the job is lost with it
+    (killed): it never beats in the new Redis. Once the job would have ended on a live
+    worker (its hard limit past), no copy of it can be computing: it is sent again, and the
+    worker up now answers it."""
+    url = volatile_redis.url()
+    env = worker_env(url, data_env, timeout_s=3)
+    doomed = misbehaving_worker(env, tmp_path / "doomed.log", "NQ")
+    workers.append(doomed)
+    runner = CeleryRunner(url, timeout_s=3, queue_wait_s=30)
+    trace, started = tmp_path / "job.trace", tmp_path / "started"
+    query = {**COUNT, "trace": str(trace), "started": str(started), "sleep": 2.0}
+    try:
+        job = asyncio.create_task(runner.run(quick(query)))
+        while not any(flight.node for flight in runner._in_flight.values()):
+            await asyncio.sleep(0.01)  # the bot saw it started on that worker
+        doomed.kill()
+        volatile_redis.stop()
+        volatile_redis.start()
+        workers.append(misbehaving_worker(env, tmp_path / "w.log", "NQ"))
+        assert count_of(await asyncio.wait_for(job, 60)) == DAYS
+        assert runs_of(trace) == 1  # the killed one never got to its end
+    finally:
+        await runner.close()
+
+
 async def _each_delivery_ran_or_was_dropped(worker: WorkerProcess, traces: list[Path]) -> None:
     while True:
         log = worker.log.read_text()
