@@ -956,6 +956,10 @@ def parse_split(
     parts = pc.extract_regex(times, _CLOCK)
     clock, half = pc.struct_field(parts, [0]), pc.struct_field(parts, [1])
     clock = _with_seconds(clock)
+    # A day's end written as 24:00 (ISO 8601's, and some vendors' last close of the day):
+    # the next day's 00:00. It was refused as a date and time that cannot be read.
+    day_end = pc.fill_null(pc.and_(pc.equal(clock, "24:00:00"), pc.equal(half, "")), False)
+    clock = pc.if_else(day_end, "00:00:00", clock)
     time_format = "%H:%M:%S"
     if bool(pc.any(pc.not_equal(half, "")).as_py()):
         clock, time_format = pc.binary_join_element_wise(clock, half, " "), "%I:%M:%S %p"
@@ -977,7 +981,11 @@ def parse_split(
                 },
             ),
         )
-    return parsed.to_numpy().view(np.int64)
+    instants = parsed.to_numpy().view(np.int64)
+    return instants + day_end.to_numpy(zero_copy_only=False) * _DAY_NS
+
+
+_DAY_NS = 86_400 * 10**9
 
 
 def _with_seconds(clock: pa.ChunkedArray) -> pa.ChunkedArray:
