@@ -947,7 +947,7 @@ def parse_split(
 ) -> np.ndarray:
     """Date and Time columns -> naive int64 ns (``date_order``: see ``_day_month_order``)."""
     dates = pc.utf8_trim_whitespace(dates.cast(pa.string()))
-    times = pc.utf8_trim_whitespace(times.cast(pa.string()))
+    times = _with_colons(pc.utf8_trim_whitespace(times.cast(pa.string())))
     first = dates[0].as_py() or ""
     date_format, example = _date_format(first) or _day_month_order(dates, date_order)
     # Whole minutes are all Barb keeps: drop fractions ("18:00:00.000"), then write "9:30"
@@ -986,6 +986,22 @@ def parse_split(
 
 
 _DAY_NS = 86_400 * 10**9
+
+
+def _with_colons(times: pa.ChunkedArray) -> pa.ChunkedArray:
+    """Times written as digits alone, every one of them (CQG's ``0930``, ``093000``;
+    TradeStation's times as numbers, ``930``, midnight ``0``), as ``09:30`` and
+    ``09:30:00``; others as they are. They were refused as times that cannot be read. A
+    column of up to 4 digits is hours and minutes; one with 5 or 6 somewhere, hours,
+    minutes and seconds."""
+    for width in (4, 6):
+        pattern = rf"^\d{{1,{width}}}$"
+        if not pc.all(pc.match_substring_regex(times, pattern)).as_py():
+            continue
+        padded = pc.utf8_lpad(times, width, "0")
+        parts = [pc.utf8_slice_codeunits(padded, i, i + 2) for i in range(0, width, 2)]
+        return pc.binary_join_element_wise(*parts, ":")
+    return times
 
 
 def _with_seconds(clock: pa.ChunkedArray) -> pa.ChunkedArray:

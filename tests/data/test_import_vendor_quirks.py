@@ -899,3 +899,29 @@ def test_a_days_end_written_24_00_is_the_next_days_midnight(
 
     assert result.report.stamp == "close"
     assert_stored(settings, bars)
+
+
+@pytest.mark.parametrize("form", ["HHMM", "HMM", "HHMMSS"])
+def test_times_written_as_digits_alone_are_read(
+    form: str, tmp_path: Path, settings: EngineSettings
+) -> None:
+    """CQG's export (``F.US.ENQM24,20240317,1800,…``) and TradeStation's (``930`` for 09:30)
+    write a bar's time without its colon: refused as a date and time that cannot be read."""
+    bars = bf.week_of_bars()
+    wall = bars["timestamp"].dt.tz_localize(None)
+    times = wall.dt.strftime("%H%M%S" if form == "HHMMSS" else "%H%M")
+    if form == "HMM":
+        times = times.str.lstrip("0").where(times != "0000", "0")
+    path = tmp_path / "cqg.csv"
+    pd.DataFrame(
+        {
+            "Symbol": "F.US.ENQM24",
+            "Date": wall.dt.strftime("%Y%m%d"),
+            "Time": times,
+            **{c.title(): bars[c] for c in ("open", "high", "low", "close", "volume")},
+        }
+    ).to_csv(path, index=False)
+
+    import_file(path, "NQ", settings)
+
+    assert_stored(settings, bars)
