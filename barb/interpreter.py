@@ -151,6 +151,8 @@ from barb.stage_output import (
     sort_keys,
 )
 from barb.stages import DayOpen, run_stage
+from barb.time_keys import minute_clocks
+from barb.time_zones import short_name
 
 log = logging.getLogger(__name__)
 
@@ -521,6 +523,7 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
             plan.timeframe.name, window.hours, output.table, window.zone
         )
         warnings += early_close_row_caveat(plan, output.table, _rows_shown(output))
+    output.summary.clocks = _clocks(plan, output)
     # A statistic of the exchange's clock over a session across its midnight, run again
     # counted from the open: said when the answer changes.
     warnings += own_clock_caveat(
@@ -601,6 +604,29 @@ def _summary_of(
     finally:
         _RUN_AGAIN.reset(token)
     return result.summary if result.ok else None
+
+
+def _clocks(plan: Plan, output: StageOutput) -> dict[str, str]:
+    """The answer's value columns that hold minutes of the day, by the exchange's clock
+    ("ET"): ``Summary.clocks``."""
+    if not plan.timeframe.intraday:
+        return {}
+    summary, table = output.summary, output.table
+    if summary.type == "scalar":
+        columns = {(summary.columns or ["value"])[0]: pd.Series([summary.value])}
+    elif summary.type == "dict":
+        columns = {name: pd.Series([value]) for name, value in (summary.values or {}).items()}
+    elif table is not None:
+        keys = {*(summary.by or []), *([summary.label] if summary.label else [])}
+        columns = {
+            str(name): table[name]
+            for name in summary.shown or []
+            if name in table.columns and name not in keys
+        }
+    else:
+        return {}
+    zone = short_name(plan.dataset.instrument.timezone)
+    return {name: zone for name in minute_clocks(columns, plan.query.to_json())}
 
 
 def _context(plan: Plan, frame: pd.DataFrame, night: NightSession | None) -> EvalContext:

@@ -277,6 +277,21 @@ def from_the_open(
     return np.argsort(since_open, kind="stable")
 
 
+def minute_clocks(columns: Mapping[str, pd.Series], query: dict[str, Any]) -> list[str]:
+    """Which of ``columns`` hold minutes of the day as numbers: a day's ``arg_max(t,
+    high)`` of ``t = hour() * 60 + minute()``, the mean of those, counted from an evening
+    open or not; not time()'s 'HH:MM' text (a clock already), nor a spread of them (std) or
+    a span (``hi_t - 570``), which are minutes, not times."""
+    found = []
+    for name, values in columns.items():
+        if not _numeric(values) or time_kind(name, query) != "minute":
+            continue
+        # A marker for "no time" (-1) among them: read once per distinct value.
+        if time_kind(name, query, pd.unique(values.dropna())) == "minute":
+            found.append(name)
+    return found
+
+
 def clock_text(minutes: Any) -> str:
     """A minute of the day as the clock reads it: 570 -> ``09:30`` (anything else as it is)."""
     numeric = isinstance(minutes, (int, float, np.integer, np.floating))
