@@ -14,7 +14,7 @@ import logging
 import time
 import uuid
 from collections.abc import Callable
-from contextvars import ContextVar
+from dataclasses import replace
 from functools import partial
 from typing import Any
 
@@ -118,7 +118,7 @@ from barb.errors import (
     out_of_memory,
     stopped_from_outside,
 )
-from barb.frames import Dataset, take_rows
+from barb.frames import take_rows
 from barb.lineage import nodes, through_map
 from barb.long_results import BuiltOnce, spread_rows
 from barb.outcome_groups import possible_outcomes
@@ -279,6 +279,9 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
         )
 
     output = first_stage(ctx, frame)
+    # The answer as its stage gave it, before the warnings below name whole groups in it:
+    # what a statistic run again counted another way is compared with (``own_clock_caveat``).
+    answer = output.summary.model_copy(deep=True)
     # Run again only when a running high or low met higher (lower) bars before the period:
     # on a copy, so the caveats below read this run's columns; its then stage too, whose
     # answer is the one compared.
@@ -410,6 +413,7 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
     if plan.then is not None:
         given = output.table
         output = _second_stage(plan, output, ctx, day_open, outcomes)
+        answer = output.summary.model_copy(deep=True)
         history_beyond = history_beyond_caveat(from_history, output)
         record = first.record_rows  # the data's first year's highs, in rows then drops
         if record is not None and _keeps_none(record[1], output.passed) and record[0] in warnings:
@@ -524,11 +528,35 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
         )
         warnings += early_close_row_caveat(plan, output.table, _rows_shown(output))
     output.summary.clocks = _clocks(plan, output)
+
     # A statistic of the exchange's clock over a session across its midnight, run again
     # counted from the open: said when the answer changes.
-    warnings += own_clock_caveat(
-        plan, covered, output.summary, lambda query: _summary_of(query, dataset, settings)
-    )
+    def counted(query: dict[str, Any]) -> Summary | None:
+        """``query`` (the same but for how it counts a clock) answered over this run's bars:
+        its first stage run again only where it differs, a then stage over the first's."""
+        try:
+            again = plan_query(parse_query(query), dataset.instrument.symbol, settings)
+        except QueryError:
+            return None
+        fresh = {"warnings": [], "row_warnings": [], "history_beyond": [], "cut_runs": {}}
+        if _stage_query(query) == _stage_query(plan.query.to_json()):  # the then stage's
+            return _answer(again, first, replace(ctx, **fresh), day_open).summary
+        again_ctx = _context(again, frame, night)
+        again_first = run_stage(
+            again.first,
+            frame.copy(deep=False),  # the stage writes its map's columns into its frame
+            again_ctx,
+            keep,
+            focus=focus,
+            hide=hide,
+            period=scope.in_period,
+            picked=any(j.filter is not None for j in again.events),
+            day_open=day_open,
+            query=again.query,
+        )
+        return _answer(again, again_first, again_ctx, day_open).summary
+
+    warnings += own_clock_caveat(plan, covered, answer, counted)
     table, source_rows, drawn, truncated = _bounded(output, settings, warnings)
     warnings += [w for w in [*history_beyond, *ctx.warnings] if w not in warnings]
     # A fact two caveats found is said once; none of the groups a then where dropped all of.
@@ -587,23 +615,9 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
     )
 
 
-# Set while a caveat's query runs again (``_summary_of``).
-_RUN_AGAIN: ContextVar[bool] = ContextVar("run_again", default=False)
-
-
-def _summary_of(
-    query: dict[str, Any], dataset: Dataset, settings: EngineSettings
-) -> Summary | None:
-    """The answer to ``query`` on the same instrument, None when it cannot run, or when
-    asked from inside such a run: a query run again runs nothing again itself."""
-    if _RUN_AGAIN.get():
-        return None
-    token = _RUN_AGAIN.set(True)
-    try:
-        result = execute(query, dataset.instrument.symbol, settings=settings)
-    finally:
-        _RUN_AGAIN.reset(token)
-    return result.summary if result.ok else None
+def _stage_query(query: dict[str, Any]) -> dict[str, Any]:
+    """A query's first stage: all of it but its then stage."""
+    return {key: value for key, value in query.items() if key != "then"}
 
 
 def _clocks(plan: Plan, output: StageOutput) -> dict[str, str]:

@@ -743,7 +743,9 @@ def _from_open(query: dict[str, Any], uses: list[Use], opened: int) -> dict[str,
         items = stage.get("select")
         if items is not None:
             written = [items] if isinstance(items, str) else list(items)
-            stage["select"] = [_counted_text(item, changed, found, True) for item in written]
+            counted = [_counted_text(item, changed, found, True) for item in written]
+            # As written where nothing changed: a first stage left as it was is not run again.
+            stage["select"] = counted[0] if isinstance(items, str) else counted
         if stage.get("where") is not None:
             stage["where"] = _counted_text(stage["where"], changed, found, False)
         if isinstance(stage.get("map"), dict):
