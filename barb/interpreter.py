@@ -105,7 +105,13 @@ from barb.caveats.then_short_sessions import then_short_sessions_caveat
 from barb.caveats.weekday_neighbours import weekday_neighbour_caveat
 from barb.caveats.yardsticks import same_bar_yardstick_caveat
 from barb.caveats.zone_clock_groups import zone_group_caveat
-from barb.caveats.zone_midnight import clock_columns, own_clock_caveat, zone_midnight_caveat
+from barb.caveats.zone_midnight import (
+    clock_columns,
+    own_clock_caveat,
+    zone_clock_answers,
+    zone_clock_columns,
+    zone_midnight_caveat,
+)
 from barb.caveats.zone_window_groups import zone_window_group_caveat
 from barb.caveats.zones import zone_window_caveat
 from barb.closed_days import no_trading_error
@@ -557,6 +563,8 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
         return _answer(again, again_first, again_ctx, day_open).summary
 
     warnings += own_clock_caveat(plan, covered, answer, counted)
+    # Another zone's clock across its midnight: its form's answer beside the advice.
+    warnings = zone_clock_answers(plan, covered, answer, counted, warnings)
     table, source_rows, drawn, truncated = _bounded(output, settings, warnings)
     warnings += [w for w in [*history_beyond, *ctx.warnings] if w not in warnings]
     # A fact two caveats found is said once; none of the groups a then where dropped all of.
@@ -621,8 +629,8 @@ def _stage_query(query: dict[str, Any]) -> dict[str, Any]:
 
 
 def _clocks(plan: Plan, output: StageOutput) -> dict[str, str]:
-    """The answer's value columns that hold minutes of the day, by the exchange's clock
-    ("ET"): ``Summary.clocks``."""
+    """The answer's value columns that hold minutes of the day, by their clock's zone ("ET",
+    "MSK"): ``Summary.clocks``."""
     if not plan.timeframe.intraday:
         return {}
     summary, table = output.summary, output.table
@@ -639,8 +647,13 @@ def _clocks(plan: Plan, output: StageOutput) -> dict[str, str]:
         }
     else:
         return {}
-    zone = short_name(plan.dataset.instrument.timezone)
-    return {name: zone for name in minute_clocks(columns, plan.query.to_json())}
+    home = short_name(plan.dataset.instrument.timezone)
+    found = {name: home for name in minute_clocks(columns, plan.query.to_json())}
+    for name, zone in zone_clock_columns(plan).items():  # hour('MSK') * 60 + minute('MSK')
+        values = columns.get(name)
+        if values is not None and pd.api.types.is_numeric_dtype(values):
+            found.setdefault(name, zone)
+    return found
 
 
 def _context(plan: Plan, frame: pd.DataFrame, night: NightSession | None) -> EvalContext:
