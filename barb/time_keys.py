@@ -168,6 +168,12 @@ def _bare_call(expr: ast.Expr) -> str | None:
     return expr.name.lower() if isinstance(expr, ast.Call) and not expr.args else None
 
 
+def is_clock_expr(expr: ast.Expr) -> bool:
+    """Whether ``expr`` is the exchange's minute of the day as written: ``hour() * 60 +
+    minute()``, or that counted from an evening open."""
+    return _is_clock(expr)
+
+
 def _is_clock(expr: ast.Expr) -> bool:
     """``hour() * 60 + minute()``, or that counted from an evening open as the reference
     writes it for ETH and OVERNIGHT, whole days earlier on one branch (negative before

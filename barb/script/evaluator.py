@@ -63,6 +63,7 @@ from barb.script.validator import (
     unknown_column,
     unknown_function,
 )
+from barb.time_keys import is_clock_expr
 
 _NUMERIC = frozenset({"number", "bool"})
 _ACCEPTED_KINDS: dict[str, frozenset[str]] = {
@@ -837,7 +838,10 @@ def _clocks_named(ctx: EvalContext, node: ast.Call, rows: RowGroups) -> RowGroup
     if node.name.lower() not in _NAMING or not node.args:
         return rows
     arg = node.args[0]
-    scale = ctx.clock_columns.get(arg.name) if isinstance(arg, ast.Column) else None
+    if isinstance(arg, ast.Column):
+        scale = ctx.clock_columns.get(arg.name)
+    else:  # written in place: arg_max(hour() * 60 + minute(), high)
+        scale = 1 if is_clock_expr(arg) else None
     return replace(rows, arg_clock=scale) if scale else rows
 
 
