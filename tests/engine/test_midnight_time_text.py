@@ -829,3 +829,31 @@ def test_the_mean_from_the_open_runs_only_the_stage_it_changes(
     assert len(said) == 1
     assert f"the answer is {value_text(right)} ({_clock_minutes(right)})" in said[0]
     assert len(first_runs) == 1
+
+
+def test_a_mode_of_the_days_times_held_by_few_days_says_so(engine_settings, eth) -> None:
+    """ "At what time is the day's high most often" as mode() of each day's time of the
+    high: NQ's ETH gave 18:00, held by 79 of 4,656 days among 1,153 different minutes, read
+    as "usually at 18:00". Said: how few days hold it among how many values, as pandas
+    counts them."""
+    query = {
+        "session": "ETH",
+        "from": "1m",
+        "group_by": "date()",
+        "select": "arg_max(time(), high) as hi",
+        "then": {"select": "mode(hi) as usual"},
+    }
+    high = eth.loc[eth.groupby("tdate")["high"].idxmax(), "minute"]
+    counts = high.value_counts(sort=False)
+    top = counts.max()
+    usual = high[high.map(counts) == top].iloc[0]  # the earliest of the most frequent
+    assert high.nunique() > 20 and top < 0.1 * len(high)  # the premise: a rare mode
+
+    result = execute(query, "NQ", settings=engine_settings)
+    assert result.summary.value == clock(usual)
+    said = [w for w in result.metadata.warnings if w.startswith("The most frequent")]
+    assert said == [
+        f"The most frequent of hi, {clock(usual)}, is on only {top:,} of {len(high):,} rows "
+        f"({top / len(high):.1%}), among {high.nunique():,} different values: it is no usual "
+        "value. Counting rows by a coarser key (an hour, a bucket) says where most fall."
+    ]
