@@ -13,7 +13,10 @@ per offset of it from the exchange's, with their dates (17:30-01:00 MSK on 2024-
 US-winter dates, 16:30-00:00 on the other 338), the dates it crosses midnight on where
 short sessions make them fewer (169: 10 winter holidays and early closes ended by 21:15),
 and the form that counts across midnight in the clock's unit (``if(tm < 720, tm + 1440,
-tm)``; an hour stays an hour: ``hour('MSK') + if(hour('MSK') < 12, 24, 0)``). A grouping
+tm)``; an hour stays an hour: ``hour('MSK') + if(hour('MSK') < 12, 24, 0)``), and, once
+the answer is known, for a statistic or a comparison, the answer that form gives
+(``zone_clock_answers``: the mean Moscow time of NQ's RTH high over 2024-2025 read 1159.89,
+19:20, for 1207.33, 20:07, counted across midnight, and had only the form). A grouping
 by such a clock is ``zone_clock_groups``'s. Nothing is said where the session lies within one
 day on that clock on every date (RTH on UTC's: 14:30-22:00), of a window written across the
 zone's midnight (``hour('MSK') >= 23 or hour('MSK') < 1``), nor of that form itself.
