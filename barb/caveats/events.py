@@ -319,6 +319,8 @@ def _read_a_day_late(plan: Plan, source: str) -> bool:
         and node.name.lower() == "prev"
         and bool(node.args)
         and source in inputs(node.args[0], mapped)
+        # prev(fomc, 2) reads two days later: said of a lag of one only.
+        and (len(node.args) == 1 or ast.literal_value(node.args[1]) == 1)
         for node in nodes(where, mapped)
     )
 
