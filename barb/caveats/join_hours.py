@@ -61,7 +61,7 @@ def join_hours_caveat(plan: Plan, kept_dates: Callable[[], np.ndarray | None]) -
     ours = plan.dataset
     if ours.instrument.session(plan.session).zone is not None:
         return []  # a window on another clock: its exchange hours move with daylight saving
-    joined = [j for j in plan.instruments if _same_hours(plan, j) and _reads(plan, j)]
+    joined = [j for j in plan.instruments if same_hours(plan, j) and reads_joined(plan, j)]
     if not joined:
         return []
     dates = kept_dates()
@@ -74,7 +74,7 @@ def join_hours_caveat(plan: Plan, kept_dates: Callable[[], np.ndarray | None]) -
     # Only the calendars' short days: a minute without trades before a close (a thin 16:59)
     # ends a day's bars early with no short session behind it.
     own_short = special_days(ours, days)  # what holiday() and early_close() leave out
-    shorts = own_short | _special_elsewhere(joined, days)
+    shorts = own_short | special_elsewhere(joined, days)
     days, own_short = days[shorts], own_short[shorts]
     if not len(days):
         return []
@@ -93,13 +93,13 @@ def join_hours_caveat(plan: Plan, kept_dates: Callable[[], np.ndarray | None]) -
             for i in apart[:NAMED]
         ]
         more = f" and {len(apart) - NAMED} more" if len(apart) > NAMED else ""
-        leave_out = _leave_out(symbol, days[apart], own_short, apart)
+        hint = leave_out(symbol, days[apart], own_short, apart)
         warnings.append(
             f"On {len(apart):,} of the {count_text(kept, 'day')} kept {symbol}'s "
             f"{plan.session} bar and {other}'s cover different hours, one market closing early "
             f"where the other did not (or at another time): {', '.join(named)}{more}; side by "
             "side there the two bars (their ranges, their closes, and what prev() reads of "
-            f"them the next day) are of different hours. {leave_out}"
+            f"them the next day) are of different hours. {hint}"
         )
     return warnings
 
@@ -110,7 +110,7 @@ def _period_caveat(plan: Plan, joined: list[JoinedInstrument], ends: np.ndarray)
     kept weekly (monthly…) bar's last trading date, the day its close is of."""
     ours = plan.dataset
     tf = plan.timeframe
-    short = special_days(ours, ends) | _special_elsewhere(joined, ends)
+    short = special_days(ours, ends) | special_elsewhere(joined, ends)
     days = ends[short]
     if not len(days):
         return []
@@ -132,17 +132,17 @@ def _period_caveat(plan: Plan, joined: list[JoinedInstrument], ends: np.ndarray)
         ]
         more = f" and {len(apart) - NAMED} more" if len(apart) > NAMED else ""
         if len(apart) > LISTED:
-            leave_out = f"Leaving them out takes a where on date() listing the {unit}s."
+            hint = f"Leaving them out takes a where on date() listing the {unit}s."
         else:
             listed = ", ".join(f"'{firsts[i]}'" for i in apart)
-            leave_out = f'"where": "date() not in ({listed})" leaves them out.'
+            hint = f'"where": "date() not in ({listed})" leaves them out.'
         warnings.append(
             f"In {len(apart):,} of the {count_text(len(ends), unit)} kept {symbol}'s "
             f"{plan.session} bar and {other}'s close on the same day at different hours, one "
             f"market closing early where the other did not (or at another time): "
             f"{', '.join(named)}{more}; side by side there the two closes (and the returns "
             f"read from them, this {unit}'s and through prev() the next one's) are of "
-            f"different hours. {leave_out}"
+            f"different hours. {hint}"
         )
     return warnings
 
@@ -167,7 +167,7 @@ def _is_last(daily: pd.DataFrame, timeframe: str, days: np.ndarray) -> np.ndarra
     return ~later
 
 
-def _special_elsewhere(joined: list[JoinedInstrument], days: np.ndarray) -> np.ndarray:
+def special_elsewhere(joined: list[JoinedInstrument], days: np.ndarray) -> np.ndarray:
     """Which of ``days`` a joined instrument's exchange closed early on."""
     special = np.zeros(len(days), dtype=bool)
     for join in joined:
@@ -175,7 +175,7 @@ def _special_elsewhere(joined: list[JoinedInstrument], days: np.ndarray) -> np.n
     return special
 
 
-def _same_hours(plan: Plan, joined: JoinedInstrument) -> bool:
+def same_hours(plan: Plan, joined: JoinedInstrument) -> bool:
     """Whether the joined bars are meant to be the query's own hours: otherwise the planner
     has said they differ on every day."""
     if joined.join.session is not None and joined.session != plan.session:
@@ -184,7 +184,7 @@ def _same_hours(plan: Plan, joined: JoinedInstrument) -> bool:
     return theirs.hours == plan.dataset.instrument.session(plan.session).hours
 
 
-def _reads(plan: Plan, joined: JoinedInstrument) -> bool:
+def reads_joined(plan: Plan, joined: JoinedInstrument) -> bool:
     """Whether the first stage reads the joined bars (``es_close``) or lists them: a join
     that only keeps the dates both traded compares nothing of theirs (the rows behind a
     number show them, but the number is not of them)."""
@@ -225,7 +225,7 @@ def _day_text(
     )
 
 
-def _leave_out(symbol: str, days: np.ndarray, own_short: np.ndarray, apart: np.ndarray) -> str:
+def leave_out(symbol: str, days: np.ndarray, own_short: np.ndarray, apart: np.ndarray) -> str:
     """The where that leaves ``days`` (the ``apart`` of the short days, ``own_short`` those
     the calendar functions read on the query's own instrument) out: holiday() and
     early_close(), and by date the other market's short days they miss; with how many other
