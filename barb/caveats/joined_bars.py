@@ -44,14 +44,14 @@ def joined_bar_caveat(plan: Plan, kept: pd.DataFrame | None) -> list[str]:
     if not joined or "trading_date" not in kept.columns:
         return []
     dates = kept["trading_date"].to_numpy().astype("datetime64[D]")
-    days = np.unique(dates)
+    days, day_of_row = _days_of(dates)
     # Only the calendars' short days: a minute without trades is no close inside a bar.
     own_short = special_days(ours, days)
     shorts = own_short | special_elsewhere(joined, days)
     if not shorts.any():
         return []
+    on_short = shorts[day_of_row]
     short_days, own_short = days[shorts], own_short[shorts]
-    on_short = np.isin(dates, short_days)
     rows = kept.loc[on_short]
     dates = dates[on_short]
     minutes = _minutes_of_day(rows)
@@ -106,6 +106,18 @@ def _leave_out(
         f"{len(days):,} days; the other {missed:,} are not short days on {symbol}'s own "
         "calendar."
     )
+
+
+def _days_of(dates: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct ``dates`` (sorted) and each row's place among them. Rows in time order
+    (as kept, unless sorted) begin a day where the date changes: no sort of them all."""
+    if (dates[1:] < dates[:-1]).any():
+        days, day_of_row = np.unique(dates, return_inverse=True)
+        return days, day_of_row
+    begins = np.empty(len(dates), dtype=bool)
+    begins[0] = True
+    np.not_equal(dates[1:], dates[:-1], out=begins[1:])
+    return dates[begins], np.cumsum(begins) - 1
 
 
 def _minutes_of_day(rows: pd.DataFrame) -> np.ndarray:
