@@ -34,7 +34,6 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import numpy as np
-import pandas as pd
 
 from barb.bar_labels import unit_label
 from barb.frames import Dataset, period_start
@@ -116,11 +115,11 @@ def _period_caveat(plan: Plan, joined: list[JoinedInstrument], ends: np.ndarray)
         return []
     _, own_close = _clock_edges(ours, plan.session, days)
     symbol, unit = ours.instrument.symbol, tf.label
-    firsts = _first_dates(ours.frame(plan.session, "daily"), tf.name, days)
+    firsts = _first_dates(_trading_dates(ours, plan.session), tf.name, days)
     warnings = []
     for join in joined:
         _, close = _clock_edges(join.dataset, join.session, days)
-        last = _is_last(join.dataset.frame(join.session, "daily"), tf.name, days)
+        last = _is_last(_trading_dates(join.dataset, join.session), tf.name, days)
         apart = np.flatnonzero((own_close >= 0) & (close >= 0) & last & (own_close != close))
         if not len(apart):
             continue
@@ -147,18 +146,21 @@ def _period_caveat(plan: Plan, joined: list[JoinedInstrument], ends: np.ndarray)
     return warnings
 
 
-def _first_dates(daily: pd.DataFrame, timeframe: str, days: np.ndarray) -> np.ndarray:
-    """The first trading date of the period each of ``days`` lies in: what date() reads on
-    the period's bar."""
-    dates = daily["trading_date"].to_numpy().astype("datetime64[D]")
+def _trading_dates(dataset: Dataset, session: str) -> np.ndarray:
+    """The session's trading dates (datetime64[D]), from its daily bars."""
+    return dataset.session_daily(session).index.to_numpy().astype("datetime64[D]")
+
+
+def _first_dates(dates: np.ndarray, timeframe: str, days: np.ndarray) -> np.ndarray:
+    """The first of the trading ``dates`` in the period each of ``days`` lies in: what
+    date() reads on the period's bar."""
     starts = period_start(days, timeframe).astype("datetime64[D]")
     return dates[np.minimum(np.searchsorted(dates, starts), len(dates) - 1)]
 
 
-def _is_last(daily: pd.DataFrame, timeframe: str, days: np.ndarray) -> np.ndarray:
-    """Whether each of ``days`` is the last trading date of its period in ``daily``: else the
+def _is_last(dates: np.ndarray, timeframe: str, days: np.ndarray) -> np.ndarray:
+    """Whether each of ``days`` is the last of the trading ``dates`` in its period: else the
     joined bar closes on a later day (``join_ends`` says it)."""
-    dates = daily["trading_date"].to_numpy().astype("datetime64[D]")
     after = np.searchsorted(dates, days, side="right")
     following = dates[np.minimum(after, len(dates) - 1)]
     later = (after < len(dates)) & (
