@@ -52,6 +52,7 @@ from barb.caveats.full_days import (
 )
 from barb.caveats.gap_sizes import sizeless_gap_caveat
 from barb.caveats.holiday_closes import holiday_close_caveat, long_break_caveat
+from barb.caveats.joined_bars import joined_bar_caveat
 from barb.caveats.joined_points import mixed_points_caveat
 from barb.caveats.lookahead import then_past_period_caveat
 from barb.caveats.lookback import lookback_caveat
@@ -324,6 +325,7 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
     said, short_weeks = short_weeks_caveat(plan, output)
     warnings += said
     warnings += holiday_close_caveat(plan, output.kept, frame, whole=output.summary.whole)
+    warnings += joined_bar_caveat(plan, output.kept)
     warnings += long_break_caveat(plan, ctx, output.kept)
     warnings += low_tail_caveat(plan, ctx, output.kept)
     picked = picked_short_caveat(plan, ctx, frame, keep, output)
