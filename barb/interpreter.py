@@ -52,6 +52,7 @@ from barb.caveats.full_days import (
 )
 from barb.caveats.gap_sizes import sizeless_gap_caveat
 from barb.caveats.holiday_closes import holiday_close_caveat, long_break_caveat
+from barb.caveats.joined_bars import joined_bar_caveat
 from barb.caveats.joined_points import mixed_points_caveat
 from barb.caveats.lookahead import then_past_period_caveat
 from barb.caveats.lookback import lookback_caveat
@@ -148,7 +149,7 @@ from barb.script.daily_calls import DAILY_ARGUMENTS
 from barb.script.evaluator import evaluate
 from barb.script.query import Query, parse_query
 from barb.settings import EngineSettings, default_settings
-from barb.short_bars import short_bar_caveat, short_bar_row_caveat
+from barb.short_bars import last_full_window_text, short_bar_caveat, short_bar_row_caveat
 from barb.stage_output import (
     StageOutput,
     counted_columns,
@@ -335,6 +336,7 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
     said, short_weeks = short_weeks_caveat(plan, output)
     warnings += said
     warnings += holiday_close_caveat(plan, output.kept, frame, whole=output.summary.whole)
+    warnings += joined_bar_caveat(plan, output.kept)
     warnings += long_break_caveat(plan, ctx, output.kept)
     warnings += low_tail_caveat(plan, ctx, output.kept)
     picked = picked_short_caveat(plan, ctx, frame, keep, output)
@@ -527,6 +529,33 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
             bars_counted,
             zone=window.zone,
         )
+    elif (
+        output.summary.type == "table"
+        and plan.then is not None
+        and plan.timeframe.intraday
+        and plan.first.group_keys
+        and not plan.then.group_keys
+    ):
+        # A second stage's rows are the first stage's groups: volume by time(), then each
+        # hour's share of the day (then.map: vol / sum(vol) * 100) listed the 16:30 bar's
+        # half hour at 0.82% beside full hours, and CASH's 15:30 as its "last hour" (12.32%
+        # where 15:00-16:00 holds 20.43%), with no word.
+        window = bar_window(plan)
+        said = short_bar_caveat(
+            plan.timeframe.name,
+            window.hours,
+            output.table,
+            [name for name, _ in plan.first.group_keys],
+            plan.query.to_json(),
+            None,
+            plan.then.sort,
+            plan.then.limit,
+            zone=window.zone,
+        )
+        if said:
+            warnings += [
+                said[0] + last_full_window_text(plan.timeframe.name, window.hours, window.zone)
+            ]
     elif output.summary.type == "table" and plan.then is None and plan.timeframe.intraday:
         window = bar_window(plan)
         warnings += short_bar_row_caveat(
