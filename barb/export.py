@@ -34,7 +34,6 @@ import numpy as np
 import pandas as pd
 
 from barb.bar_labels import as_labelled
-from barb.charts.grouped import with_counted_zeros
 from barb.i18n import DEFAULT, N_, decimal_mark, text
 from barb.instruments import Instrument, available_instruments
 from barb.planning import HIDDEN
@@ -94,6 +93,10 @@ def proof_frame(result: Result) -> pd.DataFrame | None:
     ``mean(range / open * 100)``): the mapped form (``range_pct``) had that column and the
     written one only the bars'. A streak record's, its longest runs (``barb.record_runs``)."""
     if result.table is not None:
+        # Here, not at the top: the chart's package loads matplotlib, which the bot's own
+        # process (it imports this module, the workers write the files) never draws with.
+        from barb.charts.grouped import with_counted_zeros
+
         table = with_counted_zeros(result)
         assert table is not None
         return _with_first_whole(table, result)

@@ -183,11 +183,6 @@ class EvalContext:
                 self.warn(message)
 
 
-# The ``Series.attrs`` key an aggregate's argument carries its clock's unit under, in minutes
-# (``EvalContext.clock_columns``).
-CLOCK_SCALE = "clock_scale"
-
-
 @dataclass(frozen=True)
 class RowGroups:
     """How select partitions the rows: all together, or by the values of group keys.
@@ -211,6 +206,10 @@ class RowGroups:
     # Where an aggregate says what its value hides (rows tied with the one shown, in all or
     # in some groups).
     warn: Callable[[str], None] | None = field(default=None, compare=False)
+    # The minutes one unit of the aggregate's first argument is, where that argument is a
+    # column holding a clock as a number (``EvalContext.clock_columns``): what its tied
+    # values are named by (arg_max's -360 as 18:00).
+    arg_clock: int | None = field(default=None, compare=False)
 
     @classmethod
     def whole(cls, length: int, warn: Callable[[str], None] | None = None) -> RowGroups:
