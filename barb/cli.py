@@ -10,7 +10,6 @@ from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
 
-from barb.data.cli import data
 from barb.i18n import DEFAULT, LANGUAGES
 
 if TYPE_CHECKING:
@@ -50,7 +49,9 @@ def main() -> None:
     """Barb: ask questions of historical futures bars."""
 
 
-main.add_command(data)
+# Lazy as the assistant's commands: `barb bot` and `barb worker` need none of the importer's
+# pandas and pyarrow to name a wrong setting.
+main.add_lazy_command("data", "barb.data.cli:data")
 
 
 @main.command()

@@ -36,9 +36,6 @@ import numpy as np
 import pandas as pd
 
 from barb.bar_labels import BAR_LABELS, as_labelled
-from barb.charts.columns import column_name, keys_text, zoned
-from barb.charts.grouped import with_counted_zeros
-from barb.charts.words import words_for
 from barb.i18n import DEFAULT, N_, decimal_mark, text
 from barb.instruments import Instrument, available_instruments
 from barb.planning import HIDDEN
@@ -100,6 +97,10 @@ def proof_frame(result: Result) -> pd.DataFrame | None:
     ``mean(range / open * 100)``): the mapped form (``range_pct``) had that column and the
     written one only the bars'. A streak record's, its longest runs (``barb.record_runs``)."""
     if result.table is not None:
+        # Here, not at the top: the chart's package loads matplotlib, which the bot's own
+        # process (it imports this module, the workers write the files) never draws with.
+        from barb.charts.grouped import with_counted_zeros
+
         table = with_counted_zeros(result)
         assert table is not None
         return _with_first_whole(table, result)
@@ -271,6 +272,11 @@ def _headers(
     Russian words. The query's own names (``r``, ``max(high) as hi``) stay as written, as
     does a name whose words another column already has (``high - low`` beside ``range``).
     English keeps the engine's names, which a script reading the file may know."""
+    # Here, not at the top: the chart package loads matplotlib, which the bot's own
+    # process (it imports this module, never draws) does without.
+    from barb.charts.columns import column_name, keys_text, zoned
+    from barb.charts.words import words_for
+
     words = words_for(language)
     if words.language == DEFAULT:
         return {}

@@ -14,7 +14,7 @@ import logging
 import time
 import uuid
 from collections.abc import Callable
-from contextvars import ContextVar
+from dataclasses import replace
 from functools import partial
 from typing import Any
 
@@ -52,6 +52,7 @@ from barb.caveats.full_days import (
 )
 from barb.caveats.gap_sizes import sizeless_gap_caveat
 from barb.caveats.holiday_closes import holiday_close_caveat, long_break_caveat
+from barb.caveats.joined_bars import joined_bar_caveat
 from barb.caveats.joined_points import mixed_points_caveat
 from barb.caveats.lookahead import then_past_period_caveat
 from barb.caveats.lookback import lookback_caveat
@@ -105,7 +106,13 @@ from barb.caveats.then_short_sessions import then_short_sessions_caveat
 from barb.caveats.weekday_neighbours import weekday_neighbour_caveat
 from barb.caveats.yardsticks import same_bar_yardstick_caveat
 from barb.caveats.zone_clock_groups import zone_group_caveat
-from barb.caveats.zone_midnight import clock_columns, own_clock_caveat, zone_midnight_caveat
+from barb.caveats.zone_midnight import (
+    clock_columns,
+    own_clock_caveat,
+    zone_clock_answers,
+    zone_clock_columns,
+    zone_midnight_caveat,
+)
 from barb.caveats.zone_window_groups import zone_window_group_caveat
 from barb.caveats.zones import zone_window_caveat
 from barb.closed_days import no_trading_error
@@ -118,11 +125,11 @@ from barb.errors import (
     out_of_memory,
     stopped_from_outside,
 )
-from barb.frames import Dataset, take_rows
+from barb.frames import take_rows
 from barb.lineage import nodes, through_map
 from barb.long_results import BuiltOnce, spread_rows
 from barb.outcome_groups import possible_outcomes
-from barb.period_rows import bars_in_scope, event_filtered, listed_open_bar, no_rows
+from barb.period_rows import Scope, bars_in_scope, event_filtered, listed_open_bar, no_rows
 from barb.planning import Plan, plan_query, session_name
 from barb.process_memory import memory_ceiling
 from barb.result import (
@@ -140,9 +147,16 @@ from barb.script.clock_order import NightSession
 from barb.script.context import EvalContext
 from barb.script.daily_calls import DAILY_ARGUMENTS
 from barb.script.evaluator import evaluate
+from barb.script.event_history import (
+    HistoryCut,
+    ShortHistory,
+    history_cut,
+    reaches,
+    with_back,
+)
 from barb.script.query import Query, parse_query
 from barb.settings import EngineSettings, default_settings
-from barb.short_bars import short_bar_caveat, short_bar_row_caveat
+from barb.short_bars import last_full_window_text, short_bar_caveat, short_bar_row_caveat
 from barb.stage_output import (
     StageOutput,
     counted_columns,
@@ -151,13 +165,15 @@ from barb.stage_output import (
     sort_keys,
 )
 from barb.stages import DayOpen, run_stage
+from barb.time_keys import minute_clocks
+from barb.time_zones import short_name
 
 log = logging.getLogger(__name__)
 
 # What a chart draws in place of a table or rows cut for display, None when nothing was cut.
 Drawn = pd.DataFrame | RowsBuilder | None
 
-__all__ = ["Plan", "check", "execute", "plan_query", "run"]
+__all__ = ["Plan", "check", "execute", "plan_query", "run", "run_on"]
 
 
 def execute(
@@ -236,8 +252,27 @@ def check(
 
 
 def run(plan: Plan, settings: EngineSettings) -> Result:
+    if plan.event_reach is None:
+        return run_on(plan, settings, bars_in_scope(plan), None)
+    # A count since an event reads back to its event before the period, not to the data's
+    # first bar: rows further back each time one is not found (``barb.script.event_history``).
+    back = plan.event_reach.back
+    assert back is not None
+    for reads in reaches(back):
+        scope = bars_in_scope(dataclasses.replace(plan, reach=with_back(plan.event_reach, reads)))
+        try:
+            return run_on(plan, settings, scope, history_cut(scope.in_period, scope.earlier, back))
+        except ShortHistory:
+            continue
+    raise AssertionError("unreachable: the data's first bar is read at last")
+
+
+def run_on(
+    plan: Plan, settings: EngineSettings, scope: Scope, cut: HistoryCut | None = None
+) -> Result:
+    """``plan`` run over ``scope``'s rows; ``cut``: where the counts since an event must
+    find theirs, when those rows begin after the data's first bar."""
     dataset = plan.dataset
-    scope = bars_in_scope(plan)
     if not scope.in_period.any():
         # A holiday, a weekend: said, rather than an empty result read as missing data.
         closed = no_trading_error(plan)
@@ -246,6 +281,7 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
     frame = scope.frame
     night = _night(plan)
     ctx = _context(plan, frame, night)
+    ctx.history_cut = cut
     keep = event_filtered(plan, frame, scope.in_period)
     # An event filter that kept none of the period's bars: the bars scanned are the
     # period's, as a where's are ("Scanned 0 bars, no bars" read as missing data).
@@ -277,6 +313,9 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
         )
 
     output = first_stage(ctx, frame)
+    # The answer as its stage gave it, before the warnings below name whole groups in it:
+    # what a statistic run again counted another way is compared with (``own_clock_caveat``).
+    answer = output.summary.model_copy(deep=True)
     # Run again only when a running high or low met higher (lower) bars before the period:
     # on a copy, so the caveats below read this run's columns; its then stage too, whose
     # answer is the one compared.
@@ -324,6 +363,7 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
     said, short_weeks = short_weeks_caveat(plan, output)
     warnings += said
     warnings += holiday_close_caveat(plan, output.kept, frame, whole=output.summary.whole)
+    warnings += joined_bar_caveat(plan, output.kept)
     warnings += long_break_caveat(plan, ctx, output.kept)
     warnings += low_tail_caveat(plan, ctx, output.kept)
     picked = picked_short_caveat(plan, ctx, frame, keep, output)
@@ -408,6 +448,7 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
     if plan.then is not None:
         given = output.table
         output = _second_stage(plan, output, ctx, day_open, outcomes)
+        answer = output.summary.model_copy(deep=True)
         history_beyond = history_beyond_caveat(from_history, output)
         record = first.record_rows  # the data's first year's highs, in rows then drops
         if record is not None and _keeps_none(record[1], output.passed) and record[0] in warnings:
@@ -515,17 +556,71 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
             bars_counted,
             zone=window.zone,
         )
+    elif (
+        output.summary.type == "table"
+        and plan.then is not None
+        and plan.timeframe.intraday
+        and plan.first.group_keys
+        and not plan.then.group_keys
+    ):
+        # A second stage's rows are the first stage's groups: volume by time(), then each
+        # hour's share of the day (then.map: vol / sum(vol) * 100) listed the 16:30 bar's
+        # half hour at 0.82% beside full hours, and CASH's 15:30 as its "last hour" (12.32%
+        # where 15:00-16:00 holds 20.43%), with no word.
+        window = bar_window(plan)
+        said = short_bar_caveat(
+            plan.timeframe.name,
+            window.hours,
+            output.table,
+            [name for name, _ in plan.first.group_keys],
+            plan.query.to_json(),
+            None,
+            plan.then.sort,
+            plan.then.limit,
+            zone=window.zone,
+        )
+        if said:
+            warnings += [
+                said[0] + last_full_window_text(plan.timeframe.name, window.hours, window.zone)
+            ]
     elif output.summary.type == "table" and plan.then is None and plan.timeframe.intraday:
         window = bar_window(plan)
         warnings += short_bar_row_caveat(
             plan.timeframe.name, window.hours, output.table, window.zone
         )
         warnings += early_close_row_caveat(plan, output.table, _rows_shown(output))
+    output.summary.clocks = _clocks(plan, output)
+
     # A statistic of the exchange's clock over a session across its midnight, run again
     # counted from the open: said when the answer changes.
-    warnings += own_clock_caveat(
-        plan, covered, output.summary, lambda query: _summary_of(query, dataset, settings)
-    )
+    def counted(query: dict[str, Any]) -> Summary | None:
+        """``query`` (the same but for how it counts a clock) answered over this run's bars:
+        its first stage run again only where it differs, a then stage over the first's."""
+        try:
+            again = plan_query(parse_query(query), dataset.instrument.symbol, settings)
+        except QueryError:
+            return None
+        fresh = {"warnings": [], "row_warnings": [], "history_beyond": [], "cut_runs": {}}
+        if _stage_query(query) == _stage_query(plan.query.to_json()):  # the then stage's
+            return _answer(again, first, replace(ctx, **fresh), day_open).summary
+        again_ctx = _context(again, frame, night)
+        again_first = run_stage(
+            again.first,
+            frame.copy(deep=False),  # the stage writes its map's columns into its frame
+            again_ctx,
+            keep,
+            focus=focus,
+            hide=hide,
+            period=scope.in_period,
+            picked=any(j.filter is not None for j in again.events),
+            day_open=day_open,
+            query=again.query,
+        )
+        return _answer(again, again_first, again_ctx, day_open).summary
+
+    warnings += own_clock_caveat(plan, covered, answer, counted)
+    # Another zone's clock across its midnight: its form's answer beside the advice.
+    warnings = zone_clock_answers(plan, covered, answer, counted, warnings)
     table, source_rows, drawn, truncated = _bounded(output, settings, warnings)
     warnings += [w for w in [*history_beyond, *ctx.warnings] if w not in warnings]
     # A fact two caveats found is said once; none of the groups a then where dropped all of.
@@ -584,23 +679,37 @@ def run(plan: Plan, settings: EngineSettings) -> Result:
     )
 
 
-# Set while a caveat's query runs again (``_summary_of``).
-_RUN_AGAIN: ContextVar[bool] = ContextVar("run_again", default=False)
+def _stage_query(query: dict[str, Any]) -> dict[str, Any]:
+    """A query's first stage: all of it but its then stage."""
+    return {key: value for key, value in query.items() if key != "then"}
 
 
-def _summary_of(
-    query: dict[str, Any], dataset: Dataset, settings: EngineSettings
-) -> Summary | None:
-    """The answer to ``query`` on the same instrument, None when it cannot run, or when
-    asked from inside such a run: a query run again runs nothing again itself."""
-    if _RUN_AGAIN.get():
-        return None
-    token = _RUN_AGAIN.set(True)
-    try:
-        result = execute(query, dataset.instrument.symbol, settings=settings)
-    finally:
-        _RUN_AGAIN.reset(token)
-    return result.summary if result.ok else None
+def _clocks(plan: Plan, output: StageOutput) -> dict[str, str]:
+    """The answer's value columns that hold minutes of the day, by their clock's zone ("ET",
+    "MSK"): ``Summary.clocks``."""
+    if not plan.timeframe.intraday:
+        return {}
+    summary, table = output.summary, output.table
+    if summary.type == "scalar":
+        columns = {(summary.columns or ["value"])[0]: pd.Series([summary.value])}
+    elif summary.type == "dict":
+        columns = {name: pd.Series([value]) for name, value in (summary.values or {}).items()}
+    elif table is not None:
+        keys = {*(summary.by or []), *([summary.label] if summary.label else [])}
+        columns = {
+            str(name): table[name]
+            for name in summary.shown or []
+            if name in table.columns and name not in keys
+        }
+    else:
+        return {}
+    home = short_name(plan.dataset.instrument.timezone)
+    found = {name: home for name in minute_clocks(columns, plan.query.to_json())}
+    for name, zone in zone_clock_columns(plan).items():  # hour('MSK') * 60 + minute('MSK')
+        values = columns.get(name)
+        if values is not None and pd.api.types.is_numeric_dtype(values):
+            found.setdefault(name, zone)
+    return found
 
 
 def _context(plan: Plan, frame: pd.DataFrame, night: NightSession | None) -> EvalContext:

@@ -66,6 +66,8 @@ class Scope:
     start_cut: StartCut | None = None
     # Its label as the result names bars ("2008-01-02").
     start_cut_label: str | None = None
+    # Whether the data holds bars before ``frame``'s first.
+    earlier: bool = False
 
 
 @dataclass(frozen=True)
@@ -188,6 +190,7 @@ def bars_in_scope(plan: Plan) -> Scope:
         rows.open_after,
         rows.start_cut,
         rows.start_label,
+        rows.earlier,
     )
 
 

@@ -250,6 +250,10 @@ class Plan:
     # Whether the bars' range is read or shown: built per query, 1-minute bars have it
     # only then (``barb.period_rows``).
     reads_range: bool = True
+    # ``reach`` when it is all history only for counts since an event (streak, bars_since,
+    # ffill), with those read as their own row: the rest's reach, the first stage then run
+    # on rows back to each one's event (``barb.script.event_history``). None otherwise.
+    event_reach: Reach | None = None
 
     @property
     def point_values(self) -> frozenset[float]:
@@ -343,6 +347,15 @@ def _plan(query: Query, dataset: Dataset, settings: EngineSettings) -> Plan:
     needed = ROW
     for expr in first.row_exprs:
         needed = needed.widest(reach(expr, mapped))
+    event_reach = None
+    if needed.back is None and not instruments:
+        # (A join's rows before the period are read another way: ``bars_in_scope``.)
+        to_event = map_reach(first.map_exprs, to_event=True)
+        event_reach = ROW
+        for expr in first.row_exprs:
+            event_reach = event_reach.widest(reach(expr, to_event, to_event=True))
+        if event_reach.back is None or event_reach.units:
+            event_reach = None
     return Plan(
         query=query,
         dataset=dataset,
@@ -357,6 +370,7 @@ def _plan(query: Query, dataset: Dataset, settings: EngineSettings) -> Plan:
         warnings=tuple(warnings),
         past_end=past_end,
         reads_range="range" in _bar_columns_read(first),
+        event_reach=event_reach,
     )
 
 

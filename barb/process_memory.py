@@ -59,6 +59,22 @@ def return_freed_memory() -> bool:
     )
 
 
+def trim_freed_memory() -> bool:
+    """Give the system back the memory this process freed but malloc keeps (glibc's
+    ``malloc_trim``): blocks below the mmap threshold are freed into the heap, and a heap
+    keeps the pages of freed blocks between live ones. A CSV read batch by batch frees many
+    such blocks (``barb.data.formats``); the bot, which checks uploads in its own process,
+    kept them for as long as it ran. False (a no-op) where the C library is not glibc."""
+    name = ctypes.util.find_library("c")
+    try:
+        trim = ctypes.CDLL(name).malloc_trim
+    except (OSError, AttributeError, TypeError):
+        return False
+    trim.argtypes = [ctypes.c_size_t]
+    trim.restype = ctypes.c_int
+    return bool(trim(0))
+
+
 def set_memory_ceiling(limit_bytes: int | None) -> None:
     """Cap this process's private memory at ``limit_bytes`` (None or 0: no cap); children
     forked from here inherit it.

@@ -101,6 +101,11 @@ class Summary(BaseModel):
     # The part groups (of the data's unfinished year) that min, max and stats leave out,
     # each said with its values: "2026's 4 groups (part of their year; up_days 0 to 1)".
     left_out: list[str] = Field(default_factory=list)
+    # The value columns that hold a time of day as minutes (hour() * 60 + minute(), a
+    # day's arg_max of it, their mean or median: ``time_keys.time_kind``), by the clock's
+    # zone ("ET"): the model reads each value with its clock beside it, 551.1 as 09:11, not a
+    # bare 551.1 it may quote as "551" or guess at.
+    clocks: dict[str, str] = Field(default_factory=dict)
 
 
 class ShortWeek(BaseModel):

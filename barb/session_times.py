@@ -160,6 +160,7 @@ class SessionTimes:
                 "settle_expr": _settle_expression(settled),
                 "settle_lag_note": _settle_lag_note(settled),
             }
+        named |= self._day_session()
         if self.instrument.profile_step is not None:
             named["profile_step"] = f"{self.instrument.profile_step:g}"
         return named | {
@@ -185,6 +186,24 @@ class SessionTimes:
             # What a move of 1.0 is worth on one contract: NQ's 20 USD, CL's 1,000.
             "point_value": f"{self.instrument.point_value:g}",
             "currency": self.instrument.currency,
+        }
+
+    def _day_session(self) -> dict[str, str]:
+        """The session market profile calls the day (the initial balance's): the stock
+        market's cash session where the instrument has one, not RTH's post-cash hour after
+        it; else the default session (CL's pit hours)."""
+        sessions = self.instrument.sessions
+        if "CASH" in sessions:
+            note = f"the stock market's hours, not {self.session}'s hour after its close"
+            return {
+                "day_session": "CASH",
+                "day_session_hours": sessions["CASH"].hours,
+                "day_session_note": note,
+            }
+        return {
+            "day_session": self.session,
+            "day_session_hours": sessions[self.session].hours,
+            "day_session_note": f"{self.session} as a whole",
         }
 
     def fill(self, value: Any) -> Any:

@@ -179,6 +179,19 @@ def short_bar_row_caveat(
     ]
 
 
+def last_full_window_text(timeframe: str, hours: str | None, zone: str | None = None) -> str:
+    """' The session's last hour, 15:00-16:00: "from": "daily", "session": "15:00-16:00".'
+    when ``timeframe``'s bars over ``hours`` end in a short bar; else "": the last hour a
+    trader asks about is not the bar that holds the close."""
+    short = session_short_bar(timeframe, hours, zone)
+    if short is None or zone is not None:
+        return ""
+    start = format_clock((short.start + short.minutes - short.step) % MINUTES_PER_DAY)
+    full = length_text(short.step).removeprefix("an ")
+    window = f"{start}-{short.end}"
+    return f' The session\'s last {full}, {window}: "from": "daily", "session": "{window}".'
+
+
 def _ranked(
     short: ShortBar,
     key: str,

@@ -77,6 +77,7 @@ from barb.script.conditions import known_true
 from barb.script.context import EvalContext, RowGroups
 from barb.script.evaluator import RowsOverAll, SelectValue, evaluate, evaluate_select
 from barb.script.functions import KIND_NAMES, value_kind
+from barb.script.library import lookup
 from barb.script.query import Query
 from barb.script.reach import map_reach, reach
 from barb.stage_output import SINGLE_ROW, StageOutput, counted_columns, query_columns, sort_keys
@@ -477,8 +478,20 @@ def _of_a_key(keys: Sequence[Expr], mapped: Mapping[str, Expr], part: Expr) -> b
 
 def _raw_inputs(expr: Expr, mapped: Mapping[str, Expr]) -> set[str]:
     """The bar columns and functions ``expr`` reads, the map columns' names left out: the
-    same whether a where names a map column or writes its expression out."""
-    return inputs(expr, mapped) - set(mapped)
+    same whether a where names a map column or writes its expression out. Scalar functions
+    (abs, floor, round…) are left out too: they reshape a value, not what it is of, so
+    "abs(gap) >= 0.25" reads what the bucket "floor(abs(gap), 0.25)" reads, and gap fills
+    by gap size had each bucket's days all kept ("1,069 of its 1,069") and tested."""
+    return {
+        name
+        for name in inputs(expr, mapped) - set(mapped)
+        if not (name.endswith("()") and _scalar(name.removesuffix("()")))
+    }
+
+
+def _scalar(name: str) -> bool:
+    spec = lookup(name)
+    return spec is not None and spec.category == "scalar"
 
 
 def _sides(expr: Expr, mapped: Mapping[str, Expr]) -> frozenset[Expr] | None:

@@ -65,33 +65,64 @@ def value_text(value: Any) -> str:
     return str(value)
 
 
-def _cell(value: Any) -> str:
-    text = value_text(value)
+def clock_reading(value: Any) -> str:
+    """A time of day held as minutes, as a clock reads it: 551.1 is ``09:11``, -360 (counted
+    from an evening open, before midnight) ``18:00``, 1,470 (counted past midnight)
+    ``00:30``; '' for no number."""
+    numeric = isinstance(value, int | float) and not isinstance(value, bool)
+    if not numeric or value != value or abs(value) == float("inf"):
+        return ""
+    minute = round(float(value)) % 1440
+    return f"{minute // 60:02d}:{minute % 60:02d}"
+
+
+def _clocked(value: Any, zone: str | None) -> str:
+    """A value with its clock reading beside it: ``551.1 (09:11 ET)``; a cell's without the
+    zone, which the note under the rows names."""
+    text, reading = value_text(value), clock_reading(value)
+    if not reading:
+        return text
+    return f"{text} ({reading} {zone})" if zone else f"{text} ({reading})"
+
+
+def _cell(value: Any, clock: bool = False) -> str:
+    text = _clocked(value, None) if clock else value_text(value)
     if any(c in text for c in ',"\n'):
         return '"' + text.replace('"', '""').replace("\n", " ") + '"'
     return text
 
 
-def _stats_text(st: ColumnStats) -> str:
+def _stats_text(st: ColumnStats, zone: str | None = None) -> str:
     """``min=-22.16 (2008-04), max=23.95 (2020-10), mean=0.9023``: each extreme with the
     row it is on, by its label or group keys' values (their names head the listing), and
-    how many more rows hold it: ``max=259 (2008 and 3 more)``."""
+    how many more rows hold it: ``max=259 (2008 and 3 more)``. A column of times of day as
+    minutes (on ``zone``'s clock) reads each as a time too: ``min=-360 (18:00 ET;
+    2024-01-08)``."""
     text = (
-        f"min={value_text(st.min)}{_at(st.min_at, st.min_ties)}, "
-        f"max={value_text(st.max)}{_at(st.max_at, st.max_ties)}"
+        f"min={value_text(st.min)}{_at(st.min_at, st.min_ties, st.min, zone)}, "
+        f"max={value_text(st.max)}{_at(st.max_at, st.max_ties, st.max, zone)}"
     )
     # No mean where it means nothing: a price's, or a ranking's top rows' (stages._unaveraged).
-    return text if st.mean is None else f"{text}, mean={value_text(st.mean)}"
+    if st.mean is None:
+        return text
+    mean = _clocked(st.mean, zone) if zone else value_text(st.mean)
+    return f"{text}, mean={mean}"
 
 
-def _at(keys: list[Any] | None, ties: int) -> str:
+def _at(keys: list[Any] | None, ties: int, value: Any = None, zone: str | None = None) -> str:
+    reading = f"{clock_reading(value)} {zone}" if zone and clock_reading(value) else ""
     if not keys:
-        return ""
+        return f" ({reading})" if reading else ""
     more = f" and {ties:,} more" if ties else ""
-    return f" ({', '.join(value_text(k) for k in keys)}{more})"
+    where = f"{', '.join(value_text(k) for k in keys)}{more}"
+    return f" ({reading}; {where})" if reading else f" ({where})"
 
 
-def _pairs(row: dict[str, Any], samples: dict[str, int] | None = None) -> str:
+def _pairs(
+    row: dict[str, Any],
+    samples: dict[str, int] | None = None,
+    clocks: dict[str, str] | None = None,
+) -> str:
     """ "up_share=0.5248, mean_ret=0.06764 (each over 4,646 rows with a value), count=4647":
     the size said once after the last of the neighbours over the same rows (it had been said
     after each of three, p44a Q35)."""
@@ -108,7 +139,9 @@ def _pairs(row: dict[str, Any], samples: dict[str, int] | None = None) -> str:
         # 60 rows …)" read as if count were over the 60 too (p47c G).
         named = names[at - run + 1 : at + 1] if run > 1 and at - run >= 0 else []
         over = "" if size is None or after == size else _over(size, each=run > 1, named=named)
-        pairs.append(f"{name}={value_text(row[name])}{over}")
+        zone = (clocks or {}).get(name)
+        value = _clocked(row[name], zone) if zone else value_text(row[name])
+        pairs.append(f"{name}={value}{over}")
     return ", ".join(pairs)
 
 
@@ -122,17 +155,40 @@ def _over(size: int, *, each: bool = False, named: list[str] | None = None) -> s
 
 def _rows_block(s: Summary) -> list[str]:
     """The header and the listed rows; a marker where the middle of a big table is left out."""
-    lines = [",".join(s.shown or [])]
-    lines += [",".join(_cell(v) for v in row) for row in s.top or []]
+    shown = s.shown or []
+    clocked = [name in s.clocks for name in shown]
+
+    def line(row: list[Any]) -> str:
+        return ",".join(_cell(v, c) for v, c in zip(row, clocked, strict=False))
+
+    lines = [",".join(shown)]
+    lines += [line(row) for row in s.top or []]
     if s.bottom:
         left_out = (s.rows or 0) - len(s.top or []) - len(s.bottom)
         if left_out > 0:
             noun = "more group" if s.type == "grouped" else "more row"
             lines.append(f"… {count_text(left_out, noun)} …")
-        lines += [",".join(_cell(v) for v in row) for row in s.bottom]
+        lines += [line(row) for row in s.bottom]
     if s.unlisted:
         lines.append(f"not listed: {', '.join(s.unlisted)} — select fewer columns to read them")
+    named = [name for name in shown if name in s.clocks]
+    rows = [*(s.top or []), *(s.bottom or [])]
+    if named and rows:
+        at = [shown.index(name) for name in named]
+        values = [row[i] for row in rows for i in at if i < len(row)]
+        evening = any(isinstance(v, int | float) and v < 0 for v in values)
+        lines.append(_clock_note(named, s.clocks[named[0]], evening))
     return lines
+
+
+def _clock_note(names: list[str], zone: str, evening: bool) -> str:
+    """What the numbers of ``names`` are: "hi_t: times of day as minutes after midnight
+    ET, each with its time (570 is 09:30; below 0, the evening before: -360 is 18:00)."."""
+    before = "; below 0, the evening before: -360 is 18:00" if evening else ""
+    return (
+        f"{listed_text(names)}: times of day as minutes after midnight {zone}, each with its "
+        f"time (570 is 09:30{before})."
+    )
 
 
 def _listing(s: Summary) -> str:
@@ -165,7 +221,7 @@ def _table_lines(s: Summary, timeframe: str) -> list[str]:
     else:
         if listed and s.stats:
             lines.append(f"Figures{listed}:")
-        lines += [f"{name}: {_stats_text(st)}" for name, st in s.stats.items()]
+        lines += [f"{name}: {_stats_text(st, s.clocks.get(name))}" for name, st in s.stats.items()]
     return lines
 
 
@@ -193,10 +249,13 @@ def _grouped_lines(s: Summary) -> list[str]:
     # The compared column's extreme groups whole, then every column's extremes by group.
     for name in list(s.stats)[:1]:
         if s.max:
-            lines.append(f"highest {name}: {_pairs(s.max)}")
+            lines.append(f"highest {name}: {_pairs(s.max, clocks=s.clocks)}")
         if s.min:
-            lines.append(f"lowest {name}: {_pairs(s.min)}")
-    lines += [f"{name} across groups: {_stats_text(st)}" for name, st in s.stats.items()]
+            lines.append(f"lowest {name}: {_pairs(s.min, clocks=s.clocks)}")
+    lines += [
+        f"{name} across groups: {_stats_text(st, s.clocks.get(name))}"
+        for name, st in s.stats.items()
+    ]
     if s.left_out:
         lines.append(
             "Highest, lowest and the figures across groups are of whole groups, leaving out "
@@ -221,9 +280,11 @@ def render_summary(result: Result) -> str:
         name = s.columns[0] if s.columns else "value"
         size = s.samples.get(name)
         over = "" if size is None else _over(size)
-        lines.append(f"Result: {name} = {value_text(s.value)}{over}")
+        zone = s.clocks.get(name)
+        value = _clocked(s.value, zone) if zone else value_text(s.value)
+        lines.append(f"Result: {name} = {value}{over}")
     elif s.type == "dict":
-        lines.append("Result: " + _pairs(s.values or {}, s.samples))
+        lines.append("Result: " + _pairs(s.values or {}, s.samples, s.clocks))
     elif s.type == "table":
         lines += _table_lines(s, m.timeframe)
     else:

@@ -168,6 +168,12 @@ def _bare_call(expr: ast.Expr) -> str | None:
     return expr.name.lower() if isinstance(expr, ast.Call) and not expr.args else None
 
 
+def is_clock_expr(expr: ast.Expr) -> bool:
+    """Whether ``expr`` is the exchange's minute of the day as written: ``hour() * 60 +
+    minute()``, or that counted from an evening open."""
+    return _is_clock(expr)
+
+
 def _is_clock(expr: ast.Expr) -> bool:
     """``hour() * 60 + minute()``, or that counted from an evening open as the reference
     writes it for ETH and OVERNIGHT, whole days earlier on one branch (negative before
@@ -275,6 +281,21 @@ def from_the_open(
         return None
     since_open = (minutes - open_minute) % MINUTES_PER_DAY  # NaN (no key) stays last
     return np.argsort(since_open, kind="stable")
+
+
+def minute_clocks(columns: Mapping[str, pd.Series], query: dict[str, Any]) -> list[str]:
+    """Which of ``columns`` hold minutes of the day as numbers: a day's ``arg_max(t,
+    high)`` of ``t = hour() * 60 + minute()``, the mean of those, counted from an evening
+    open or not; not time()'s 'HH:MM' text (a clock already), nor a spread of them (std) or
+    a span (``hi_t - 570``), which are minutes, not times."""
+    found = []
+    for name, values in columns.items():
+        if not _numeric(values) or time_kind(name, query) != "minute":
+            continue
+        # A marker for "no time" (-1) among them: read once per distinct value.
+        if time_kind(name, query, pd.unique(values.dropna())) == "minute":
+            found.append(name)
+    return found
 
 
 def clock_text(minutes: Any) -> str:

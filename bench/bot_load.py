@@ -115,7 +115,7 @@ async def _serve_bot(
 ) -> None:
     from pydantic import SecretStr
 
-    from bot.bot_cli import running_bot
+    from bot.bot_run import running_bot
     from bot.llm.scripted import ScriptedProvider
     from bot.pool.jobs import QueryJob
     from bot.settings import BotSettings

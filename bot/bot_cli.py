@@ -1,59 +1,24 @@
-"""`barb bot`: start the Telegram bot, or say exactly what is missing to start it."""
+"""`barb bot`: start the Telegram bot, or say exactly what is missing to start it.
+
+Only the settings are read here; what runs the bot (``bot.bot_run``) is imported once they
+are known to be good, so that a missing token or a wrong value is named at once.
+"""
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import gc
-import io
 import logging
-import os
-import signal
 import sys
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
-from dataclasses import dataclass, field
-from typing import TypeVar
 
 import click
-from pydantic import ValidationError
-from pydantic_settings import BaseSettings
-from telegram.error import TelegramError
-from telegram.ext import Application
 
-from barb.reference import query_examples
-from barb.settings import EngineSettings, default_settings
-from bot.assistant.orchestrator import Assistant, AssistantSettings
+from barb.settings import EngineSettings
 from bot.llm.errors import ConfigError, NoModelConfigured
 from bot.llm.provider import LLMProvider
 from bot.llm.settings import LLMSettings, make_provider
-from bot.pool.choice import make_runner
 from bot.settings import BotSettings
-from bot.startup_errors import (
-    StartupError,
-    bad_settings,
-    database_failed,
-    replica_name_taken,
-    schema_not_ready,
-    telegram_failed,
-)
-from bot.store.db import open_store
-from bot.store.errors import SchemaError
-from bot.store.housekeeping import keep_leases, keep_tidy
-from bot.store.replicas import ReplicaNameTaken
+from bot.startup_errors import StartupError, read_settings
 from bot.store.settings import StoreSettings
-from bot.telegram.app import (
-    StoppableUpdates,
-    build_application,
-    keep_sending,
-    on_startup,
-    receiving,
-)
-from bot.telegram.services import SERVICES_KEY, BotServices, RateLimiter
-
-log = logging.getLogger(__name__)
-
-SettingsT = TypeVar("SettingsT", bound=BaseSettings)
 
 TOKEN_STEPS = """\
 No Telegram bot token: TELEGRAM_BOT_TOKEN is not set. To get one:
@@ -83,12 +48,12 @@ def configured() -> tuple[BotSettings, LLMProvider] | None:
 
     Raises ``StartupError`` for a setting that is set but wrong.
     """
-    settings = _settings(BotSettings)
-    _settings(EngineSettings)  # read again by each worker: a wrong value is named here
-    _settings(StoreSettings)  # read after getMe: a wrong database URL is named before it
+    settings = read_settings(BotSettings)
+    read_settings(EngineSettings)  # read again by each worker: a wrong value is named here
+    read_settings(StoreSettings)  # read after getMe: a wrong database URL is named before it
     provider = model_problem = None
     try:
-        provider = make_provider(_settings(LLMSettings))
+        provider = make_provider(read_settings(LLMSettings))
     except ConfigError as exc:
         model_problem = exc
     token_missing = settings.telegram_token is None
@@ -121,219 +86,6 @@ def not_configured(token_missing: bool, model_problem: ConfigError | None) -> st
     return "\n\n".join([*parts, RUN_AGAIN, NO_KEY_HINT])
 
 
-def _settings(kind: type[SettingsT]) -> SettingsT:
-    try:
-        return kind()
-    except ValidationError as exc:
-        raise bad_settings(exc, kind) from None
-
-
-@asynccontextmanager
-async def connected(application: Application, api_url: str | None) -> AsyncIterator[None]:
-    """The Application initialized (``getMe``: the token works, the server answers), shut
-    down on exit; a Telegram failure on the way in becomes a ``StartupError``."""
-    try:
-        await application.initialize()
-    except TelegramError as exc:
-        raise telegram_failed(exc, api_url) from None
-    try:
-        yield
-    finally:
-        await application.shutdown()
-
-
-@asynccontextmanager
-async def running_bot(
-    settings: BotSettings,
-    provider: LLMProvider,
-    store_settings: StoreSettings | None = None,
-    *,
-    shutdown: Shutdown | None = None,
-) -> AsyncIterator[tuple[Application, BotServices]]:
-    """The bot, started and receiving updates, with its housekeeping; stopped on exit.
-
-    Telegram is asked first, so that a wrong token or an unreachable server is reported
-    before anything else starts. On exit, answers in progress get ``shutdown_grace_s`` (or
-    until ``shutdown.hurry`` is set) to finish; the rest are stopped and resumed at the next
-    start, and the worker processes are stopped with them.
-    """
-    assert settings.telegram_token is not None
-    application = build_application(
-        settings.telegram_token.get_secret_value(),
-        base_url=settings.telegram_api_base_url,
-        base_file_url=settings.telegram_api_file_url,
-        max_rate=settings.telegram_max_rate,
-        shared_flood_url=settings.queue_url,
-    )
-    stopping = shutdown or Shutdown()
-    # Read once: the runner drops the checks the assistant no longer waits for.
-    assistant_settings = AssistantSettings()
-    async with connected(application, settings.telegram_api_base_url):
-        store_settings = store_settings or _settings(StoreSettings)
-        try:
-            store = await open_store(store_settings)
-        except SchemaError as exc:
-            raise schema_not_ready(exc) from None
-        except Exception as exc:
-            raise database_failed(exc, _safe_url(store_settings)) from None
-        try:
-            # Before anything is taken over: under a live replica's name this one would
-            # take its work as its own previous life's.
-            await store.replicas.hold()
-        except ReplicaNameTaken as exc:
-            await store.close()
-            raise replica_name_taken(exc) from None
-        except BaseException:
-            await store.close()
-            raise
-        runner = make_runner(
-            settings, warm_instruments=("NQ",), check_wait_s=assistant_settings.check_wait_s
-        )
-        try:
-            services = BotServices(
-                settings=settings,
-                assistant=Assistant(
-                    provider,
-                    store,
-                    runner,
-                    settings=assistant_settings,
-                    engine_settings=default_settings(),
-                ),
-                store=store,
-                runner=runner,
-                limiter=RateLimiter(settings.questions_per_minute),
-                examples=query_examples(),
-            )
-            application.bot_data[SERVICES_KEY] = services
-            try:
-                await application.start()
-                background = [
-                    asyncio.create_task(
-                        keep_tidy(store, on_expired=services.assistant.keep_expired)
-                    ),
-                    asyncio.create_task(keep_leases(store, store_settings.work_lease_s / 3)),
-                ]
-                background[-1].add_done_callback(stopping.on_leases_ended)
-                updates = contextlib.AsyncExitStack()
-                try:
-                    try:
-                        background.append(await on_startup(application))
-                        await updates.enter_async_context(receiving(application, settings))
-                    except TelegramError as exc:
-                        raise telegram_failed(exc, settings.telegram_api_base_url) from None
-                    # What is loaded by now lives as long as the bot: out of the cyclic
-                    # collector's full passes (~70 ms each over the libraries' objects, an
-                    # event-loop stall).
-                    gc.freeze()
-                    background.append(
-                        asyncio.create_task(keep_sending(application, settings.sending_pass_s))
-                    )
-                    yield application, services
-                finally:
-                    for task in background:
-                        task.cancel()
-                    await updates.aclose()
-                    await _stop_answering(application, settings.shutdown_grace_s, stopping)
-            finally:
-                if application.running:
-                    await application.stop()
-        finally:
-            await runner.close()
-            await store.close()
-
-
-@dataclass
-class Shutdown:
-    """How a running bot is being stopped."""
-
-    #: Set: the bot is to stop (a signal, or its name taken by another process).
-    stop: asyncio.Event = field(default_factory=asyncio.Event)
-    #: Set: the answers in progress are stopped now, without their grace period.
-    hurry: asyncio.Event = field(default_factory=asyncio.Event)
-    #: Another process took this replica's name while it ran (its lock's connection had
-    #: dropped): it stops and exits as a start under a taken name does.
-    name_taken: ReplicaNameTaken | None = None
-    #: Something did not stop when told (its stack is logged): end the process without
-    #: waiting for it, once the workers and the database are closed.
-    stuck: bool = False
-
-    def on_leases_ended(self, task: asyncio.Task[None]) -> None:
-        """``keep_leases`` ends only when cancelled or when the name was taken: then stop."""
-        error = None if task.cancelled() else task.exception()
-        if isinstance(error, ReplicaNameTaken):
-            self.name_taken = error
-            self.stop.set()
-
-
-#: Once the answers in progress were told to stop, how long python-telegram-bot may take to
-#: wind down before the bot logs what is stuck and closes the rest anyway.
-STUCK_AFTER_S = 10.0
-
-
-async def _stop_answering(application: Application, grace_s: float, shutdown: Shutdown) -> None:
-    """Let the answers in progress finish for ``grace_s``; then stop the ones left. What
-    they stored stays: an unsent reply is sent, an unfinished run resumed, at the next
-    start."""
-    stopping = asyncio.create_task(application.stop())
-    hurried = asyncio.create_task(shutdown.hurry.wait())
-    await asyncio.wait({stopping, hurried}, timeout=grace_s, return_when=asyncio.FIRST_COMPLETED)
-    hurried.cancel()
-    if stopping.done():
-        await stopping
-        return
-    processor = application.update_processor
-    stopped = processor.stop_running() if isinstance(processor, StoppableUpdates) else 0
-    log.warning("stopped %d answers in progress; they resume at the next start", stopped)
-    done, _ = await asyncio.wait({stopping}, timeout=STUCK_AFTER_S)
-    if done:
-        await stopping
-        return
-    shutdown.stuck = True
-    for task in asyncio.all_tasks():
-        if task is not asyncio.current_task():
-            stack = io.StringIO()
-            task.print_stack(file=stack)
-            log.warning("still running at shutdown: %s", stack.getvalue().strip())
-
-
-def _safe_url(settings: StoreSettings) -> str:
-    try:
-        return settings.safe_url
-    except Exception:  # not even a URL: name the setting instead
-        return "that BARB_DATABASE_URL names"
-
-
-async def serve(settings: BotSettings, provider: LLMProvider) -> None:
-    """Run until SIGTERM or Ctrl+C; a second one stops what is still running at once."""
-    shutdown = Shutdown()
-    stop = shutdown.stop
-
-    def on_signal() -> None:
-        if stop.is_set():
-            shutdown.hurry.set()
-        else:
-            stop.set()
-
-    loop = asyncio.get_running_loop()
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        loop.add_signal_handler(sig, on_signal)
-    async with running_bot(settings, provider, shutdown=shutdown) as (application, _):
-        click.echo(f"Barb is running as @{application.bot.username}. Ctrl+C stops it.")
-        await stop.wait()
-        if shutdown.name_taken is not None:
-            raise replica_name_taken(shutdown.name_taken)
-        click.echo(
-            f"Stopping: answers in progress get {settings.shutdown_grace_s:g} s to finish "
-            "(Ctrl+C again stops them now; they resume at the next start).",
-            err=True,
-        )
-    if shutdown.stuck:
-        # The workers and the database are closed; waiting for what is stuck (logged above)
-        # would only keep a supervisor waiting.
-        logging.shutdown()
-        os._exit(0)
-
-
 @click.command()
 def bot() -> None:
     """Start the Telegram bot (long polling; webhook mode with BARB_WEBHOOK_URL)."""
@@ -346,6 +98,10 @@ def bot() -> None:
         ready = configured()
         if ready is None:
             sys.exit(2)
+        # Imported only now: the engine, the charts and the assistant take seconds to load,
+        # and a missing or wrong setting is named before that.
+        from bot.bot_run import serve
+
         asyncio.run(serve(*ready))
     except StartupError as exc:
         click.echo(f"barb bot: {exc.sentence}", err=True)

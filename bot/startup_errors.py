@@ -9,6 +9,7 @@ so the sentences are written here from what is known, never from a Telegram erro
 from __future__ import annotations
 
 import re
+from typing import TypeVar
 
 from pydantic import AliasChoices, ValidationError
 from pydantic_settings import BaseSettings
@@ -17,6 +18,8 @@ from telegram.error import InvalidToken, NetworkError, TelegramError
 from barb.errors import BarbError
 from bot.store.errors import SchemaError
 from bot.store.replicas import ReplicaNameTaken
+
+SettingsT = TypeVar("SettingsT", bound=BaseSettings)
 
 #: A setting has a value Barb cannot use (EX_CONFIG).
 EXIT_BAD_SETTING = 78
@@ -41,6 +44,14 @@ class StartupError(BarbError):
         super().__init__(sentence)
         self.sentence = sentence
         self.exit_status = exit_status
+
+
+def read_settings(kind: type[SettingsT]) -> SettingsT:
+    """``kind`` read from the environment; a wrong value is a ``StartupError`` naming it."""
+    try:
+        return kind()
+    except ValidationError as exc:
+        raise bad_settings(exc, kind) from None
 
 
 def bad_settings(error: ValidationError, settings: type[BaseSettings]) -> StartupError:

@@ -12,6 +12,7 @@ packages (Python has imported them before it).
 from __future__ import annotations
 
 import ast
+from functools import cache
 from pathlib import Path
 
 BARB = Path(__file__).resolve().parent.parent / "barb"
@@ -59,6 +60,7 @@ def _circle_through(graph: dict[str, set[str]], start: str) -> list[str] | None:
     return None
 
 
+@cache  # parsing every module takes seconds; both tests read the same graph, unchanged
 def _graph() -> dict[str, set[str]]:
     """Each barb module's imports of other barb modules, its own packages aside."""
     files = {_module(path): path for path in BARB.rglob("*.py")}

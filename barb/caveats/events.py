@@ -21,7 +21,7 @@ from barb.events.catalog import EventSpec
 from barb.events.names import resolve_event
 from barb.events.schedule import MINUTE_NS, join_arrays, moved_releases
 from barb.frames import Dataset
-from barb.lineage import inputs
+from barb.lineage import inputs, nodes
 from barb.period_rows import Scope
 from barb.planning import Plan
 from barb.script import ast
@@ -286,8 +286,9 @@ def _releases_moved(
         if missed:
             warnings.append(_out_of_window_text(source, missed))
         counted = ~np.isin(seen.astype("datetime64[D]"), [day for day, _, _ in missed])
+        lagged = _read_a_day_late(plan, source)
         kept = kept_dates() if kept_dates is not None and plan.first.picks_rows else None
-        if kept is not None:  # a where that left the moved day out: nothing of it to say
+        if kept is not None and not lagged:  # a where that left the moved day out
             counted &= np.isin(seen.astype("datetime64[D]"), kept.astype("datetime64[D]"))
         pairs = [(_day(d), _day(t)) for d, t in zip(released[counted], seen[counted], strict=True)]
         if not pairs:
@@ -296,11 +297,46 @@ def _releases_moved(
         more = f" and {len(pairs) - 3} more" if len(pairs) > 3 else ""
         count = f"{len(pairs)} {source.upper()} release" + ("s" if len(pairs) > 1 else "")
         verb = "counts" if len(pairs) == 1 else "count"
+        late = _day_after_text(source, dates, seen[counted]) if lagged else ""
         warnings.append(
             f"{count} fell on a day without trading and {verb} for the next trading day "
-            f"({days}{more}){_window_misses(plan, source, [t for _, t in pairs])}."
+            f"({days}{more}){_window_misses(plan, source, [t for _, t in pairs])}{late}."
         )
     return warnings
+
+
+def _read_a_day_late(plan: Plan, source: str) -> bool:
+    """Whether the first stage's where reads the event's column through prev() (map columns
+    read through): "the day after FOMC", prev(fomc), kept 2020-03-17 for the Sunday
+    2020-03-15 cut, whose first trading day 2020-03-16 was its reaction, and the sentence on
+    the moved release was dropped as of a day the where left out."""
+    where = plan.first.where
+    if where is None:
+        return False
+    mapped = dict(plan.first.map_exprs)
+    return any(
+        isinstance(node, ast.Call)
+        and node.name.lower() == "prev"
+        and bool(node.args)
+        and source in inputs(node.args[0], mapped)
+        # prev(fomc, 2) reads two days later: said of a lag of one only.
+        and (len(node.args) == 1 or ast.literal_value(node.args[1]) == 1)
+        for node in nodes(where, mapped)
+    )
+
+
+def _day_after_text(source: str, dates: np.ndarray, seen: np.ndarray) -> str:
+    """ "; prev(fomc) is true a trading day later (2020-03-17): the second trading day after
+    the release, not its first": what the where's "day after" reads of a moved release."""
+    days = np.unique(dates.astype("datetime64[D]"))
+    at = np.searchsorted(days, seen.astype("datetime64[D]"), side="right")
+    later = [str(days[i]) for i in at[:3] if i < len(days)]
+    if not later:
+        return ""
+    return (
+        f"; prev({source}) is true a trading day later ({', '.join(later)}): the second "
+        "trading day after the release, not its first"
+    )
 
 
 def _window_misses(plan: Plan, source: str, days: list[str]) -> str:

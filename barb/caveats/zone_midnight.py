@@ -13,7 +13,10 @@ per offset of it from the exchange's, with their dates (17:30-01:00 MSK on 2024-
 US-winter dates, 16:30-00:00 on the other 338), the dates it crosses midnight on where
 short sessions make them fewer (169: 10 winter holidays and early closes ended by 21:15),
 and the form that counts across midnight in the clock's unit (``if(tm < 720, tm + 1440,
-tm)``; an hour stays an hour: ``hour('MSK') + if(hour('MSK') < 12, 24, 0)``). A grouping
+tm)``; an hour stays an hour: ``hour('MSK') + if(hour('MSK') < 12, 24, 0)``), and, once
+the answer is known, for a statistic or a comparison, the answer that form gives
+(``zone_clock_answers``: the mean Moscow time of NQ's RTH high over 2024-2025 read 1159.89,
+19:20, for 1207.33, 20:07, counted across midnight, and had only the form). A grouping
 by such a clock is ``zone_clock_groups``'s. Nothing is said where the session lies within one
 day on that clock on every date (RTH on UTC's: 14:30-22:00), of a window written across the
 zone's midnight (``hour('MSK') >= 23 or hour('MSK') < 1``), nor of that form itself.
@@ -91,6 +94,8 @@ class Reading:
     name: str | None = None
     aggregated: bool = False
     own: bool = False  # the exchange's own clock: hour() * 60 + minute()
+    # Moved by a number that is no whole days (tm - 570): minutes from a time, not a time.
+    shifted: bool = False
 
 
 @dataclass(frozen=True)
@@ -234,6 +239,23 @@ def clock_columns(plan: Plan, then: bool = False) -> dict[str, int]:
     return found
 
 
+def zone_clock_columns(plan: Plan) -> dict[str, str]:
+    """The answering stage's columns that hold minutes of the day on another zone's clock
+    than the exchange's, by that zone as written: {"avg_m": "MSK"} for a then stage's
+    mean(hi_m) of a first stage's arg_max(hour('MSK') * 60 + minute('MSK'), high) as hi_m,
+    counted across midnight or not; not a span from a time (``tm - 1050``)."""
+    scopes = _stage_scopes(plan)
+    stage, inner, _ = scopes[-1]
+    home = plan.dataset.instrument.timezone
+    reader = _Reader(home, wrapped=True)
+    found = {}
+    for name, expr in _output(stage).items():
+        held = reader.reading(expr, inner)
+        if held is not None and held.scale == 1 and not (held.text or held.shifted or held.own):
+            found[name] = held.zone
+    return found
+
+
 def _stage_scopes(plan: Plan) -> list[tuple[StagePlan, _Scope, _Scope]]:
     """Each stage with the scope its map and where read names in, and its output's."""
     first_map = _Scope(dict(plan.first.map_exprs + plan.first.hoisted), None, True)
@@ -339,8 +361,12 @@ class _Reader:
         factor = _number(expr.right if left is not None else expr.left) or None
         if left is not None and right is not None:
             return replace(held, scale=None)  # two clocks: a span, wrapped just the same
-        if expr.op in ("+", "-"):
-            return held  # hour() * 60 + minute(), tm - 570
+        if expr.op in ("+", "-"):  # hour() * 60 + minute(), tm - 570
+            number = _number(expr.right if left is not None else expr.left)
+            moved = number is not None and not _whole_days(
+                expr.right if left is not None else expr.left, held.scale
+            )
+            return replace(held, shifted=True) if moved else held
         if expr.op == "*" and factor and held.scale and held.scale % factor == 0:
             return replace(held, scale=int(held.scale // factor))
         if expr.op == "/" and factor and held.scale and left is not None:
@@ -593,12 +619,18 @@ def _pairs(hours: ClockHours, on: np.ndarray) -> np.ndarray:
     )
 
 
+def _cut(hours: ClockHours) -> int:
+    """The minute of the day a clock is counted past midnight below: noon where the session
+    is away from it on the dates it wraps, else the hour after its latest end."""
+    wraps = hours.wraps
+    latest, earliest = int(hours.ends[wraps].max()), int(hours.opens[wraps].min())
+    return _NOON if latest <= _NOON <= earliest else -(-latest // 60) * 60
+
+
 def _form(held: Reading, hours: ClockHours) -> str:
     """The clock counted on past midnight: ``if(tm < 720, tm + 1440, tm) in place of tm``,
     below the open and at or past the latest end after midnight (noon where it can be)."""
-    wraps = hours.wraps
-    latest, earliest = int(hours.ends[wraps].max()), int(hours.opens[wraps].min())
-    cut = _NOON if latest <= _NOON <= earliest else -(-latest // 60) * 60
+    cut = _cut(hours)
     name = held.name
     if name is not None and held.scale == 1:
         return f"if({name} < {cut}, {name} + 1440, {name}) in place of {name}"
@@ -690,11 +722,16 @@ def own_clock_caveat(
     opened = Counter(hours.opens[wraps].tolist()).most_common(1)[0][0]
     ended = Counter(hours.ends[wraps].tolist()).most_common(1)[0][0]
     query = plan.query.to_json()
-    counted = _from_open(query, uses, opened)
+    counted = _counted_query(query, uses, opened, across=False)
     if counted is None:
         return []
     other = again(counted)
-    if other is None or other.model_dump_json() == answer.model_dump_json():
+    # Its clock columns aside: the form counted from the open is read as minutes too.
+    aside = {"clocks"}
+    same = other is not None and (
+        other.model_dump_json(exclude=aside) == answer.model_dump_json(exclude=aside)
+    )
+    if other is None or same:
         return []
     use = uses[0]
     held = use.reading
@@ -715,19 +752,62 @@ def own_clock_caveat(
     return [text + _answer_change(answer, other, uses, plan) + "."]
 
 
-def _from_open(query: dict[str, Any], uses: list[Use], opened: int) -> dict[str, Any] | None:
-    """``query`` with the clock values each of ``uses`` orders counted from the ``opened``
-    minute, negative before midnight: ``mean(hi_t)`` → ``mean(if(hi_t >= 1080, hi_t - 1440,
+def zone_clock_answers(
+    plan: Plan,
+    covered: tuple[dt.date | None, dt.date | None],
+    answer: Summary,
+    again: Callable[[dict[str, Any]], Summary | None],
+    warnings: list[str],
+) -> list[str]:
+    """``warnings`` with each zone's midnight warning (``zone_midnight_caveat``'s) given the
+    number its form counted across midnight answers, when the query's statistic or
+    comparison of that clock gives another: "at what Moscow time is NQ's RTH high, on
+    average" as mean(hi_m) of each date's arg_max(hour('MSK') * 60 + minute('MSK'), high)
+    was told only the form (NQ 2024-2025: 1159.89, 19:20, for 1207.33, 20:07)."""
+    if not plan.timeframe.intraday:
+        return warnings
+    home = plan.dataset.instrument.timezone
+    uses = [use for use in _ordered_uses(plan, home) if not use.reading.own]
+    if not uses:
+        return warnings
+    dates = period_dates(plan, covered)
+    said = list(warnings)
+    for zone, used in _by_zone(uses).items():
+        hours = _clock_hours(plan, dates, zone, home)
+        text = _warning(plan, used, hours)
+        counted = [use for use in used if use.counted]
+        if not text or text not in said or not counted:
+            continue
+        query = _counted_query(plan.query.to_json(), counted, _cut(hours), across=True)
+        other = again(query) if query is not None else None
+        aside = {"clocks"}
+        if other is None or other.model_dump_json(exclude=aside) == answer.model_dump_json(
+            exclude=aside
+        ):
+            continue
+        change = _answer_change(answer, other, counted, plan)
+        said[said.index(text)] = f"{text[:-1]}; counted so{change}."
+    return said
+
+
+def _counted_query(
+    query: dict[str, Any], uses: list[Use], cut: int, *, across: bool
+) -> dict[str, Any] | None:
+    """``query`` with the clock values each of ``uses`` orders counted on one line through
+    midnight, ``cut`` the minute of the day it is cut at. From the open (``across`` False),
+    negative before midnight: ``mean(hi_t)`` → ``mean(if(hi_t >= 1080, hi_t - 1440,
     hi_t))``, ``hi_t < 570`` → ``if(hi_t >= 1080, hi_t - 1440, hi_t) < 570`` (a time of day
-    in the evening counted so too); None when one of them cannot be written so (a scale lost
-    to arithmetic) or is not found among the map, where and select the query wrote."""
+    in the evening counted so too). Across midnight (``across``), past 24:00 after it:
+    ``mean(hi_m)`` → ``mean(if(hi_m < 120, hi_m + 1440, hi_m))``. None when one of them
+    cannot be written so (a scale lost to arithmetic) or is not found among the map, where
+    and select the query wrote."""
     changed: dict[str, ast.Expr] = {}
     for use in uses:
         scale = use.reading.scale
         if use.node is None or scale not in (1, 60):
             return None
-        cut, day = (opened, MINUTES_PER_DAY) if scale == 1 else (opened // 60, 24)
-        counted = _counted_node(use.node, cut, day)
+        at, day = (cut, MINUTES_PER_DAY) if scale == 1 else (cut // 60, 24)
+        counted = _counted_node(use.node, at, day, across)
         if counted is None:
             return None
         changed[use.node.to_text()] = counted
@@ -738,7 +818,9 @@ def _from_open(query: dict[str, Any], uses: list[Use], opened: int) -> dict[str,
         items = stage.get("select")
         if items is not None:
             written = [items] if isinstance(items, str) else list(items)
-            stage["select"] = [_counted_text(item, changed, found, True) for item in written]
+            counted = [_counted_text(item, changed, found, True) for item in written]
+            # As written where nothing changed: a first stage left as it was is not run again.
+            stage["select"] = counted[0] if isinstance(items, str) else counted
         if stage.get("where") is not None:
             stage["where"] = _counted_text(stage["where"], changed, found, False)
         if isinstance(stage.get("map"), dict):
@@ -749,23 +831,21 @@ def _from_open(query: dict[str, Any], uses: list[Use], opened: int) -> dict[str,
     return counted_query if found == set(changed) else None
 
 
-def _counted_node(node: ast.Expr, cut: int, day: int) -> ast.Expr | None:
+def _counted_node(node: ast.Expr, cut: int, day: int, across: bool) -> ast.Expr | None:
     """``node`` with the clock it orders counted from the open (``cut``, in the clock's
-    unit, ``day`` of them in a day): an aggregate's ordered argument, or each side of a
-    comparison (a number written there as the same time of day counted so)."""
+    unit, ``day`` of them in a day), or ``across`` midnight (below ``cut``, a day later):
+    an aggregate's ordered argument, or each side of a comparison (a number written there
+    as the same time of day counted so)."""
 
     def from_open(value: ast.Expr) -> ast.Expr:
         number = _number(value)
+        if number is not None and across:
+            return ast.Number(number + day if number < cut else number)
         if number is not None:
             return ast.Number(number - day if number >= cut else number)
-        return ast.Call(
-            "if",
-            (
-                ast.Compare(">=", value, ast.Number(cut)),
-                ast.Binary("-", value, ast.Number(day)),
-                value,
-            ),
-        )
+        moved = ast.Binary("+" if across else "-", value, ast.Number(day))
+        test = ast.Compare("<" if across else ">=", value, ast.Number(cut))
+        return ast.Call("if", (test, moved, value))
 
     if isinstance(node, ast.Compare):
         return ast.Compare(node.op, from_open(node.left), from_open(node.right))

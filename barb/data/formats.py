@@ -44,6 +44,7 @@ from barb.data.layouts import (
 )
 from barb.data.words import Message, Note, Refusal
 from barb.i18n import N_
+from barb.process_memory import trim_freed_memory
 
 DATABENTO_OPTIONAL = ("rtype", "instrument_id", "symbol")
 OHLCV_1M_RTYPE = 33  # Databento's record type of one-minute bars
@@ -296,36 +297,13 @@ def read_csv(
             column_types=types, include_columns=list(types), strings_can_be_null=False
         ),
     }
-    size = path.stat().st_size
     try:
-        # Arrow reads the file itself (not through a Python file object): its read-ahead
-        # thread calling back into Python, still pending after a parse error, aborted the
-        # CLI at exit ("terminate called without an active exception", exit 134).
-        with (
-            (
-                pa.OSFile(str(path))
-                if end is None
-                else pa.BufferReader(pa.memory_map(str(path)).read_buffer(end))
-            ) as source,
-            tqdm(
-                total=size,
-                unit="B",
-                unit_scale=True,
-                desc=f"reading {path.name}",
-                disable=not progress or size < PROGRESS_BYTES or None,
-                leave=False,
-                file=sys.stderr,
-            ) as bar,
-        ):
-            reader = pa_csv.open_csv(source, **options)
-            schema, batches = reader.schema, []
-            try:
-                for batch in reader:
-                    batches.append(batch)
-                    bar.update(source.tell() - bar.n)
-            finally:
-                reader.close()
-            table = pa.Table.from_batches(batches, schema=schema)
+        time_key = _time_key(shape, names, wanted)
+        read = _read_table(path, options, progress, end, _Gathered(time_key))
+        if read is None:  # a batch could not be read on its own: the file is read whole
+            read = _read_table(path, options, progress, end, None)
+        assert read is not None
+        table, empty = read
     except pa.ArrowInvalid as exc:
         if shape.delimiter != "," and not shape.decimal_comma:
             # A ';' file whose first thousand bars were whole numbers may still write 4500,25.
@@ -347,7 +325,7 @@ def read_csv(
         raise BadFile((N_("import.refuse.not_csv"), {"error": exc})) from exc
     inverse = {names[i]: c for c, i in wanted.items()}
     table = table.rename_columns([inverse[n] for n in table.column_names])
-    table, empty = _without_empty_tail(table)
+    table, empty = _without_empty_tail(table, empty)
     if shape.decimal_comma:
         for name in NUMERIC:
             if name in table.column_names:
@@ -374,20 +352,177 @@ def read_csv(
     return raw
 
 
-def _without_empty_tail(table: pa.Table) -> tuple[pa.Table, int]:
-    """The table without the rows of only empty fields at its end (``,,,,,``: Excel's saved
-    CSV keeps the cleared rows below the data), and how many there were: they were
-    refused as "cannot read the timestamp ''"."""
-    if table.num_rows == 0:
-        return table, 0
+def _read_table(
+    path: Path,
+    options: dict[str, object],
+    progress: bool,
+    end: int | None,
+    gathered: _Gathered | None,
+) -> tuple[pa.Table, np.ndarray] | None:
+    """The file's table as ``options`` read it, and ``_blank_rows`` of it: gathered batch by
+    batch when ``gathered`` is given (None when it could not be), else whole."""
+    size = path.stat().st_size
+    # Arrow reads the file itself (not through a Python file object): its read-ahead
+    # thread calling back into Python, still pending after a parse error, aborted the CLI
+    # at exit ("terminate called without an active exception", exit 134).
+    with (
+        (
+            pa.OSFile(str(path))
+            if end is None
+            else pa.BufferReader(pa.memory_map(str(path)).read_buffer(end))
+        ) as source,
+        tqdm(
+            total=size,
+            unit="B",
+            unit_scale=True,
+            desc=f"reading {path.name}",
+            disable=not progress or size < PROGRESS_BYTES or None,
+            leave=False,
+            file=sys.stderr,
+        ) as bar,
+    ):
+        reader = pa_csv.open_csv(source, **options)
+        schema, batches = reader.schema, []
+        try:
+            for batch in reader:
+                if gathered is None:
+                    batches.append(batch)
+                elif not gathered.add(batch):
+                    return None
+                bar.update(source.tell() - bar.n)
+        finally:
+            reader.close()
+    if gathered is not None:
+        return gathered.table(schema)
+    table = pa.Table.from_batches(batches, schema=schema)
+    return table, _blank_rows(table)
+
+
+def _blank_rows(table: pa.Table | pa.RecordBatch) -> np.ndarray:
+    """Whether each row has only empty fields."""
     empty = np.ones(table.num_rows, dtype=bool)
     for column in table.columns:
         blank = column.is_null()
         if pa.types.is_string(column.type):
             blank = pc.or_(blank, pc.equal(pc.utf8_trim_whitespace(column), ""))
         empty &= blank.to_numpy(zero_copy_only=False)
+    return empty
+
+
+def _without_empty_tail(table: pa.Table, empty: np.ndarray) -> tuple[pa.Table, int]:
+    """The table without the rows of only empty fields at its end (``,,,,,``: Excel's saved
+    CSV keeps the cleared rows below the data), and how many there were: they were
+    refused as "cannot read the timestamp ''". ``empty``: ``_blank_rows`` of the table as
+    read (its numbers may since hold NaN where a field was empty)."""
+    if table.num_rows == 0:
+        return table, 0
     tail = int(np.argmin(empty[::-1])) if not empty.all() else table.num_rows
     return table.slice(0, table.num_rows - tail), tail
+
+
+# The two forms of a time column that each row's text says alone, whatever the rest of
+# the file holds (``parse_timestamps`` reads them so): an ISO time without an offset, and
+# Unix time (its unit is found from the whole column, once it is gathered).
+_NAIVE_ISO = r"^\d{4}-\d\d-\d\d[ T]\d\d:\d\d(?::\d\d(?:\.\d+)?)?$"
+_UNIX = r"^\s*\d+(?:\.0*)?\s*$"
+
+
+def _time_key(shape: CsvShape, names: list[str], wanted: dict[str, int]) -> str | None:
+    """Arrow's name of the column ``from_table`` reads one-cell times from (None when the
+    layout's times are in other forms)."""
+    if shape.layout.time != "timestamp":
+        return None
+    key = "time" if "time" in wanted else "timestamp"
+    return names[wanted[key]] if key in wanted else None
+
+
+TRIM_BATCHES = 32  # batches (of about 1 MB of text each) between two trims of the heap
+
+
+class _Gathered:
+    """A CSV's columns gathered batch by batch in the form they are checked in, so that the
+    file's text is never held whole: a 350 MB file of 6.4 million bars was kept as Arrow
+    text (its times as strings) beside the arrays made from it, and took 1.8 GB.
+
+    Numbers become float64 arrays (an empty field NaN, as ``from_table`` reads it), and a
+    time column of naive ISO times or Unix times its int64 values; other text stays text,
+    read by ``from_table`` as before. A batch that cannot be so read (times in another
+    form after converted ones, a time Arrow cannot read) makes ``add`` return False: the
+    file is then read whole, as before, and refused or read as before.
+    """
+
+    def __init__(self, time_key: str | None):
+        self.time_key = time_key
+        self.time_form: str | None = None  # "iso", "unix" or "text", from the first batch
+        self.pieces: dict[str, list[np.ndarray | pa.Array]] = {}
+        self.blank: list[np.ndarray] = []
+
+    def add(self, batch: pa.RecordBatch) -> bool:
+        if batch.num_rows == 0:
+            return True
+        converted = self._convert(batch)
+        if converted is None:
+            return False
+        self.blank.append(_blank_rows(batch))
+        for name, piece in converted.items():
+            self.pieces.setdefault(name, []).append(piece)
+        if len(self.blank) % TRIM_BATCHES == 0:
+            trim_freed_memory()  # the text of the batches read: freed, kept by malloc
+        return True
+
+    def _convert(self, batch: pa.RecordBatch) -> dict[str, np.ndarray | pa.Array] | None:
+        out: dict[str, np.ndarray | pa.Array] = {}
+        for name, column in zip(batch.schema.names, batch.columns, strict=True):
+            if pa.types.is_floating(column.type):
+                out[name] = column.to_numpy(zero_copy_only=False)
+            elif name == self.time_key:
+                times = self._times(column)
+                if times is None:
+                    return None
+                out[name] = times
+            else:
+                out[name] = column
+        return out
+
+    def _times(self, column: pa.Array) -> np.ndarray | pa.Array | None:
+        form = "text"
+        if column.null_count == 0 and len(column):
+            if pc.all(pc.match_substring_regex(column, _NAIVE_ISO)).as_py():
+                form = "iso"
+            elif pc.all(pc.match_substring_regex(column, _UNIX)).as_py():
+                form = "unix"
+        if self.time_form is None:
+            self.time_form = form
+        if form != self.time_form:
+            # Text after converted times needs them all as text; converted after text is
+            # kept as text.
+            return None if self.time_form != "text" else column
+        try:
+            if form == "iso":
+                return pc.cast(column, pa.timestamp("ns")).to_numpy().view(np.int64)
+            if form == "unix":
+                whole = pc.replace_substring_regex(pc.utf8_trim_whitespace(column), r"\.0*$", "")
+                return pc.cast(whole, pa.int64()).to_numpy()
+        except pa.ArrowInvalid:
+            return None  # read whole, where the reader names the line
+        return column
+
+    def table(self, schema: pa.Schema) -> tuple[pa.Table, np.ndarray]:
+        """The gathered table and ``_blank_rows`` of it."""
+        columns: dict[str, pa.Array | pa.ChunkedArray] = {}
+        for name in schema.names:
+            pieces = self.pieces.pop(name, [])
+            if pieces and isinstance(pieces[0], np.ndarray):
+                values = np.concatenate(pieces) if len(pieces) > 1 else pieces[0]
+                del pieces  # the concatenated copy alone stays
+                if name == self.time_key and self.time_form == "iso":
+                    values = values.view("datetime64[ns]")
+                columns[name] = pa.array(values)
+                trim_freed_memory()  # the pieces' pages, before the next column's copy
+            else:
+                columns[name] = pa.chunked_array(pieces, type=schema.field(name).type)
+        blank = np.concatenate(self.blank) if self.blank else np.ones(0, dtype=bool)
+        return pa.table(columns), blank
 
 
 def _unique_name(names: list[str], i: int) -> str:
@@ -812,7 +947,7 @@ def parse_split(
 ) -> np.ndarray:
     """Date and Time columns -> naive int64 ns (``date_order``: see ``_day_month_order``)."""
     dates = pc.utf8_trim_whitespace(dates.cast(pa.string()))
-    times = pc.utf8_trim_whitespace(times.cast(pa.string()))
+    times = _with_colons(pc.utf8_trim_whitespace(times.cast(pa.string())))
     first = dates[0].as_py() or ""
     date_format, example = _date_format(first) or _day_month_order(dates, date_order)
     # Whole minutes are all Barb keeps: drop fractions ("18:00:00.000"), then write "9:30"
@@ -821,6 +956,10 @@ def parse_split(
     parts = pc.extract_regex(times, _CLOCK)
     clock, half = pc.struct_field(parts, [0]), pc.struct_field(parts, [1])
     clock = _with_seconds(clock)
+    # A day's end written as 24:00 (ISO 8601's, and some vendors' last close of the day):
+    # the next day's 00:00. It was refused as a date and time that cannot be read.
+    day_end = pc.fill_null(pc.and_(pc.equal(clock, "24:00:00"), pc.equal(half, "")), False)
+    clock = pc.if_else(day_end, "00:00:00", clock)
     time_format = "%H:%M:%S"
     if bool(pc.any(pc.not_equal(half, "")).as_py()):
         clock, time_format = pc.binary_join_element_wise(clock, half, " "), "%I:%M:%S %p"
@@ -842,7 +981,27 @@ def parse_split(
                 },
             ),
         )
-    return parsed.to_numpy().view(np.int64)
+    instants = parsed.to_numpy().view(np.int64)
+    return instants + day_end.to_numpy(zero_copy_only=False) * _DAY_NS
+
+
+_DAY_NS = 86_400 * 10**9
+
+
+def _with_colons(times: pa.ChunkedArray) -> pa.ChunkedArray:
+    """Times written as digits alone, every one of them (CQG's ``0930``, ``093000``;
+    TradeStation's times as numbers, ``930``, midnight ``0``), as ``09:30`` and
+    ``09:30:00``; others as they are. They were refused as times that cannot be read. A
+    column of up to 4 digits is hours and minutes; one with 5 or 6 somewhere, hours,
+    minutes and seconds."""
+    for width in (4, 6):
+        pattern = rf"^\d{{1,{width}}}$"
+        if not pc.all(pc.match_substring_regex(times, pattern)).as_py():
+            continue
+        padded = pc.utf8_lpad(times, width, "0")
+        parts = [pc.utf8_slice_codeunits(padded, i, i + 2) for i in range(0, width, 2)]
+        return pc.binary_join_element_wise(*parts, ":")
+    return times
 
 
 def _with_seconds(clock: pa.ChunkedArray) -> pa.ChunkedArray:

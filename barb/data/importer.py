@@ -88,6 +88,7 @@ from barb.data.words import ENGLISH, Advice, ImportWords, Message, Note
 from barb.errors import BarbError, DataError
 from barb.i18n import N_, decimal
 from barb.instruments import Instrument, load_instrument
+from barb.process_memory import trim_freed_memory
 from barb.sessions import minutes_of_day, trading_dates
 from barb.settings import EngineSettings
 from barb.timeframes import INTRADAY, TIMEFRAMES, case_ambiguity, resolve_timeframe
@@ -473,6 +474,9 @@ def check_file(
             if shape is not None:
                 _check_cut(checked.report, inner, shape)
                 _name_lines(checked.report, inner, shape)
+    # The check's temporary arrays, freed, stay with malloc otherwise: the bot checks an
+    # upload in its own process, which then kept them for as long as it ran.
+    trim_freed_memory()
     return checked
 
 

@@ -17,6 +17,7 @@ from barb.script import ast
 from barb.script.bincount import as_codes, bincount
 from barb.script.clock_order import NightSession
 from barb.script.conditions import is_condition, kleene, plain_if_known
+from barb.script.event_history import HistoryCut
 from barb.timeframes import timeframe
 
 
@@ -121,6 +122,9 @@ class EvalContext:
     # (``StagePlan.number_comparisons``). The run begun before the period is said as the
     # rows it moves across such a comparison, or as the longest run.
     streak_reads: Callable[[str], list[ast.Compare] | None] | None = None
+    # The first stage's rows when they begin after the data's first bar though a count
+    # since an event reads all history: where its event must lie (``event_history``).
+    history_cut: HistoryCut | None = None
 
     @property
     def intraday(self) -> bool:
@@ -179,11 +183,6 @@ class EvalContext:
                 self.warn(message)
 
 
-# The ``Series.attrs`` key an aggregate's argument carries its clock's unit under, in minutes
-# (``EvalContext.clock_columns``).
-CLOCK_SCALE = "clock_scale"
-
-
 @dataclass(frozen=True)
 class RowGroups:
     """How select partitions the rows: all together, or by the values of group keys.
@@ -207,6 +206,10 @@ class RowGroups:
     # Where an aggregate says what its value hides (rows tied with the one shown, in all or
     # in some groups).
     warn: Callable[[str], None] | None = field(default=None, compare=False)
+    # The minutes one unit of the aggregate's first argument is, where that argument is a
+    # column holding a clock as a number (``EvalContext.clock_columns``): what its tied
+    # values are named by (arg_max's -360 as 18:00).
+    arg_clock: int | None = field(default=None, compare=False)
 
     @classmethod
     def whole(cls, length: int, warn: Callable[[str], None] | None = None) -> RowGroups:

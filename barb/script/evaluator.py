@@ -20,7 +20,7 @@ from __future__ import annotations
 import operator
 import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -49,7 +49,7 @@ from barb.script.conditions import (
     kleene_logical,
     plain_if_known,
 )
-from barb.script.context import CLOCK_SCALE, EvalContext, RowGroups
+from barb.script.context import EvalContext, RowGroups
 from barb.script.daily_warnings import (
     SameDayCalls,
     known_from_first_bar,
@@ -63,6 +63,7 @@ from barb.script.validator import (
     unknown_column,
     unknown_function,
 )
+from barb.time_keys import is_clock_expr
 
 _NUMERIC = frozenset({"number", "bool"})
 _ACCEPTED_KINDS: dict[str, frozenset[str]] = {
@@ -310,7 +311,7 @@ class _RowEvaluator:
             args = [_reordered(arg, in_time) for arg in args]
         assert spec.impl is not None
         rows = RowGroups.whole(len(self.frame), warn=self.ctx.warn)
-        value = _python_scalar(spec.impl(rows, *_clocks_named(self.ctx, node, args)))
+        value = _python_scalar(spec.impl(_clocks_named(self.ctx, node, rows), *args))
         series = [arg for arg in args if isinstance(arg, pd.Series)]
         if series and _is_missing(value) and value_kind(series[0]) in ("string", "datetime"):
             # max(t) of times of day with none there (no row, or none known) is a missing
@@ -807,7 +808,7 @@ class _AggregateEvaluator(_RowEvaluator):
             args = self.arguments(spec, node, rows_evaluator, self.frame.index, evaluated)
             if evaluated is not None:
                 self.samples[node] = spec.sampled(evaluated)
-            return spec.impl(self.rows, *_clocks_named(self.ctx, node, args))
+            return spec.impl(_clocks_named(self.ctx, node, self.rows), *args)
         if spec.category != "scalar":
             raise TypeMismatch(
                 f"{node.to_text()} gives one value per row, so it cannot stand alone in select.",
@@ -830,20 +831,18 @@ class _AggregateEvaluator(_RowEvaluator):
 _NAMING = frozenset({"arg_max", "arg_min", "mode"})
 
 
-def _clocks_named(ctx: EvalContext, node: ast.Call, args: list[Any]) -> list[Any]:
-    """``args`` with a column that holds a clock as a number (``ctx.clock_columns``) marked
-    with its unit (``CLOCK_SCALE``), on a shallow copy: what an aggregate names its values
+def _clocks_named(ctx: EvalContext, node: ast.Call, rows: RowGroups) -> RowGroups:
+    """``rows`` told the unit of the aggregate's first argument where it is a column that
+    holds a clock as a number (``ctx.clock_columns``): what an aggregate names its values
     by (arg_max's ties as 18:00, not -360)."""
-    if node.name.lower() not in _NAMING:
-        return args
-    marked = list(args)
-    for at, (arg, value) in enumerate(zip(node.args, args, strict=False)):
-        scale = ctx.clock_columns.get(arg.name) if isinstance(arg, ast.Column) else None
-        if scale and isinstance(value, pd.Series):
-            value = value.copy(deep=False)
-            value.attrs = {**value.attrs, CLOCK_SCALE: scale}
-            marked[at] = value
-    return marked
+    if node.name.lower() not in _NAMING or not node.args:
+        return rows
+    arg = node.args[0]
+    if isinstance(arg, ast.Column):
+        scale = ctx.clock_columns.get(arg.name)
+    else:  # written in place: arg_max(hour() * 60 + minute(), high)
+        scale = 1 if is_clock_expr(arg) else None
+    return replace(rows, arg_clock=scale) if scale else rows
 
 
 def _never_float(dtype: Any) -> bool:

@@ -145,6 +145,11 @@ class FunctionSpec:
     # weekly() under daily(), "daily|weekly|monthly(expr, lag=1, [session])" (one line for a
     # family, in a reference with no room for three).
     listed_under: str | None = None
+    # Reads every bar before its own (``reach`` is all history), yet nothing before the last
+    # row its event holds on: a streak's false row, bars_since()'s true one, ffill()'s value.
+    # Over rows that begin after the data's first bar it checks that such a row lies before
+    # the period (``barb.script.event_history``), so the planner reads back only that far.
+    forgets: bool = False
 
     @property
     def body(self) -> Any:
@@ -196,6 +201,7 @@ def register(
     counts_true: bool = False,
     values: tuple[int, int] | None = None,
     listed_under: str | None = None,
+    forgets: bool = False,
 ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Declare a function of the language; the decorated callable implements it.
 
@@ -203,8 +209,8 @@ def register(
     arguments by name (``barb.script.warmup``). Row-wise categories read their row and may
     leave it out; every other function must give it, or registering it fails. ``unit`` and
     ``of_condition`` say what the call does to units (``UnitRule``; None: no unit).
-    ``sample``, ``sample_from``, ``counts_true``, ``values`` and ``listed_under``: see
-    ``FunctionSpec``.
+    ``sample``, ``sample_from``, ``counts_true``, ``values``, ``listed_under`` and
+    ``forgets``: see ``FunctionSpec``.
 
     Row-wise functions are called as ``impl(ctx, *args)`` with series arguments evaluated to
     ``pd.Series`` aligned with ``ctx.frame`` (true/false converted to 1/0 for ``accepts=
@@ -245,6 +251,7 @@ def register(
             counts_true=counts_true,
             values=values,
             listed_under=listed_under,
+            forgets=forgets,
         )
         _add(spec)
         return impl

@@ -19,7 +19,11 @@ from barb.script.warmup import ALL, ROW, Reach
 
 
 def reach(
-    expr: ast.Node, columns: Mapping[str, Reach] | None = None, *, values: bool = False
+    expr: ast.Node,
+    columns: Mapping[str, Reach] | None = None,
+    *,
+    values: bool = False,
+    to_event: bool = False,
 ) -> Reach:
     """How many bars before and after each row ``expr`` reads.
 
@@ -29,6 +33,12 @@ def reach(
     running total or a count since an event (``_starts_with_rows``), whose values start at
     the first row given; cumsum(pnl) and prev(cumsum(pnl)) over 2025's rows are the same in
     either stage.
+    ``to_event``: a call that forgets the bars before its event (``FunctionSpec.forgets``:
+    streak, bars_since, ffill) read as its own row alone when its arguments read a bounded
+    number of bars: how far the rest reads, once its event's row is found at run time
+    (``barb.script.event_history``). Its arguments read all history, a running total's rows
+    or a calendar unit's: all history still, their values before the period being no
+    bounded number of bars' (cumsum() starts at the period).
     """
     if isinstance(expr, ast.Column):
         return (columns or {}).get(expr.name, ROW)
@@ -36,7 +46,9 @@ def reach(
         own = own_reach(expr)
         inner = ROW
         for arg in expr.args:
-            inner = inner.widest(reach(arg, columns, values=values))
+            inner = inner.widest(reach(arg, columns, values=values, to_event=to_event))
+        if to_event and _forgets(expr) and _bounded(inner):
+            own = ROW
         if values and _starts_with_rows(inner):
             # Empty before the rows it is given: what reads earlier rows of it reads them alone.
             return Reach(0, own.ahead + inner.ahead, in_period=True)
@@ -45,17 +57,30 @@ def reach(
         return own.then(inner)
     result = ROW
     for child in expr.children():
-        result = result.widest(reach(child, columns, values=values))
+        result = result.widest(reach(child, columns, values=values, to_event=to_event))
     return result
 
 
-def map_reach(exprs: Iterable[tuple[str, ast.Node]], *, values: bool = False) -> dict[str, Reach]:
+def map_reach(
+    exprs: Iterable[tuple[str, ast.Node]], *, values: bool = False, to_event: bool = False
+) -> dict[str, Reach]:
     """The reach of each map column, in map order: a later column reads what the earlier
-    ones it names read, on top of its own (``values``: as ``reach``)."""
+    ones it names read, on top of its own (``values``, ``to_event``: as ``reach``)."""
     columns: dict[str, Reach] = {}
     for name, expr in exprs:
-        columns[name] = reach(expr, columns, values=values)
+        columns[name] = reach(expr, columns, values=values, to_event=to_event)
     return columns
+
+
+def _forgets(call: ast.Call) -> bool:
+    spec = lookup(call.name)
+    return spec is not None and spec.forgets
+
+
+def _bounded(inner: Reach) -> bool:
+    """Whether an argument of this reach has, on a row, the value it has over all history
+    once that row has ``back`` bars before it."""
+    return inner.back is not None and not inner.in_period and not inner.units
 
 
 def _starts_with_rows(own: Reach) -> bool:

@@ -10,8 +10,10 @@ how many bars before (and after, for ``next()``) it needs:
   geometrically: after :func:`decay_bars` bars the start's weight is below 1e-12, far below
   the 1e-6 the engine promises against TA-Lib over all history;
 - counts since an event (streak, bars_since) and on-balance volume need everything before:
-  their reach is unbounded (``ALL``). Running totals and ranks (cumsum, cummax, cummin,
-  rank) start at the period by definition, so they need nothing before it;
+  their reach is unbounded (``ALL``); a count since an event is then run on rows back to
+  its event's last row before the period, found at run time (``barb.script.event_history``).
+  Running totals and ranks (cumsum, cummax, cummin, rank) start at the period by
+  definition, so they need nothing before it;
 - one restarted each day, week, month, quarter or year (``cummax(high, 'week')``) runs over
   its whole unit, whatever the period cuts: it reads back to the unit's first bar (``units``).
   "Mondays in March 2024 above the previous week's high", prev(cummax(high, 'week')) over

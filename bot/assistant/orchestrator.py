@@ -150,6 +150,11 @@ class AssistantSettings(BaseSettings):
     )
 
 
+#: How a query run without a plan is named in its job's key (``run_key``), in place of the
+#: call id the model gives it anew at every attempt.
+AT_ONCE = "at-once"
+
+
 class QueryRun(BaseModel):
     """One query run: as it ran (instrument included), the outcome, and its proof if ok."""
 
@@ -267,9 +272,12 @@ class Assistant:
         *,
         chat: Chat | None = None,
         clarification: str | None = None,
+        question_id: str | None = None,
     ) -> Reply:
         """A new message from a person: answers a pending clarification, or starts a question.
-        ``chat``, if the caller has it, saves reading it again.
+        ``chat``, if the caller has it, saves reading it again. ``question_id``: the id the
+        question was recorded in flight under, the same at every attempt at it (else a new
+        one): the queries it runs at once are named by it on the queue workers (``_execute``).
 
         ``clarification``: the clarification a suggested reply's press claimed (``take``)
         for this text, which it answers. Only that one: a clarification another message
@@ -309,7 +317,7 @@ class Assistant:
         if budget is not None:
             return budget
         state = LoopState(
-            question_id=new_question_id(),
+            question_id=question_id or new_question_id(),
             asker=asker,
             language=language,
             messages=[Message.user(text)],
@@ -801,18 +809,25 @@ class Assistant:
         return QueryRun(query=frozen, outcome=outcome, proof=proof)
 
     async def query_command(
-        self, asker: Asker, text: str, *, chat: Chat | None = None, work_id: int | None = None
+        self,
+        asker: Asker,
+        text: str,
+        *,
+        chat: Chat | None = None,
+        work_id: int | None = None,
+        question_id: str | None = None,
     ) -> Reply:
         """``/query <Barb Script>``: run it at once, no model, no tokens, the same proof; the
         result as a person reads it (``result_text``), never the model's summary. Its work
-        in flight, ``work_id``, names its job (``run_key``), as for a confirmed plan's run:
-        resumed after a kill of the bot, it finds the job it sent."""
+        in flight, ``work_id``, names its job (``run_key``) by the id drawn when it was
+        recorded (``question_id``; the work's own id in work recorded before), as for a
+        confirmed plan's run: resumed after a kill of the bot, it finds the job it sent."""
         chat = chat or await self.store.chats.ensure(asker.chat_id, asker.chat_type)
         lang = language_for(chat.settings.language, "", asker.language_code)
         parsed = parse_query_text(text)
         if isinstance(parsed, Unreadable):
             return Reply(text=unreadable_text(parsed, lang), failed=True, language=lang)
-        run_of = None if work_id is None else (f"work.{work_id}", "query")
+        run_of = None if work_id is None else (question_id or f"work.{work_id}", "query")
         run = await self.run_query(chat, parsed, lang, run_of=run_of)
         outcome = run.outcome
         if run.proof is None:
@@ -839,9 +854,13 @@ class Assistant:
         args = parse_args(call.name, call.arguments)
         assert isinstance(args, ExecuteQueryArgs)
         query = state.planned.get(call.id, args.query)
-        # Only a run the person approved is resumed with the same call (the model's own
-        # calls are asked again, under new ids).
-        run_of = (state.question_id, call.id) if call.id in state.approved else None
+        # A run the person approved is resumed with the same call. A query run without a
+        # plan (confirmations off, or a fix run as confirmed) is asked of the model again at
+        # a resumption, under a new call id: it is named by its question alone, the job's
+        # digest telling its queries apart. Before, it had no name, and a kill of the bot
+        # while it computed on a queue worker had it computed twice.
+        call_name = call.id if call.id in state.approved else AT_ONCE
+        run_of = (state.question_id, call_name)
         run = await self.run_query(
             chat, query, state.language, instrument=state.instrument, run_of=run_of
         )

@@ -34,7 +34,7 @@ import uuid
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import redis
 import redis.asyncio
@@ -59,6 +59,7 @@ from bot.pool.jobs import (
     timeout_outcome,
 )
 from bot.pool.queue_app import (
+    RESULT_EXPIRES_S,
     TASK_NAME,
     data_meta_key,
     hard_limit,
@@ -93,7 +94,9 @@ _MARK_TTL_S = 86400
 #: After Redis was found to have lost its data, how long before the workers' beats there are
 #: read for the jobs they run: every live worker beats within two beats of Redis's return
 #: (a beat on its way when Redis went gives up after its 1 s timeout, the next comes a beat
-#: later), and the loss is found at the bot's first poll after it.
+#: later), and the loss is found at the bot's first poll after it. Only the jobs no worker
+#: was seen running hang on it: one seen started waits for its own worker's beat, however
+#: late (``_lost_verdict``).
 _LOST_JOBS_AFTER_S = 2.5 * worker_registry.HEARTBEAT_S
 #: How long any one call of the bot's Celery thread to Redis may wait for its answer (a
 #: send, a poll): Redis answers in milliseconds, or is in trouble.
@@ -141,6 +144,9 @@ class _InFlight:
     done: asyncio.Future[tuple[str, Any]]
     #: When the poller first saw that a worker had taken it.
     started: float | None = None
+    #: The worker that took it, as its STARTED record names it (None: not seen, or a
+    #: worker of a release that does not say).
+    node: str | None = None
     #: When the poller first read that the worker that took it is not in the registry,
     #: in a run of such reads (None: alive at the last read, or not judged yet).
     absent_since: float | None = None
@@ -312,10 +318,28 @@ class CeleryRunner:
             outcome = await self._wait(job, sent.task_id, adopted=True, started=sent.started)
         if outcome is None:  # never sent, lost, revoked, or its worker gone
             outcome = await self._send_and_wait(job)
-        # Taken: a resumption after this (a kill before the answer is stored) computes it
-        # again, its answer read and deleted (``_read_states``).
-        self._celery.submit(self._app.backend.client.delete, _sent_key(job.key))
+        self._celery.submit(self._taken, job.key, outcome.ok)
         return outcome
+
+    def _taken(self, key: str, ok: bool) -> None:
+        """On the Celery thread: the outcome of the job named ``key`` is taken. An answer
+        stays findable, its name and its record in Redis, as long as its record lives
+        (``RESULT_EXPIRES_S``): another reader of the same run takes it too. That is a
+        replica taking over the run of one whose lease lapsed while it still polled (a
+        webhook replica stalled), or this process resumed after a kill before the answer
+        was stored. Before, the first reader deleted it: the other found nothing, or the job
+        running and never its answer, and sent it again; computed twice, one answer sent.
+        A failure is forgotten at once: Run pressed again on the plan given back computes
+        it afresh, never reads the same failure."""
+        client = self._app.backend.client
+        name = _sent_key(key)
+        if ok:
+            client.expire(name, RESULT_EXPIRES_S)
+            return
+        raw = client.get(name)
+        client.delete(name)
+        if raw is not None:
+            self._app.backend.forget(raw.decode())
 
     async def _send_and_wait(self, job: QueryJob) -> QueryOutcome:
         loop = asyncio.get_running_loop()
@@ -356,8 +380,9 @@ class CeleryRunner:
         """On the Celery thread: the job ``job.key`` names, as an earlier process of the bot
         sent it, if Redis still holds it waiting (in its queue, or taken by a worker that
         has not started it), running, or answered; None to send it afresh: never sent,
-        revoked (a shutdown's revoke, or expired in its queue), answered and read already
-        (its claim done, its result deleted), or lost with Redis's data.
+        revoked (a shutdown's revoke, or expired in its queue), answered and gone since (a
+        failure taken, or an answer past ``RESULT_EXPIRES_S``: its claim done, its result
+        deleted), or lost with Redis's data.
 
         An answer is taken whatever it says, a time limit or a failure included: computed
         again, it would most likely say the same, after a worker's whole time limit."""
@@ -373,8 +398,7 @@ class CeleryRunner:
             meta = backend.decode_result(value)
             state, result = meta["status"], meta["result"]
             if state in READY_STATES and state != REVOKED:
-                backend.forget(task_id)
-                return _Sent(task_id, (state, result), started=True)
+                return _Sent(task_id, (state, result), started=True)  # ``_taken`` frees it
             return _Sent(task_id, None, started=True) if state == STARTED else None
         claim = client.get(claim_key(task_id))
         if claim is not None:  # running (its STARTED on its way), or done and read
@@ -448,8 +472,9 @@ class CeleryRunner:
         computed a second time on another process. Each worker names the jobs its
         processes run with its beat (``WorkerBeat.running``); the beats of the new Redis
         are read once every worker has had time to beat there, and again each beat while a
-        job is still run: one whose worker goes (or whose answer was stored just before the
-        restart, as its worker beat) is sent again then. A worker that does not say what it
+        job is still run or its worker has not beaten yet (``_lost_verdict``): one whose
+        worker goes (or whose answer was stored just before the restart, as its worker
+        beat) is sent again then. A worker that does not say what it
         runs (another release) leaves the bot as before: jobs it saw started are left to
         their deadline, the others sent again."""
         watched = {
@@ -461,7 +486,7 @@ class CeleryRunner:
         await asyncio.sleep(_LOST_JOBS_AFTER_S)
         while watched:
             try:
-                running, recorded = await loop.run_in_executor(
+                beats, recorded = await loop.run_in_executor(
                     self._celery, self._read_after_loss, sorted(watched)
                 )
             except Exception:  # Redis away again: read at the next beat
@@ -474,10 +499,11 @@ class CeleryRunner:
                 if flight is None or flight.done.done() or task_id in recorded:
                     watched.discard(task_id)  # answered, given up, or run in the new Redis
                     continue
-                if running is None and flight.started is not None:
+                verdict = self._lost_verdict(flight, task_id, beats, now)
+                if verdict is None:
                     watched.discard(task_id)  # not known: left to its deadline
                     continue
-                if running is not None and task_id in running:
+                if verdict == "running":
                     flight.started = flight.started or now  # its answer will come
                     continue
                 watched.discard(task_id)
@@ -492,14 +518,44 @@ class CeleryRunner:
             if watched:
                 await asyncio.sleep(worker_registry.HEARTBEAT_S)
 
+    def _lost_verdict(
+        self, flight: _InFlight, task_id: str, beats: dict[str, set[str] | None], now: float
+    ) -> Literal["running", "lost"] | None:
+        """After Redis lost its data, whether the job ``task_id`` still runs on a worker
+        ("running": wait for its answer), is to be sent again ("lost"), or is not known
+        (None: left to its deadline), from the workers' beats in the new Redis.
+
+        A job seen started on a known worker waits for that worker's own beat there, however
+        late it comes (its client's timeouts, a loaded machine): that beat alone says
+        whether it still runs the job. Before, the beats were read once 2.5 s after the loss
+        was found, and a worker not beaten by then had its running job sent again and
+        computed twice (its claim had gone with Redis). A worker that never beats again is
+        gone: its job is sent again once it would have ended on a live worker (its hard
+        limit past), when no copy of it can be computing any more. A job not seen started
+        (taken in the poller's last 50 ms, or waiting in its lost queue) is judged by every
+        worker beaten by then, as is one a worker of another release took."""
+        node = flight.node
+        if node is not None and flight.started is not None:
+            if node not in beats:
+                return "lost" if self._past_its_end(flight, now) else "running"
+            jobs = beats[node]
+            if jobs is None:
+                return None
+            return "running" if task_id in jobs else "lost"
+        known = [jobs for jobs in beats.values() if jobs is not None]
+        if len(known) < len(beats) and flight.started is not None:
+            return None
+        return "running" if any(task_id in jobs for jobs in known) else "lost"
+
     def _sent_at(self, task_id: str) -> float:
         flight = self._in_flight.get(task_id)
         return flight.sent if flight is not None else 0.0
 
-    def _read_after_loss(self, task_ids: list[str]) -> tuple[set[str] | None, set[str]]:
-        """On the Celery thread: the jobs the live workers run (None: not known), then which
-        of ``task_ids`` have a record in Redis (started or answered there). In that order:
-        a job its worker no longer names has stored its answer before this read."""
+    def _read_after_loss(self, task_ids: list[str]) -> tuple[dict[str, set[str] | None], set[str]]:
+        """On the Celery thread: the jobs each live worker runs, by node (None: not known),
+        then which of ``task_ids`` have a record in Redis (started or answered there). In
+        that order: a job its worker no longer names has stored its answer before this
+        read."""
         backend = self._app.backend
         running = worker_registry.running_jobs(backend.client)
         values = backend.mget([backend.get_key_for_task(task_id) for task_id in task_ids])
@@ -560,10 +616,13 @@ class CeleryRunner:
         loop = asyncio.get_running_loop()
         while self._in_flight:
             ids = list(self._in_flight)
+            named = {task_id for task_id in ids if self._in_flight[task_id].job.key is not None}
             lost_at = None
             asked = time.monotonic()
             try:
-                states, lost_at = await loop.run_in_executor(self._celery, self._read_states, ids)
+                states, lost_at = await loop.run_in_executor(
+                    self._celery, self._read_states, ids, named
+                )
             except Exception:  # Redis away for a moment: the jobs' own deadlines still run
                 log.warning("could not read query states from Redis", exc_info=True)
                 states = {}
@@ -584,6 +643,8 @@ class CeleryRunner:
                     continue
                 if flight.started is None:
                     flight.started = now
+                if isinstance(value, dict) and value.get("node"):
+                    flight.node = str(value["node"])
                 alive = value.get("alive") if isinstance(value, dict) else None
                 if alive is True:
                     flight.absent_since = None
@@ -603,11 +664,16 @@ class CeleryRunner:
         calm = troubled is None or now - troubled >= _GONE_AFTER_S
         return calm or now - absent >= _GONE_AFTER_S
 
-    def _read_states(self, task_ids: list[str]) -> tuple[dict[str, tuple[str, Any]], float | None]:
+    def _read_states(
+        self,
+        task_ids: list[str],
+        named: set[str],
+    ) -> tuple[dict[str, tuple[str, Any]], float | None]:
         """On the Celery thread: the state and value of each job Redis has a record of
         (none while it waits in its queue; ``STARTED`` once a worker took it), and when
         Redis was found to have lost its data, if it was since the last read (``_keep_mark``,
-        here or at a send: both on this thread)."""
+        here or at a send: both on this thread). The answers of jobs with a name
+        (``named``: ``QueryJob.key``) stay for another reader of the run (``_taken``)."""
         backend = self._app.backend
         self._keep_mark()
         values = backend.mget([backend.get_key_for_task(task_id) for task_id in task_ids])
@@ -616,7 +682,11 @@ class CeleryRunner:
             if value is not None:
                 meta = backend.decode_result(value)
                 states[task_id] = (meta["status"], meta["result"])
-        ready = [task_id for task_id, (state, _) in states.items() if state in READY_STATES]
+        ready = [
+            task_id
+            for task_id, (state, _) in states.items()
+            if state in READY_STATES and not (state == SUCCESS and task_id in named)
+        ]
         for task_id in ready:  # read once: free Redis now, not at expiry
             backend.forget(task_id)
         self._read_heartbeats(states)

@@ -60,8 +60,9 @@ class QueryJob(BaseModel):
     # Only check that the query can run (``barb.interpreter.check``): bound and planned, no
     # bar read. The outcome is ok with nothing in it, or the error the run would have given.
     check_only: bool = False
-    # The job's own name across restarts of the bot, for a run of a confirmed plan: the
-    # same question, call and query give the same key (``run_key``). A queue runner names
+    # The job's own name across restarts of the bot, for a run of a confirmed plan, a query
+    # the model runs without a plan, or a /query: the same question, call (or "at-once",
+    # "query") and query give the same key (``run_key``). A queue runner names
     # the job it sends by it in Redis, so that the run resumed after a kill of the bot
     # takes the job already queued, running or answered instead of computing it again
     # (``CeleryRunner``); the in-process pool has nothing to find and ignores it. Never

@@ -124,17 +124,17 @@ async def live_beats(client: redis.asyncio.Redis) -> dict[str, WorkerBeat | None
     return {_text(node): read_beat(beat or None) for node, beat in zip(nodes, beats, strict=True)}
 
 
-def running_jobs(client: redis.Redis) -> set[str] | None:
-    """The jobs every live worker says its processes run, read now (raises
-    ``redis.RedisError``); None when a live worker does not say (another release), whose
-    jobs are not known."""
+def running_jobs(client: redis.Redis) -> dict[str, set[str] | None]:
+    """The jobs each live worker says its processes run, by node name, read now (raises
+    ``redis.RedisError``); None for a worker that does not say (another release), whose
+    jobs are not known. A worker not in it has not beaten since its entry's moment (or
+    since Redis restarted empty)."""
     flat: list[Any] = client.eval(_LIVE, 2, WORKERS_KEY, BEATS_KEY)  # type: ignore[assignment]
-    running: set[str] = set()
-    for raw in flat[1::2]:
+    running: dict[str, set[str] | None] = {}
+    for node, raw in zip(flat[0::2], flat[1::2], strict=True):
         beat = read_beat(raw or None)
-        if beat is None or beat.running is None:
-            return None
-        running.update(beat.running)
+        jobs = None if beat is None or beat.running is None else set(beat.running)
+        running[_text(node)] = jobs
     return running
 
 

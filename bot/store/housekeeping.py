@@ -35,6 +35,7 @@ async def tidy(store: Store, on_expired: OnExpired | None = None) -> None:
     updates = await store.updates.prune(UPDATE_MEMORY)
     replies = await store.outbox.prune(OUTBOX_MEMORY)
     await store.rate_limits.prune()
+    await store.albums.prune()
     messages = await store.transcript.prune()
     if expired or updates or replies or messages:
         log.info(

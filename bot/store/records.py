@@ -52,6 +52,8 @@ PENDING_ID_LENGTH = 16
 QUESTION_ID_LENGTH = 32
 #: A replica's name (``StoreSettings.replica_id``), recorded on the rows it holds a lease on.
 LEASE_OWNER_LENGTH = 64
+#: Telegram's media_group_id of an album (a string of digits, under 30 in practice).
+ALBUM_ID_LENGTH = 64
 
 
 @dataclass(frozen=True)

@@ -13,6 +13,7 @@ from types import TracebackType
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker
 
+from bot.store.albums import AlbumCaptionRepository
 from bot.store.chats import ChatRepository, PreferenceRepository
 from bot.store.in_flight import InFlightRepository
 from bot.store.outbox import OutboxRepository
@@ -64,6 +65,7 @@ class Store:
             replicas=self.replicas,
         )
         self.in_flight = InFlightRepository(sessions, clock, lease=work_lease)
+        self.albums = AlbumCaptionRepository(sessions, clock)
         if engine.dialect.name == "sqlite":
             gate = PriorityGate()
             for repository in (
@@ -76,6 +78,7 @@ class Store:
                 self.updates,
                 self.outbox,
                 self.in_flight,
+                self.albums,
             ):
                 repository.write_gate = gate
 

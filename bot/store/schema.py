@@ -33,6 +33,7 @@ from sqlalchemy import (
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 from bot.store.records import (
+    ALBUM_ID_LENGTH,
     LEASE_OWNER_LENGTH,
     PENDING_ID_LENGTH,
     QUESTION_ID_LENGTH,
@@ -313,6 +314,19 @@ class RateWindowRow(Base):
     user_id: Mapped[int] = mapped_column(primary_key=True, autoincrement=False)
     times: Mapped[list[float]] = mapped_column(JSON)
     updated_at: Mapped[datetime] = mapped_column(index=True)
+
+
+class AlbumCaptionRow(Base):
+    """The caption of a recent album of files (sent together), which Telegram puts on its
+    first file only: each later file of the album is read with it, whichever replica
+    handles it and after a restart (``AlbumCaptionRepository``)."""
+
+    __tablename__ = "album_captions"
+
+    chat_id: Mapped[int] = mapped_column(primary_key=True, autoincrement=False)
+    media_group_id: Mapped[str] = mapped_column(String(ALBUM_ID_LENGTH), primary_key=True)
+    caption: Mapped[str]
+    created_at: Mapped[datetime] = mapped_column(index=True)
 
 
 metadata = Base.metadata

@@ -22,7 +22,7 @@ from bot.assistant.orchestrator import asked_in, pending_payload, plan_language
 from bot.assistant.replies import Asker, Reply
 from bot.store import WorkStopped
 from bot.store.errors import database_failing
-from bot.store.records import Chat, PendingAction, RunOutcome
+from bot.store.records import Chat, PendingAction, RunOutcome, new_question_id
 from bot.telegram import keyboards
 from bot.telegram.render import escape, plan_html
 from bot.telegram.sender import NotDelivered
@@ -141,8 +141,17 @@ def question_work(
     asker: Asker, text: str, reply_to: int | None, *, clarification: str | None = None
 ) -> dict[str, Any]:
     """What a restart needs to ask the question again: who asked, what, where to reply,
-    and, for a suggested reply's press, the clarification it answers (its action id)."""
-    work = {"asker": asker.model_dump(mode="json"), "text": text, "reply_to": reply_to}
+    and, for a suggested reply's press, the clarification it answers (its action id); and
+    the question's id, drawn once here, so that every attempt at it (a restart's, another
+    replica's) is the same question: its queries run at once (no plan) keep their names
+    on the queue workers (``jobs.run_key``), and a resumed attempt takes the job the one
+    before sent instead of computing it again."""
+    work = {
+        "asker": asker.model_dump(mode="json"),
+        "text": text,
+        "reply_to": reply_to,
+        "question_id": new_question_id(),
+    }
     if clarification is not None:
         work["clarification"] = clarification
     return work
@@ -166,9 +175,11 @@ async def answer_question(
     chat: Chat | None = None,
     preface: str | None = None,
     clarification: str | None = None,
+    question_id: str | None = None,
 ) -> None:
     """Ask the assistant, showing 'typing…', and send its reply; the reply's storing
-    finishes the work in flight ``work_id``. ``chat``, if the caller has it, saves reading
+    finishes the work in flight ``work_id``, whose ``question_id`` it is (``question_work``;
+    None in work recorded before it had one). ``chat``, if the caller has it, saves reading
     it again; ``preface`` (HTML) is said first; ``clarification``: the one a suggested
     reply's press claimed, which ``text`` answers (``Assistant.ask``). A turn stopped or
     failed before the model answered it leaves it declined, not claimed for good.
@@ -214,7 +225,9 @@ async def answer_question(
                         await edit_plan_status(
                             svc, bot, action, action.message_id, replaced, plan_lang
                         )
-                reply = await svc.assistant.ask(asker, text, chat=chat, clarification=clarification)
+                reply = await svc.assistant.ask(
+                    asker, text, chat=chat, clarification=clarification, question_id=question_id
+                )
             # Taken while the turn may still be stopped: a /cancel holding it stops the
             # turn, and one that comes after finds the answer out and its plan to drop.
             await held.enter_async_context(svc.chat_lock(chat_id))
@@ -286,9 +299,11 @@ async def answer_query(
     *,
     work_id: int,
     chat: Chat | None = None,
+    question_id: str | None = None,
 ) -> None:
     """``/query``: run the person's Barb Script under the chat's lock and send the result;
-    the reply's storing finishes the work in flight ``work_id``. While it waits its turn
+    the reply's storing finishes the work in flight ``work_id`` (``question_id``: its
+    payload's, ``question_work``). While it waits its turn
     or computes, a /cancel or /reset says at once that it cannot be stopped
     (``svc.queries``)."""
     showing = svc.showing(bot, asker.chat_id, ChatAction.UPLOAD_PHOTO, after_s=QUERY_ACTION_AFTER_S)
@@ -305,7 +320,7 @@ async def answer_query(
                     await held.enter_async_context(showing)
                     acknowledged()
                     reply = await svc.assistant.query_command(
-                        asker, text, chat=chat, work_id=work_id
+                        asker, text, chat=chat, work_id=work_id, question_id=question_id
                     )
                 # No longer under way: a /cancel's or /reset's notice checked before that
                 # is out before the answer (``notice_lock``), never between its messages.

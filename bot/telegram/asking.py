@@ -35,11 +35,12 @@ async def ask(
     reached("question_received", svc.settings.kill_at)
     # In flight before anything else, and the update handled in the same transaction: from
     # here a kill -9 leaves the question for the next start (before, its stored update).
+    payload = question_work(asker, text, asker.reply_to)
     work = await svc.store.in_flight.start(
         asker.chat_id,
         asker.user_id,
         "question",
-        question_work(asker, text, asker.reply_to),
+        payload,
         update_id=ctx.update_id,
         joined_updates=gathered.joined_updates if gathered is not None else (),
     )
@@ -54,6 +55,7 @@ async def ask(
         reply_to=asker.reply_to,
         chat=ctx.chat,
         preface=preface,
+        question_id=payload["question_id"],
     )
 
 

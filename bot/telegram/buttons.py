@@ -222,11 +222,12 @@ async def on_option(ctx: UpdateContext, query: CallbackQuery, parts: list[str]) 
     # Claimed with the question recorded in flight, as Run claims its plan: a second tap
     # (or a second device) is told the question was answered, and a kill -9 from here on
     # leaves the question for the next start, which answers the clarification with it.
+    work = question_work(asker, answer, asker.reply_to, clarification=action_id)
     taken = await svc.assistant.take(
         action_id,
         owner,
         Press.OPTION,
-        work=question_work(asker, answer, asker.reply_to, clarification=action_id),
+        work=work,
         update_id=ctx.update_id,
     )
     if taken.verdict is not Verdict.OK or taken.work_id is None:
@@ -246,6 +247,7 @@ async def on_option(ctx: UpdateContext, query: CallbackQuery, parts: list[str]) 
         reply_to=asker.reply_to,
         chat=ctx.chat,
         clarification=action_id,  # this one, not whichever is open when the model is free
+        question_id=work["question_id"],
     )
 
 

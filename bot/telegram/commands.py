@@ -366,14 +366,19 @@ async def query(ctx: UpdateContext, rest: str) -> None:
     asker = ctx.asker
     # In flight before it runs, the update handled in the same transaction: a kill -9 from
     # here on leaves it for the next start.
+    payload = question_work(asker, rest, asker.reply_to)
     work = await svc.store.in_flight.start(
-        asker.chat_id,
-        asker.user_id,
-        "query",
-        question_work(asker, rest, asker.reply_to),
-        update_id=ctx.update_id,
+        asker.chat_id, asker.user_id, "query", payload, update_id=ctx.update_id
     )
-    await answer_query(svc, ctx.bot, asker, rest, work_id=work.id, chat=ctx.chat)
+    await answer_query(
+        svc,
+        ctx.bot,
+        asker,
+        rest,
+        work_id=work.id,
+        chat=ctx.chat,
+        question_id=payload["question_id"],
+    )
 
 
 async def usage(ctx: UpdateContext, rest: str) -> None:

@@ -122,27 +122,20 @@ def _report_html(checked: Checked, lang: str) -> str:
     return "\n".join(lines)
 
 
-#: Where the caption of each recent album of files is kept, in the application's bot_data.
-ALBUM_CAPTIONS = "upload_album_captions"
-ALBUMS_KEPT = 64
-
-
-def _album_caption(
-    context: ContextTypes.DEFAULT_TYPE, chat_id: int, group: str | None, caption: str | None
+async def _album_caption(
+    svc: BotServices, chat_id: int, group: str | None, caption: str | None
 ) -> str | None:
     """The caption a file is read with: its own, or for a file of an album (several files
     sent at once) without one, the album's. A phone puts the caption the admin types under
     an album on its first file only: the second of two ES files sent "ES --timezone
-    Asia/Dubai" was checked as the chat's NQ in New York time."""
+    Asia/Dubai" was checked as the chat's NQ in New York time. Kept in the database, not
+    in this process: a restart between the album's files lost it."""
     if group is None:
         return caption
-    albums: dict[tuple[int, str], str] = context.application.bot_data.setdefault(ALBUM_CAPTIONS, {})
     if caption:
-        albums[chat_id, group] = caption
-        while len(albums) > ALBUMS_KEPT:  # the oldest album first (dicts keep their order)
-            albums.pop(next(iter(albums)))
+        await svc.store.albums.remember(chat_id, group, caption)
         return caption
-    return albums.get((chat_id, group))
+    return await svc.store.albums.caption(chat_id, group)
 
 
 async def on_document(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
@@ -154,11 +147,17 @@ async def on_document(update: Update, context: ContextTypes.DEFAULT_TYPE) -> Non
     svc = services(context)
     chat_id = update.effective_chat.id
     user_id = update.effective_user.id
-    caption_text = _album_caption(context, chat_id, message.media_group_id, message.caption)
+    is_admin = user_id in svc.settings.admins
+    # Only an admin's albums are kept: anyone's file in a group would write a row.
+    caption_text = (
+        await _album_caption(svc, chat_id, message.media_group_id, message.caption)
+        if is_admin
+        else message.caption
+    )
     handed_over = update.effective_chat.type == ChatType.PRIVATE or (
         f"@{context.bot.username}".lower() in (caption_text or "").lower()
     )
-    if user_id not in svc.settings.admins or not handed_over:
+    if not is_admin or not handed_over:
         # Anyone else's file is like any message Barb cannot read: one line on what it does.
         await handlers.on_not_text(update, context)
         return

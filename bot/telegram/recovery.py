@@ -213,7 +213,14 @@ async def _resume_question(
         asker.chat_id, user_id=asker.user_id, since=item.created_at, unshown=True
     )
     await answer_question(
-        svc, bot, asker, text, work_id=item.id, reply_to=reply_to, clarification=clarification
+        svc,
+        bot,
+        asker,
+        text,
+        work_id=item.id,
+        reply_to=reply_to,
+        clarification=clarification,
+        question_id=item.payload.get("question_id"),  # the same question as before
     )
     log.info("question %s answered after a restart", item.id)
 
@@ -252,7 +259,14 @@ async def _resume_query(svc: BotServices, bot: Bot, item: InFlight) -> None:
         log.info("/query %s handed back after %d attempts", item.id, item.attempts)
         return
     await svc.store.in_flight.retry(item.id)
-    await answer_query(svc, bot, asker, item.payload["text"], work_id=item.id)
+    await answer_query(
+        svc,
+        bot,
+        asker,
+        item.payload["text"],
+        work_id=item.id,
+        question_id=item.payload.get("question_id"),
+    )
     log.info("/query %s answered after a restart", item.id)
 
 

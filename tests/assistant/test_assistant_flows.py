@@ -833,6 +833,35 @@ async def test_confirmation_can_be_turned_off(make_assistant, store) -> None:
     assert reply.text == "Friday." and len(reply.proofs) == 1
 
 
+async def test_a_query_run_without_a_plan_is_named_by_its_question_at_every_attempt(
+    make_assistant, store, monkeypatch
+) -> None:
+    """Confirmations off: the question asked again after a restart (the same question id,
+    drawn when it was recorded in flight) has its query run under the same job key,
+    though the model calls it under a new id; another question's is another key. Before,
+    such a query had no key, and a queue worker computed it again at the resumption."""
+    await store.chats.ensure(ALICE.chat_id, "private")
+    await store.chats.update_settings(ALICE.chat_id, confirm_queries=False)
+    computing = turn("Computing.", tool_call("execute_query", query=WEEKDAY_RANGE))
+    assistant = make_assistant(*[computing, text("Friday.")] * 3)
+    keys: list[str | None] = []
+    run = assistant.runner.run
+
+    async def naming(job: QueryJob) -> QueryOutcome:
+        keys.append(job.key)
+        return await run(job)
+
+    monkeypatch.setattr(assistant.runner, "run", naming)
+    await assistant.ask(ALICE, "average range by weekday", question_id="q-recorded")
+    await assistant.ask(ALICE, "average range by weekday", question_id="q-recorded")
+    await assistant.ask(ALICE, "average range by weekday")
+    calls = [r.messages[-1] for r in assistant.provider.requests if r.messages[-1].tool_results]
+    assert len({result.call_id for m in calls for result in m.tool_results}) == 3
+    assert keys[0] is not None and keys[0].startswith("q-recorded.at-once.")
+    assert keys[1] == keys[0]
+    assert keys[2] is not None and keys[2] != keys[0]
+
+
 async def test_usage_is_recorded(make_assistant, store) -> None:
     from bot.llm.messages import Usage
 

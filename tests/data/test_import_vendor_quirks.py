@@ -871,3 +871,57 @@ def test_an_excel_workbook_is_named(tmp_path: Path, settings: EngineSettings) ->
         book.writestr("xl/workbook.xml", "<workbook/>")
     with pytest.raises(DataError, match="an Excel workbook, not a CSV file: open it in Excel"):
         import_file(path, "NQ", settings)
+
+
+def test_a_days_end_written_24_00_is_the_next_days_midnight(
+    tmp_path: Path, settings: EngineSettings
+) -> None:
+    """Bars stamped at their close, the day's last as "2024-03-17,24:00" (ISO 8601's end of
+    the day, as some vendors write it): refused as a date and time that cannot be read.
+    It is the next day's 00:00, the close of the bar opening 23:59."""
+    bars = bf.week_of_bars()
+    close = bars["timestamp"].dt.tz_localize(None) + pd.Timedelta(minutes=1)
+    day_end = close.dt.strftime("%H:%M") == "00:00"
+    date = close.dt.strftime("%Y-%m-%d").where(
+        ~day_end, (close - pd.Timedelta(days=1)).dt.strftime("%Y-%m-%d")
+    )
+    path = tmp_path / "t2400.csv"
+    pd.DataFrame(
+        {
+            "Date": date,
+            "Time": close.dt.strftime("%H:%M").where(~day_end, "24:00"),
+            **{c.title(): bars[c] for c in ("open", "high", "low", "close", "volume")},
+        }
+    ).to_csv(path, index=False)
+    assert "2024-03-17,24:00," in path.read_text()
+
+    result = import_file(path, "NQ", settings)
+
+    assert result.report.stamp == "close"
+    assert_stored(settings, bars)
+
+
+@pytest.mark.parametrize("form", ["HHMM", "HMM", "HHMMSS"])
+def test_times_written_as_digits_alone_are_read(
+    form: str, tmp_path: Path, settings: EngineSettings
+) -> None:
+    """CQG's export (``F.US.ENQM24,20240317,1800,…``) and TradeStation's (``930`` for 09:30)
+    write a bar's time without its colon: refused as a date and time that cannot be read."""
+    bars = bf.week_of_bars()
+    wall = bars["timestamp"].dt.tz_localize(None)
+    times = wall.dt.strftime("%H%M%S" if form == "HHMMSS" else "%H%M")
+    if form == "HMM":
+        times = times.str.lstrip("0").where(times != "0000", "0")
+    path = tmp_path / "cqg.csv"
+    pd.DataFrame(
+        {
+            "Symbol": "F.US.ENQM24",
+            "Date": wall.dt.strftime("%Y%m%d"),
+            "Time": times,
+            **{c.title(): bars[c] for c in ("open", "high", "low", "close", "volume")},
+        }
+    ).to_csv(path, index=False)
+
+    import_file(path, "NQ", settings)
+
+    assert_stored(settings, bars)

@@ -219,12 +219,14 @@ def test_a_period_whose_every_row_ties_is_said_to_be_its_first_row(
         "if(hour() >= 18, hour() * 60 + minute() - 1440, hour() * 60 + minute())",
     ],
 )
+@pytest.mark.parametrize("in_place", [False, True])
 def test_ties_of_a_clock_as_a_number_are_named_as_times(
-    clock: str, engine_settings, minutes
+    clock: str, in_place: bool, engine_settings, minutes
 ) -> None:
     """ "The average time of each day's high" as arg_max(t, high) over a clock written as
     minutes: its ties were named by the raw numbers ("2024-01-08: -360, also -359"), no
-    time a person reads; they are the bars' times, as pandas finds them."""
+    time a person reads; they are the bars' times, as pandas finds them. Written in place,
+    arg_max(hour() * 60 + minute(), high), they still read "2008-01-09: 622, also 623"."""
     tied, days = _tied(minutes, 1, _clock)
     assert 0 < len(tied) <= 20
     query = {
@@ -235,6 +237,8 @@ def test_ties_of_a_clock_as_a_number_are_named_as_times(
         "select": "arg_max(t, high) as hi_t",
         "then": {"select": "mean(hi_t) as m"},
     }
+    if in_place:
+        query = {**query, "map": {}, "select": f"arg_max({clock}, high) as hi_t"}
     result = execute(query, "NQ", settings=engine_settings)
     assert _ties_said(result) == [
         f"In {len(tied)} of {days} date groups ({len(tied) / days:.1%}), two or more rows tie "

@@ -181,3 +181,47 @@ def test_a_minute_without_trades_before_a_close_is_no_short_day(sample_settings,
         warning
     )
     assert "2024-11-20" not in warning
+
+
+def _weeks(days: pd.DataFrame) -> pd.DataFrame:
+    """Each week's (Monday's) close, its last trading date and the minute that date ended."""
+    dates = pd.DatetimeIndex(days.index)
+    weeks = days.assign(last=dates).groupby(dates - pd.to_timedelta(dates.weekday, unit="D"))
+    return weeks.agg(close=("close", "last"), end=("end", "last"), last=("last", "last"))
+
+
+def test_weekly_join_says_the_weeks_whose_last_day_closed_at_other_times(sample_settings) -> None:
+    """ES's week after Thanksgiving closes at 13:15, CL's at 13:45; the week of Christmas Eve
+    2020 CL trades to 17:00: weekly returns side by side are of different hours there."""
+    weeks = _weeks(_days("ES", sample_settings)).join(
+        _weeks(_days("CL", sample_settings)), how="inner", lsuffix="_es", rsuffix="_cl"
+    )
+    weeks["r_es"] = weeks["close_es"] / weeks["close_es"].shift() - 1
+    weeks["r_cl"] = weeks["close_cl"] / weeks["close_cl"].shift() - 1
+    both = weeks.loc["2020-01-06":"2025-12-22"]  # the whole weeks of 2020:2025
+    same_day = both["last_es"] == both["last_cl"]
+    apart = both[same_day & (both["end_es"] != both["end_cl"])]
+    assert len(apart) == 8
+    query = _query("ES", "ETH") | {"from": "weekly"}
+    result = ask(query, sample_settings, instrument="ES")
+    assert result.summary.values["corr"] == pytest.approx(both["r_es"].corr(both["r_cl"]))
+    warning = _hours_warning(result)
+    assert warning is not None
+    first = apart.iloc[0]
+    assert warning.startswith(
+        f"In 8 of the {len(both)} weeks kept ES's ETH bar and CL's close on the same day at "
+        f"different hours"
+    )
+    assert (
+        f"the week {apart.index[0]:%Y-%m-%d} ({first['last_es']:%Y-%m-%d}: ES until "
+        f"{_clock(first['end_es'])}, CL {_clock(first['end_cl'])})"
+    ) in warning
+
+    # The where it gives leaves exactly those weeks out, and the warning with them.
+    where = re.search(r'"where": "(.+?)" leaves them out', warning)
+    assert where is not None
+    again = ask(query | {"where": where.group(1)}, sample_settings, instrument="ES")
+    assert _hours_warning(again) is None
+    kept = both.drop(apart.index)
+    assert again.summary.values["days"] == len(kept)
+    assert again.summary.values["corr"] == pytest.approx(kept["r_es"].corr(kept["r_cl"]))

@@ -137,3 +137,51 @@ def test_the_play_question_on_the_sample_names_the_early_closes_too(sample_setti
         f"where the others are an hour, on {full.sum()} of {len(days)} days, and a bar an "
         f"early close or holiday cut short on {len(cut)} (e.g. {first_cut}'s 12:30). {POINTER}"
     ]
+
+
+def test_each_hours_share_of_the_volume_says_the_last_bar_is_half_an_hour(
+    engine_settings, minutes
+) -> None:
+    """ "What share of the volume trades in the first and the last hour": volume by time()
+    on hourly CASH bars, then each hour's share (then.map vol / sum(vol) * 100, as the
+    reference shows), listed 15:30 (15:30-16:00, half an hour) as the last hour, on NQ
+    12.32% where 15:00-16:00 holds 20.43%, and RTH's 16:30 at 0.82% as the quietest hour,
+    with no word: the short bar's caveat read grouped results only. The shares from pandas
+    over the minutes, bucketed by hour from the 09:30 open."""
+    stamps = minutes["timestamp"]
+    minute = stamps.dt.hour * 60 + stamps.dt.minute
+    cash = minutes[(minute >= RTH_OPEN) & (minute < 960)]
+    bucket = RTH_OPEN + (minute[cash.index] - RTH_OPEN) // 60 * 60
+    volume = cash["volume"].groupby(bucket).sum()
+    shares = volume / volume.sum() * 100
+    last_hour = cash["volume"][minute[cash.index] >= 900].sum() / volume.sum() * 100
+    assert shares.index[-1] == 930  # the case: the last bar, 15:30-16:00
+    query = {
+        "session": "CASH",
+        "from": "1h",
+        "group_by": "time()",
+        "select": "sum(volume) as vol",
+        "then": {"map": {"share": "vol / sum(vol) * 100"}, "select": ["time", "share"]},
+    }
+    result = execute(query, "NQ", settings=engine_settings)
+    assert result.ok, result.to_dict()
+    assert result.table["share"].tolist() == pytest.approx(shares.tolist(), rel=1e-9)
+    [said] = [w for w in result.metadata.warnings if "15:30 bar" in w]
+    assert said.startswith(
+        "The 15:30 bar is half an hour (15:30-16:00), the others an hour: its sums, counts "
+        "and ranges are not comparable with theirs."
+    )
+    assert said.endswith(
+        ' The session\'s last hour, 15:00-16:00: "from": "daily", "session": "15:00-16:00".'
+    )
+    if shares.iloc[-1] < shares.iloc[:-1].min():  # the fixture's even volume: the lowest
+        quietest = int(shares.iloc[:-1].idxmin())
+        assert f"the lowest full-length one is {quietest // 60:02d}:{quietest % 60:02d}" in said
+    assert shares.iloc[-1] < last_hour  # what the pointed window holds instead
+    daily = execute(
+        {"session": "CASH", "from": "daily",
+         "map": {"last_vol": "session_volume('15:00-16:00')"},
+         "select": "sum(last_vol) / sum(volume) * 100 as last_hour"},
+        "NQ", settings=engine_settings,
+    )  # fmt: skip
+    assert daily.summary.value == pytest.approx(last_hour, rel=1e-9)

@@ -19,7 +19,9 @@ import pytest
 from asking import ask, warnings_with
 from small_bars import bars_from_closes, write_minutes
 
+from barb import render_summary
 from barb.settings import EngineSettings
+from barb.summary_text import value_text
 
 DAYS = [
     *pd.bdate_range("2024-10-28", "2024-11-01"),
@@ -212,19 +214,28 @@ def test_the_midnight_warning_counts_the_dates_of_each_offset(settings, rth) -> 
         "then": {"select": "mean(h) as avg_h"},
     }
     result = ask(query, settings, **RTH)
+    highs = rth.loc[rth.groupby("date")["high"].idxmax(), "msk_hour"]
+    right, wrong = highs.where(highs >= 12, highs + 24).mean(), highs.mean()
     assert warnings_with(result, "falls back to 0 at midnight") == [
         "hour('MSK') falls back to 0 at midnight inside RTH: on that clock RTH is 17:30-01:00 "
         "MSK on 10 of the period's 15 trading dates (2024-11-04 first) and 16:30-00:00 on the "
         "other 5, short sessions aside, so mean(h) reads the session's 00:00-01:00 MSK bars, "
         "on 8 dates, as the day's earliest. To count across midnight: hour('MSK') + "
-        "if(hour('MSK') < 12, 24, 0) in place of hour('MSK')."
+        "if(hour('MSK') < 12, 24, 0) in place of hour('MSK'); counted so, the answer is "
+        f"{value_text(right)} ({_clock(right * 60)}), not {value_text(wrong)} "
+        f"({_clock(wrong * 60)})."
     ]
     form = "hour('MSK') + if(hour('MSK') < 12, 24, 0)"
     query["select"] = f"arg_max({form}, high) as h"
     counted = ask(query, settings, **RTH)
-    highs = rth.loc[rth.groupby("date")["high"].idxmax(), "msk_hour"]
-    assert counted.summary.value == pytest.approx(highs.where(highs >= 12, highs + 24).mean())
+    assert counted.summary.value == pytest.approx(right)
     assert warnings_with(counted, "falls back to 0 at midnight") == []
+
+
+def _clock(minutes: float) -> str:
+    """Minutes as a time of day, past midnight too: 1,442 is 00:02."""
+    at = round(minutes) % 1440
+    return f"{at // 60:02d}:{at % 60:02d}"
 
 
 def _moscow_window(bars: pd.DataFrame) -> pd.DataFrame:
@@ -267,18 +278,24 @@ def test_a_moscow_window_across_midnight_is_said_where_its_clock_is_ordered(sett
     highs = window.loc[window.groupby("date")["high"].idxmax(), "at"]
     asked = {**query, "select": "arg_max(tm, high) as high_at", "then": {"select": "mean(high_at)"}}
     result = ask(asked, settings)
-    assert result.summary.value == pytest.approx(highs.mean())
+    right, wrong = highs.where(highs >= 720, highs + 1440).mean(), highs.mean()
+    assert result.summary.value == pytest.approx(wrong)
+    # What the model reads: the mean as a Moscow time, and the mean counted across midnight.
+    assert render_summary(result).splitlines()[0] == (
+        f"Result: mean_high_at = {value_text(wrong)} ({_clock(wrong)} MSK)"
+    )
     assert warnings_with(result, "falls back to 0 at midnight") == [
         "hour('MSK') falls back to 0 at midnight inside the window 23:00-01:00 Europe/Moscow: "
         f"on that clock it is 23:00-01:00 MSK on {crossing.sum()} of the period's {len(days)} "
         f"trading dates ({crossing[crossing].index[0].date()} first) and 23:00-00:00 on the "
         f"other {(~crossing).sum()}, so mean(high_at) reads the window's 00:00-01:00 MSK bars "
         "as the day's earliest. To count across midnight: if(tm < 720, tm + 1440, tm) in "
-        "place of tm."
+        f"place of tm; counted so, the answer is {value_text(right)} ({_clock(right)}), not "
+        f"{value_text(wrong)} ({_clock(wrong)})."
     ]
     asked["map"] = {"tm": "if(hour('MSK') < 12, 1440, 0) + hour('MSK') * 60 + minute('MSK')"}
     counted = ask(asked, settings)
-    assert counted.summary.value == pytest.approx(highs.where(highs >= 720, highs + 1440).mean())
+    assert counted.summary.value == pytest.approx(right)
     assert warnings_with(counted, "falls back to 0 at midnight") == []
 
 

@@ -289,6 +289,17 @@ def _summary(result: Result) -> str:
     return render_summary(result)
 
 
+def _ends(first: pd.Series) -> str:
+    """The lowest and the highest of the dates' values, each with its first date and its
+    time of day: "'2020-06-01' 990 (16:30) to '2012-06-04' 1050 (17:30)"."""
+
+    def said(date: pd.Timestamp) -> str:
+        at = int(first[date]) % 1440
+        return f"'{date.date()}' {first[date]} ({at // 60:02d}:{at % 60:02d})"
+
+    return f"{said(first.idxmin())} to {said(first.idxmax())}"
+
+
 def _rth_on_clock(bars: pd.DataFrame, zone: str) -> pd.DataFrame:
     """NQ's RTH bars (09:30-17:00 ET) with their trading date and their minute of the day
     on ``zone``'s clock, by pandas and the tz database."""
@@ -329,7 +340,9 @@ def test_a_moscow_clock_that_wraps_inside_rth_is_said_when_its_minimum_is_taken(
     }
     result = ask(query, settings)
     rth = _rth_on_clock(bars, "Europe/Moscow")
-    assert result.table["first_tm"].tolist() == rth.groupby("date")["at"].min().tolist()
+    wrong = rth.groupby("date")["at"].min()
+    right = rth["at"].where(rth["at"] >= 720, rth["at"] + 1440).groupby(rth["date"]).min()
+    assert result.table["first_tm"].tolist() == wrong.tolist()
     wraps, hours = _crossing(rth)
     assert 0 < wraps.sum() < len(wraps)  # both kinds of date
     assert set(hours[wraps]) == {"17:30-01:00"} and set(hours[~wraps]) == {"16:30-00:00"}
@@ -339,14 +352,14 @@ def test_a_moscow_clock_that_wraps_inside_rth_is_said_when_its_minimum_is_taken(
         f"({wraps[wraps].index[0].date()} first) and 16:30-00:00 on the other {(~wraps).sum()}, "
         "so min(tm) "
         "reads the session's 00:00-01:00 MSK bars as the day's earliest. To count across "
-        "midnight: if(tm < 720, tm + 1440, tm) in place of tm."
+        f"midnight: if(tm < 720, tm + 1440, tm) in place of tm; counted so, first_tm runs "
+        f"from {_ends(right)}, not from {_ends(wrong)}."
     ]
     # The form the warning gives counts the 00:xx bars after 23:59: the minimum is the open.
     query["map"]["tm2"] = "if(tm < 720, tm + 1440, tm)"
     query["select"] = "min(tm2) as first_tm"
     counted = ask(query, settings)
-    at = rth["at"].where(rth["at"] >= 720, rth["at"] + 1440)
-    assert counted.table["first_tm"].tolist() == at.groupby(rth["date"]).min().tolist()
+    assert counted.table["first_tm"].tolist() == right.tolist()
     assert warnings_with(counted, "falls back to 0 at midnight") == []
 
 

@@ -986,6 +986,64 @@ def _() -> Answer:
     return [pit["volume"].sum() / eth["volume"].sum() * 100]
 
 
+# --- plain trader questions (gap fills by size, streaks, volume shares, limit-size moves) ---
+
+
+@answer("nq_gap_fill_share_by_size")
+def _() -> Answer:
+    # The RTH open's gap from the previous RTH close, either way; filled when the session
+    # trades back to that close (low for a gap up, high for a gap down).
+    rth = daily("NQ", "RTH")
+    before = rth["close"].shift()
+    gap = (rth["open"] - before) / before * 100
+    filled = np.where(gap > 0, rth["low"] <= before, rth["high"] >= before)
+    size = gap.abs()
+    small, big = (size >= 0.25) & (size < 0.5), size >= 1
+    return [filled[small].mean() * 100, filled[big].mean() * 100]
+
+
+@answer("nq_days_since_3pct_drop")
+def _() -> Answer:
+    # RTH closes; the last day down 3% or more from the previous close, counted in trading
+    # days to the data's last.
+    close = daily("NQ", "RTH")["close"]
+    down = (close / close.shift() - 1) * 100 <= -3
+    return [float(len(close) - 1 - np.flatnonzero(down.to_numpy())[-1])]
+
+
+@answer("nq_after_three_up_closes")
+def _() -> Answer:
+    # Runs of closes above the previous close; days ending a run of exactly three, and the
+    # share of them (with a next day) whose next close is higher.
+    close = daily("NQ", "RTH")["close"]
+    up = close > close.shift()
+    run = up.groupby((~up).cumsum()).cumsum()
+    third = run == 3
+    next_up = (close.shift(-1) > close)[third & close.shift(-1).notna()]
+    return [float(third.sum()), next_up.mean() * 100]
+
+
+@answer("nq_first_hour_volume_share")
+def _() -> Answer:
+    rth, first = daily("NQ", "RTH"), daily("NQ", "RTH_OPEN")
+    return [first["volume"].sum() / rth["volume"].sum() * 100]
+
+
+@answer("nq_overnight_to_rth_range_median")
+def _() -> Answer:
+    rth = daily("NQ", "RTH")
+    night = daily("NQ", "OVERNIGHT").reindex(rth.index)
+    return [float((night["range"] / rth["range"]).median())]
+
+
+@answer("nq_falls_7pct_below_cash_close")
+def _() -> Answer:
+    # Each ETH day's low against the 16:00 cash close one trading date earlier.
+    eth = daily("NQ", "ETH")
+    cash = daily("NQ", "CASH")["close"].reindex(eth.index).shift()
+    return count((eth["low"] / cash - 1) * 100 <= -7)
+
+
 def stored(value: float) -> float | int:
     """How an expected number is written into the question file: 7 significant digits."""
     rounded = float(f"{float(value):.7g}")

@@ -135,6 +135,28 @@ def test_a_window_reaching_the_open_counts_the_release(sample_settings) -> None:
     ]
 
 
+def test_the_day_after_a_moved_release_says_which_day_prev_reads(sample_settings, days) -> None:
+    """ "The day after FOMC", prev(fomc): the Sunday 2020-03-15 cut counts for Monday
+    2020-03-16, the first trading day after it, so prev(fomc) keeps Tuesday 2020-03-17, the
+    second. The sentence on the moved release had been dropped as of a day the where left
+    out, and the answer averaged 2020-03-17 as a day after FOMC with no word. The trading
+    days from the sample's bars, the release from the reference list."""
+    reference = pd.read_csv(FOMC)
+    assert (reference["date"] == "2020-03-15").any()  # the Sunday release
+    after = days["rth"][days["rth"] > np.datetime64("2020-03-15")]
+    first, second = str(after[0]), str(after[1])
+    assert (first, second) == ("2020-03-16", "2020-03-17")
+    query = {"session": "RTH", "from": "daily", "period": "2020-03", "join": "fomc",
+             "map": {"after": "prev(fomc)"}, "where": "after", "select": "count()"}  # fmt: skip
+    result = ask(query, sample_settings)
+    moved = [w for w in result.metadata.warnings if "day without trading" in w]
+    assert moved == [
+        "1 FOMC release fell on a day without trading and counts for the next trading day "
+        f"(2020-03-15 → {first}); prev(fomc) is true a trading day later ({second}): the second "
+        "trading day after the release, not its first."
+    ]
+
+
 def test_a_statistic_of_the_session_s_bars_is_not_sent_to_eth(sample_settings) -> None:
     """ "Gap-up share on NFP days": ETH would measure another gap, so only a count of
     releases is pointed to ETH; a statistic is told the days are not among the nfp days."""

@@ -934,6 +934,87 @@ async def test_a_job_taken_just_before_redis_restarts_empty_is_computed_once(
         await runner.close()
 
 
+def counted(runner: CeleryRunner, name: str) -> list[int]:
+    """Counts the calls of ``runner``'s method ``name`` (one item per call)."""
+    calls: list[int] = []
+    method = getattr(runner, name)
+
+    def counting(*args: object) -> object:
+        calls.append(1)
+        return method(*args)
+
+    setattr(runner, name, counting)
+    return calls
+
+
+async def test_a_running_jobs_worker_beating_late_in_a_redis_restarted_empty_is_waited_for(
+    volatile_redis: RedisServer, data_env: Path, workers: list, tmp_path: Path
+) -> None:
+    """Redis (no persistence) restarts while a worker computes a job the bot saw started,
+    and that worker's first beat in the new Redis comes late (its main process stalled:
+    SIGSTOP in the test; a loaded machine, its client's timeouts). The bot waits for that
+    worker's own beat, which names the job: computed once. Before, the beats were read
+    2.5 s after the loss was found; the job, named by no worker yet, was sent again, and the
+    worker computed it a second time once it went on (its claim had gone with Redis)."""
+    url = volatile_redis.url()
+    env = worker_env(url, data_env, timeout_s=20)
+    workers.append(misbehaving_worker(env, tmp_path / "worker.log", "NQ", concurrency=2))
+    main = workers[0].process.pid
+    runner = CeleryRunner(url, timeout_s=20, queue_wait_s=60)
+    sends, reads = counted(runner, "_send"), counted(runner, "_read_after_loss")
+    trace, started, gate = tmp_path / "job.trace", tmp_path / "started", tmp_path / "gate"
+    query = {**COUNT, "trace": str(trace), "started": str(started), "gate": str(gate)}
+    try:
+        job = asyncio.create_task(runner.run(quick(query)))
+        while not any(flight.started for flight in runner._in_flight.values()):
+            await asyncio.sleep(0.01)  # the bot saw it started
+        os.kill(main, signal.SIGSTOP)  # no beat from here; its child computes on
+        try:
+            volatile_redis.stop()
+            volatile_redis.start()
+            # The bot has read the new Redis's beats twice (or sent the job again).
+            while len(reads) < 2 and len(sends) < 2:
+                assert not job.done(), job.result()
+                await asyncio.sleep(0.05)
+            assert len(sends) == 1  # not sent again
+        finally:
+            os.kill(main, signal.SIGCONT)
+        gate.touch()
+        assert count_of(await asyncio.wait_for(job, 30)) == DAYS
+        await asyncio.wait_for(_each_delivery_ran_or_was_dropped(workers[0], [trace]), 30)
+        assert runs_of(trace) == 1
+    finally:
+        await runner.close()
+
+
+async def test_a_running_jobs_worker_lost_with_a_redis_restarted_empty_is_sent_again(
+    volatile_redis: RedisServer, data_env: Path, workers: list, tmp_path: Path
+) -> None:
+    """Redis (no persistence) restarts and the worker computing the job is lost with it
+    (killed): it never beats in the new Redis. Once the job would have ended on a live
+    worker (its hard limit past), no copy of it can be computing: it is sent again, and the
+    worker up now answers it."""
+    url = volatile_redis.url()
+    env = worker_env(url, data_env, timeout_s=3)
+    doomed = misbehaving_worker(env, tmp_path / "doomed.log", "NQ")
+    workers.append(doomed)
+    runner = CeleryRunner(url, timeout_s=3, queue_wait_s=30)
+    trace, started = tmp_path / "job.trace", tmp_path / "started"
+    query = {**COUNT, "trace": str(trace), "started": str(started), "sleep": 2.0}
+    try:
+        job = asyncio.create_task(runner.run(quick(query)))
+        while not any(flight.node for flight in runner._in_flight.values()):
+            await asyncio.sleep(0.01)  # the bot saw it started on that worker
+        doomed.kill()
+        volatile_redis.stop()
+        volatile_redis.start()
+        workers.append(misbehaving_worker(env, tmp_path / "w.log", "NQ"))
+        assert count_of(await asyncio.wait_for(job, 60)) == DAYS
+        assert runs_of(trace) == 1  # the killed one never got to its end
+    finally:
+        await runner.close()
+
+
 async def _each_delivery_ran_or_was_dropped(worker: WorkerProcess, traces: list[Path]) -> None:
     while True:
         log = worker.log.read_text()
@@ -1235,7 +1316,9 @@ async def test_a_resumed_run_takes_the_answer_stored_before_the_restart(
         finally:
             await runner.close()
         assert runs_of(trace) == 1
-        assert client.keys("barb.sent.*") == []  # taken: nothing left to find
+        # Taken: left for another reader of the run as long as the answer lives, no longer.
+        [sent] = client.keys("barb.sent.*")
+        assert 0 < client.ttl(sent) <= RESULT_EXPIRES_S
     finally:
         client.close()
 
@@ -1353,6 +1436,59 @@ async def test_a_resumed_run_whose_answer_another_reader_took_is_sent_again(
         client.close()
         await runner.close()
     assert runs_of(trace) == 2
+
+
+async def test_a_run_taken_over_from_a_replica_that_still_polls_is_computed_once(
+    redis_url: str, data_env: Path, workers: list, tmp_path: Path
+) -> None:
+    """A webhook replica's lease on a run lapsed while it still polled its job (stalled):
+    another replica takes the run over, finds the job running under its key and waits for
+    it. The stalled one reads the answer first; the one taking over still takes it, and so
+    does a third reader after both (a kill of the second before its answer was stored).
+    Computed once. Before, the first reader deleted the answer: the one taking over waited
+    to the job's hard limit and sent it again (computed twice, one answer sent), and a
+    reader after it found nothing and sent it again too."""
+    workers.append(misbehaving_worker(worker_env(redis_url, data_env, 5), tmp_path / "w.log", "NQ"))
+    trace, started, gate = tmp_path / "job.trace", tmp_path / "started", tmp_path / "gate"
+    # Held in the worker until the replica taking over has found it running.
+    job = keyed({**COUNT, "trace": str(trace), "started": str(started), "gate": str(gate)})
+    stalled = CeleryRunner(redis_url, timeout_s=5, queue_wait_s=10)
+    taking_over = CeleryRunner(redis_url, timeout_s=5, queue_wait_s=10)
+    try:
+        first = asyncio.create_task(stalled.run(job))
+        while not (started.exists() and started.read_text()):
+            await asyncio.sleep(0.05)
+        [task_id] = stalled._in_flight
+        second = asyncio.create_task(taking_over.run(job))
+        while task_id not in taking_over._in_flight:  # found running, waited for
+            assert not second.done(), second.result()
+            await asyncio.sleep(0.01)
+        with bot_not_reading(taking_over):  # the stalled replica reads the answer first
+            gate.touch()
+            assert count_of(await asyncio.wait_for(first, 30)) == DAYS
+        assert count_of(await asyncio.wait_for(second, 30)) == DAYS
+        assert count_of(await asyncio.wait_for(taking_over.run(job), 30)) == DAYS
+    finally:
+        await stalled.close()
+        await taking_over.close()
+    assert runs_of(trace) == 1
+
+
+async def test_a_failure_taken_is_not_taken_again_by_the_run_pressed_again(
+    redis_url: str, data_env: Path, workers: list, tmp_path: Path
+) -> None:
+    """A run's failure is forgotten once taken, its name too: the plan's Run pressed again
+    (the same key) computes afresh and answers, never reads that failure again."""
+    workers.append(
+        misbehaving_worker(worker_env(redis_url, data_env, 20), tmp_path / "w.log", "NQ")
+    )
+    runner = CeleryRunner(redis_url, timeout_s=20, queue_wait_s=60)
+    try:
+        failed = await asyncio.wait_for(runner.run(keyed({**COUNT, "raise": True})), 30)
+        assert worker_failure(failed), failed.summary_text
+        assert count_of(await asyncio.wait_for(runner.run(keyed(COUNT)), 30)) == DAYS
+    finally:
+        await runner.close()
 
 
 async def stopped_while_queued(url: str, job: QueryJob) -> None:

@@ -1146,3 +1146,40 @@ async def test_two_files_sent_at_once_are_both_read_with_the_albums_caption(
     both = pd.concat(weeks, ignore_index=True)
     assert frame["timestamp"].tolist() == both["timestamp"].dt.tz_localize(None).tolist()
     assert frame["close"].tolist() == both["close"].tolist()
+
+
+async def test_an_albums_caption_outlives_a_restart_between_its_files(
+    tmp_path: Path, fake_telegram: FakeBotAPI, db_url: str, engine: EngineSettings
+) -> None:
+    """The album's caption was kept in the bot's memory: the bot restarted after the first
+    file of "ES --timezone Asia/Dubai" read the second as the chat's NQ in New York time
+    (refused). It is kept in the database now, and the second file, handled by the new
+    process, is read with it."""
+    fake = fake_telegram
+    weeks = [
+        bf.week_of_bars(dt.date(2024, 3, 10), seed=1, level=ES_LEVEL),
+        bf.week_of_bars(dt.date(2024, 3, 17), seed=2, level=ES_LEVEL),
+    ]
+    updates = [
+        fake.document_update(
+            chat_id=ALICE,
+            user_id=ALICE,
+            content=bf.plain_csv(tmp_path / f"es{i}.csv", week, "Asia/Dubai").read_bytes(),
+            file_name=f"es{i}.csv",
+            caption="ES --timezone Asia/Dubai" if i == 0 else None,
+        )
+        for i, week in enumerate(weeks)
+    ]
+    for album_update in updates:
+        album_update["message"]["media_group_id"] = "24680"
+    async with barb_bot(fake, db_url, engine_settings=engine, admins={ALICE}):
+        fake.inject(updates[0])
+        first = (await fake.wait_for("sendMessage", 1, chat_id=ALICE))[-1].result
+    async with barb_bot(fake, db_url, engine_settings=engine, admins={ALICE}):
+        fake.inject(updates[1])
+        second = (await fake.wait_for("sendMessage", 2, chat_id=ALICE))[-1].result
+    for i, offer in enumerate((first, second)):
+        assert offer["text"].startswith(f"es{i}.csv as ES bars: what the check found.")
+        assert "Checked with the caption's --timezone Asia/Dubai" in offer["text"]
+        assert "No problems that stop the import." in offer["text"]
+        assert keyboard_data(offer)

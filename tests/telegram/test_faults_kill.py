@@ -46,11 +46,13 @@ GREETING = "Hi! Ask me about the bars."
 HOLD_S = 60.0
 
 
-def plan_turn(query: dict[str, Any] = WEEKDAY_RANGE, *, hold: bool = False) -> Canned:
+def plan_turn(
+    query: dict[str, Any] = WEEKDAY_RANGE, *, hold: bool = False, call_id: str = "call_1"
+) -> Canned:
     arguments = json.dumps({"query": query})
     canned = openai_completion(
         "I'll compute the average RTH range by weekday.",
-        tool_calls=[("call_1", "execute_query", arguments)],
+        tool_calls=[(call_id, "execute_query", arguments)],
     )
     return replace(canned, delay_s=HOLD_S if hold else 0.0)
 
@@ -345,6 +347,58 @@ async def test_kill_while_a_query_command_runs_on_a_queue_worker_computes_it_onc
     await bot.start()
     await bot.wait_until(lambda: delivered(fake_telegram, "sendPhoto"), "the answer", timeout=60)
     await bot.wait_until(lambda: not bot.rows("SELECT kind FROM in_flight"), "nothing in flight")
+    assert len(delivered(fake_telegram, "sendPhoto")) == 1, fake_telegram.describe()
+    assert runs_of(trace) == 1
+
+
+async def confirmations_off(bot: BotProcess, fake: FakeBotAPI) -> None:
+    """/settings, then its "confirm queries" button: the chat's queries run without a plan."""
+    fake.inject(fake.message_update(chat_id=CHAT, user_id=USER, text="/settings"))
+    await bot.wait_until(lambda: delivered(fake, "sendMessage"), "the settings")
+    [settings] = delivered(fake, "sendMessage")
+    fake.inject(
+        fake.callback_update(
+            chat_id=CHAT, user_id=USER, message_id=settings["message_id"], data="s:confirm"
+        )
+    )
+    await bot.wait_until(
+        lambda: '"confirm_queries": false' in str(bot.rows("SELECT settings FROM chats")),
+        "confirmations off",
+    )
+
+
+async def test_kill_while_a_query_without_a_plan_runs_on_a_queue_worker_computes_it_once(
+    bot_on_queue: BotProcess,
+    fake_telegram: FakeBotAPI,
+    model: FakeAPIServer,
+    redis_url: str,
+    tmp_path: Path,
+) -> None:
+    """Confirmations off: the question's query runs at once on a queue worker, and the bot
+    is killed while the worker computes it. Resumed, the question is asked of the model
+    again, which calls the same query under a new call id: the run takes the job the
+    worker computes (named by the question and the query, not the call). One answer,
+    computed once. Before, the query had no name: it was sent again, and the worker
+    computed it twice (the person waiting for both)."""
+    bot, trace, gate = bot_on_queue, tmp_path / "runs.trace", tmp_path / "gate"
+    # Held in the worker (8 s at most) until the bot is up again.
+    query = {**WEEKDAY_RANGE, "trace": str(trace), "gate": str(gate)}
+    model.queue(
+        OPENAI_PATH, plan_turn(query), plan_turn(query, call_id="call_resumed"), answer_turn()
+    )
+    await bot.start()
+    await confirmations_off(bot, fake_telegram)
+    ask(fake_telegram)
+    await kill_once_the_worker_computes(bot, redis_url)
+    assert answers(fake_telegram) == []
+    assert plans(fake_telegram) == []  # run at once, no plan
+
+    await bot.start()  # the question is asked again by itself
+    gate.touch()
+    await bot.wait_until(lambda: answers(fake_telegram), "the answer", timeout=60)
+    await bot.wait_until(lambda: not bot.rows("SELECT kind FROM in_flight"), "nothing in flight")
+    assert len(model.requests_to(OPENAI_PATH)) == 3  # asked twice, then the answer worded
+    assert answers(fake_telegram) == [ANSWER]
     assert len(delivered(fake_telegram, "sendPhoto")) == 1, fake_telegram.describe()
     assert runs_of(trace) == 1
 
