@@ -36,14 +36,15 @@ lint: setup
 	.venv/bin/ruff check .
 	.venv/bin/ruff format --check .
 
-# Three workers on two cores: the process tests (bots killed and restarted, workers, servers)
-# mostly wait, and a third worker computes meanwhile (the suite in 573 s, 670 s on two; 28
-# November). The sample is written first, once: left to the tests, each worker generated
-# the same files at once (about 40 s each on a fresh clone).
+# Four workers on two cores: the process tests (bots killed and restarted, workers, servers)
+# mostly wait, and the other workers compute meanwhile (6,154 tests from fresh clones on a
+# quiet machine, 29 November: 596 s of tests on four, 738 s on three). The sample is written
+# first, once: left to the tests, each worker generated the same files at once (about 40 s
+# each on a fresh clone).
 test: sample
 	.venv/bin/ruff check .
 	.venv/bin/ruff format --check .
-	.venv/bin/pytest -q -m "not scale" -n 3 --dist worksteal
+	.venv/bin/pytest -q -m "not scale" -n 4 --dist worksteal
 
 # Several replicas behind the real HAProxy: the servers come from Debian's packages (as root,
 # installed only when missing), so this target needs apt; `make test` needs nothing but Python.
