@@ -122,20 +122,44 @@ def _report_html(checked: Checked, lang: str) -> str:
     return "\n".join(lines)
 
 
+#: Where the caption of each recent album is kept in this process as well, in the
+#: application's bot_data: set before any await, so that the album's next file, handled at
+#: once beside the first (its caption's row not yet written), finds it.
+ALBUM_CAPTIONS = "upload_album_captions"
+ALBUMS_KEPT = 64
+#: How long a captionless file of an album waits for its first file's caption to be written
+#: (another replica may handle that one), in steps.
+ALBUM_WAIT_S, ALBUM_STEP_S = 1.0, 0.1
+
+
 async def _album_caption(
-    svc: BotServices, chat_id: int, group: str | None, caption: str | None
+    context: ContextTypes.DEFAULT_TYPE,
+    svc: BotServices,
+    chat_id: int,
+    group: str | None,
+    caption: str | None,
 ) -> str | None:
     """The caption a file is read with: its own, or for a file of an album (several files
     sent at once) without one, the album's. A phone puts the caption the admin types under
     an album on its first file only: the second of two ES files sent "ES --timezone
-    Asia/Dubai" was checked as the chat's NQ in New York time. Kept in the database, not
-    in this process: a restart between the album's files lost it."""
+    Asia/Dubai" was checked as the chat's NQ in New York time. Kept in the database too, not
+    only in this process: a restart between the album's files lost it."""
     if group is None:
         return caption
+    albums: dict[tuple[int, str], str] = context.application.bot_data.setdefault(ALBUM_CAPTIONS, {})
     if caption:
+        albums[chat_id, group] = caption
+        while len(albums) > ALBUMS_KEPT:  # the oldest album first (dicts keep their order)
+            albums.pop(next(iter(albums)))
         await svc.store.albums.remember(chat_id, group, caption)
         return caption
-    return await svc.store.albums.caption(chat_id, group)
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + ALBUM_WAIT_S
+    while True:
+        kept = albums.get((chat_id, group)) or await svc.store.albums.caption(chat_id, group)
+        if kept is not None or loop.time() >= deadline:
+            return kept
+        await asyncio.sleep(ALBUM_STEP_S)
 
 
 async def on_document(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
@@ -150,7 +174,7 @@ async def on_document(update: Update, context: ContextTypes.DEFAULT_TYPE) -> Non
     is_admin = user_id in svc.settings.admins
     # Only an admin's albums are kept: anyone's file in a group would write a row.
     caption_text = (
-        await _album_caption(svc, chat_id, message.media_group_id, message.caption)
+        await _album_caption(context, svc, chat_id, message.media_group_id, message.caption)
         if is_admin
         else message.caption
     )
