@@ -8,6 +8,7 @@ text, the plan's wording) reads this table.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal
 
@@ -159,3 +160,19 @@ def session_without_one(tf: Timeframe, default_session: str) -> str:
     trading day (ETH), daily and longer the instrument's default session. The plan shown
     before Run names it by this too: it said the default (RTH) over minute bars of ETH."""
     return "ETH" if tf.intraday else default_session
+
+
+def finest_fit(step: int, offsets: Iterable[int]) -> str | None:
+    """The longest intraday timeframe shorter than ``step`` (and dividing it) whose bars
+    begin and end on every one of ``offsets`` (minutes from the session's open: a 13:15 close
+    on a 09:30 open, 225, gives 15m); None when only 1m does."""
+    edges = list(offsets)
+    fits = [
+        tf
+        for tf in TIMEFRAMES.values()
+        if tf.minutes is not None
+        and 1 < tf.minutes < step
+        and step % tf.minutes == 0
+        and all(edge % tf.minutes == 0 for edge in edges)
+    ]
+    return max(fits, key=lambda tf: tf.minutes or 0).name if fits else None

@@ -25,6 +25,7 @@ from barb.data.sample import generate_sample
 from barb.data.store import data_path, read_bars
 from barb.instruments import load_instrument
 from barb.settings import EngineSettings
+from bench.doc_sections import replace_section
 
 SECTION = "## Data"
 
@@ -82,14 +83,7 @@ def main(argv: list[str] | None = None) -> int:
     text = "\n".join(lines)
     print(text)
     if args.write:
-        doc = args.write.read_text(encoding="utf-8")
-        if SECTION in doc:
-            head, _, rest = doc.partition(SECTION)
-            tail = rest[rest.find("\n## ") :] if "\n## " in rest else ""
-            doc = head + text + "\n" + tail
-        else:
-            doc = doc.rstrip("\n") + "\n\n" + text + "\n"
-        args.write.write_text(doc, encoding="utf-8")
+        replace_section(args.write, SECTION, text)
     return 0
 
 

@@ -24,6 +24,8 @@ from pathlib import Path
 
 import pandas as pd
 
+from bench.doc_sections import replace_section
+
 ROOT = Path(__file__).resolve().parent.parent
 SECTION = "## Import memory"
 MIB = 1024 * 1024
@@ -106,14 +108,7 @@ def main(argv: list[str] | None = None) -> int:
     text = "\n".join(lines)
     print(text)
     if args.write:
-        doc = args.write.read_text(encoding="utf-8")
-        if SECTION in doc:
-            head, _, rest = doc.partition(SECTION)
-            tail = rest[rest.find("\n## ") :] if "\n## " in rest else ""
-            doc = head + text + "\n" + tail
-        else:
-            doc = doc.rstrip("\n") + "\n\n" + text + "\n"
-        args.write.write_text(doc, encoding="utf-8")
+        replace_section(args.write, SECTION, text)
     return 0
 
 

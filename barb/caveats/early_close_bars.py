@@ -40,7 +40,7 @@ from barb.short_days import close_clock, day_edges, short_days, window_edges
 from barb.summary_text import two_digits, value_text
 from barb.time_keys import clock_kind, minutes_of_day
 from barb.time_zones import short_name
-from barb.timeframes import TIMEFRAMES
+from barb.timeframes import finest_fit
 
 # Said when dropping the cut bars moves a group's mean volume or range by more than this.
 NOTABLE_SHIFT = 0.01
@@ -327,15 +327,7 @@ def _whole_timeframe(plan: Plan, cut: pd.DataFrame, step: int) -> str | None:
     opened, closed = day_edges(plan.dataset, days)
     start, end = window_edges(plan.dataset, plan.session)
     edges = np.concatenate([opened[opened > start], closed[closed < end]]) - start
-    fits = [
-        tf
-        for tf in TIMEFRAMES.values()
-        if tf.minutes is not None
-        and 1 < tf.minutes < step
-        and step % tf.minutes == 0
-        and not (edges % tf.minutes).any()
-    ]
-    return max(fits, key=lambda tf: tf.minutes or 0).name if fits else None
+    return finest_fit(step, edges.tolist())
 
 
 def _volume_text(value: float) -> str:

@@ -23,7 +23,7 @@ from barb.instruments import MINUTES_PER_DAY, format_clock
 from barb.planning import Plan
 from barb.short_days import day_edges, special_days, window_edges
 from barb.summary_text import count_text
-from barb.timeframes import TIMEFRAMES
+from barb.timeframes import finest_fit
 
 # Said when the bars of different spans are at least this share of the rows kept.
 NOTABLE_SHARE = 0.01
@@ -159,12 +159,4 @@ def _whole_timeframe(
     begin and end on (a 13:15 close and a 13:45 one: 15m); None when only 1m does."""
     start, _ = window_edges(dataset, session)
     edges = np.concatenate([edge[apart] for span in spans for edge in span]) - start
-    fits = [
-        tf
-        for tf in TIMEFRAMES.values()
-        if tf.minutes is not None
-        and 1 < tf.minutes < step
-        and step % tf.minutes == 0
-        and not (edges % tf.minutes).any()
-    ]
-    return max(fits, key=lambda tf: tf.minutes or 0).name if fits else None
+    return finest_fit(step, edges.tolist())
