@@ -1068,18 +1068,19 @@ async def test_a_worker_stopped_at_once_hands_its_job_to_another_that_runs_it(
     env = worker_env(redis_url, data_env, timeout_s=20)
     workers += [misbehaving_worker(env, tmp_path / f"worker{n}.log", "NQ") for n in (1, 2)]
     runner = CeleryRunner(redis_url, timeout_s=20, queue_wait_s=60)
-    trace = tmp_path / "job.trace"
+    trace, started, gate = tmp_path / "job.trace", tmp_path / "started", tmp_path / "gate"
     try:
-        # 6 s: under a loaded CI machine this test's loop was once starved past a 3 s query,
-        # which the first worker then finished before the signal reached it.
-        job = asyncio.create_task(runner.run(quick({**COUNT, "sleep": 6.0, "trace": str(trace)})))
-        while True:  # the worker that took it
-            taken = [w for w in workers if "] received" in w.log.read_text()]
-            if taken:
-                break
+        # Held in the worker until the test opens the gate, once the stopped worker is gone:
+        # a fixed sleep (3 s, then 6 s) ran out in loaded CI runs before the signal took
+        # effect, and the first worker finished the job itself.
+        query = {**COUNT, "started": str(started), "gate": str(gate), "trace": str(trace)}
+        job = asyncio.create_task(runner.run(quick(query)))
+        while not (started.exists() and started.read_text()):  # its child is in the query
             await asyncio.sleep(0.05)
-        [stopped] = taken
+        [stopped] = [w for w in workers if "] received" in w.log.read_text()]
         os.kill(stopped.process.pid, signal.SIGQUIT)
+        await asyncio.to_thread(stopped.process.wait, 30)
+        gate.touch()
         assert count_of(await asyncio.wait_for(job, 60)) == DAYS
         [other] = [w for w in workers if w is not stopped]
         assert "] received" in other.log.read_text()
