@@ -811,6 +811,7 @@ def parse_timestamps(
     abbreviated = _iso_abbreviated(column)
     if abbreviated is not None:
         return abbreviated
+    column, day_end = _iso_day_ends(column)
     zoned = pc.fill_null(pc.match_substring_regex(column, _ZONE.pattern), False)
     zoned = zoned.to_numpy(zero_copy_only=False)
     utc = bool(zoned[0])
@@ -820,7 +821,7 @@ def parse_timestamps(
         raise BadRow(row, (key, {"time": repr(column[row].as_py())}))
     target = pa.timestamp("ns", tz="UTC" if utc else None)
     try:
-        return pc.cast(column, target).to_numpy().view(np.int64), utc, None
+        return pc.cast(column, target).to_numpy().view(np.int64) + day_end, utc, None
     except pa.ArrowInvalid:
         pass
     # Find the row Arrow choked on. pandas' ISO 8601 reader is as strict (a guessing parser
@@ -831,7 +832,26 @@ def parse_timestamps(
     if bad.size:
         time = {"time": repr(values.iloc[bad[0]])}
         raise BadRow(int(bad[0]), (N_("import.refuse.timestamp"), time))
-    return parsed.to_numpy(dtype="datetime64[ns]").view(np.int64), utc, None
+    return parsed.to_numpy(dtype="datetime64[ns]").view(np.int64) + day_end, utc, None
+
+
+# An ISO date and time written at its day's end, 24:00 (ISO 8601 allows it), with seconds
+# and their fractions of zero and an offset if any: "2024-03-17 24:00:00", "…T24:00Z".
+_ISO_DAY_END = r"^(\s*\d{4}-\d\d-\d\d[ T])24:00(:00(?:\.0+)?)?(\s*(?:Z|[+-]\d\d(?::?\d\d)?)?\s*)$"
+
+
+def _iso_day_ends(column: pa.ChunkedArray) -> tuple[pa.ChunkedArray, np.ndarray | int]:
+    """ISO times with each day's end (24:00) written as its 00:00, and the ns to add to
+    each (a day where it was 24:00, else 0; 0 for all when none is): the next day's 00:00,
+    as ``parse_split``
+    reads a Time of 24:00. "2024-03-17 24:00:00" was refused as a timestamp that cannot
+    be read, where the same bar in Date and Time columns was imported."""
+    ends = pc.fill_null(pc.match_substring_regex(column, _ISO_DAY_END), False)
+    if not pc.any(ends).as_py():
+        return column, 0
+    # RE2 numbers groups by one digit: \1 then "00:00".
+    column = pc.replace_substring_regex(column, _ISO_DAY_END, r"\100:00\2\3")
+    return column, ends.to_numpy(zero_copy_only=False).astype(np.int64) * _DAY_NS
 
 
 # An ISO time followed by a zone's abbreviation: "2024-07-08 09:30:00 EST".

@@ -925,3 +925,37 @@ def test_times_written_as_digits_alone_are_read(
     import_file(path, "NQ", settings)
 
     assert_stored(settings, bars)
+
+
+@pytest.mark.parametrize(
+    ("form", "line"),
+    [
+        ("%Y-%m-%d %H:%M:%S", "2024-03-17 24:00:00,"),
+        ("%Y-%m-%dT%H:%M", "2024-03-17T24:00,"),
+        ("%Y-%m-%dT%H:%M:%S%z", "2024-03-17T24:00:00-0400,"),
+    ],
+)
+def test_a_days_end_24_00_in_one_timestamp_column_is_the_next_days_midnight(
+    form: str, line: str, tmp_path: Path, settings: EngineSettings
+) -> None:
+    """The same close stamps in the plain layout's one timestamp column: "2024-03-17
+    24:00:00" was refused as a timestamp that cannot be read, though the Date and Time
+    columns' "24:00" is read."""
+    bars = bf.week_of_bars()
+    close = bars["timestamp"] + pd.Timedelta(minutes=1)
+    shown = close.dt.strftime(form)
+    day_end = close.dt.strftime("%H:%M") == "00:00"
+    before = (close - pd.Timedelta(days=1)).dt.strftime(form)
+    shown = shown.where(
+        ~day_end, before.str.replace("T00:00", "T24:00").str.replace(" 00:", " 24:")
+    )
+    path = tmp_path / "plain2400.csv"
+    pd.DataFrame(
+        {"timestamp": shown, **{c: bars[c] for c in ("open", "high", "low", "close", "volume")}}
+    ).to_csv(path, index=False)
+    assert f"\n{line}" in path.read_text()
+
+    result = import_file(path, "NQ", settings)
+
+    assert result.report.stamp == "close"
+    assert_stored(settings, bars)
