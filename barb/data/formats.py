@@ -589,6 +589,10 @@ def find_bad_line(
     lines = data_lines(path, shape)
     for number, text in lines:
         cells = next(csv.reader([text], delimiter=shape.delimiter), [])
+        if shape.line and [c.strip() for c in cells] == shape.names:
+            # Two exports joined with `cat` repeat the header where the second starts: it
+            # was refused as "open is not a number: 'open'".
+            return number, (N_("import.refuse.header_again"), {"header": shape.line})
         if len(cells) != shape.width:
             # The last line or two of a download ("Downloaded from Barchart.com as of …").
             # A cut bar starts with its time; a footer with words.

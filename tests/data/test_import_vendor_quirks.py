@@ -16,7 +16,7 @@ import bar_files as bf
 import pandas as pd
 import pytest
 
-from barb.data.importer import ImportRefused, import_file
+from barb.data.importer import ImportRefused, check_file, import_file
 from barb.data.store import data_path, read_bars
 from barb.errors import DataError
 from barb.settings import EngineSettings
@@ -959,3 +959,19 @@ def test_a_days_end_24_00_in_one_timestamp_column_is_the_next_days_midnight(
 
     assert result.report.stamp == "close"
     assert_stored(settings, bars)
+
+
+def test_a_header_repeated_mid_file_is_named(tmp_path: Path, settings: EngineSettings) -> None:
+    """Two exports joined with ``cat`` repeat the header where the second starts: refused
+    as "open is not a number: 'open'", which did not say what was wrong with the file."""
+    bars = bf.week_of_bars()
+    first = bf.plain_csv(tmp_path / "a.csv", bars.iloc[:3000]).read_text()
+    second = bf.plain_csv(tmp_path / "b.csv", bars.iloc[3000:]).read_text()
+    path = tmp_path / "joined.csv"
+    path.write_text(first + second)
+
+    with pytest.raises(DataError, match=r"line 3002: this line repeats the header of line 1"):
+        import_file(path, "NQ", settings)
+    with pytest.raises(DataError, match=r"строка 3002: эта строка повторяет заголовок"):
+        check_file(path, "NQ", settings, lang="ru")
+    assert not data_path("NQ", settings).exists()
