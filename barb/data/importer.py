@@ -1275,6 +1275,13 @@ def _level_note(checked: CheckedFile, target: Path) -> str:
     ratio = float((shared["close"] / shared["close_stored"]).median())
     if 1 / SEAM_JUMP <= ratio <= SEAM_JUMP:
         return ""
+    middle = checked.frame["timestamp"].iloc[len(checked.frame) // 2].date()
+    if _anchor_level(checked.instrument, middle) is not None:
+        # Far from the stored prices and from the instrument's known level too: another
+        # instrument's file (a week of ES captioned NQ, which the bot offers as a replace
+        # of NQ's same dates) was written over NQ's bars with only this note. Refused as a
+        # first import is; near the known level, it is the stored data that was wrong.
+        _known_level(checked)
     first = shared.iloc[0]
     return checked.report.words(
         "import.level",

@@ -786,7 +786,9 @@ def test_replacing_with_prices_far_from_the_stored_ones_says_so(
     tmp_path: Path, settings: EngineSettings, bars: pd.DataFrame
 ) -> None:
     """An ES file (5,100) or a tenfold file replaced NQ's 18,000 for the same dates without
-    a word, where --append refuses it at the seam."""
+    a word, where --append refuses it at the seam. Far from NQ's known level too, it is
+    refused as a first import is (the bot offered it as a replace, and ES's prices were
+    written as NQ's with only a note); imported with --any-level, the note says so."""
     import_file(bf.plain_csv(tmp_path / "nq.csv", bars), "NQ", settings)
     corrected = bars.copy()
     corrected.loc[10, "volume"] += 1
@@ -797,7 +799,12 @@ def test_replacing_with_prices_far_from_the_stored_ones_says_so(
     other = bars.iloc[: len(bars) // 2].copy()
     for column in ("open", "high", "low", "close"):
         other[column] = other[column] * 0.28  # ES-like prices for the same minutes
-    result = import_file(bf.plain_csv(tmp_path / "es.csv", other), "NQ", settings, mode="replace")
+    es = bf.plain_csv(tmp_path / "es.csv", other)
+    stored = data_path("NQ", settings).read_bytes()
+    with pytest.raises(DataError, match=r"is ×0\.28 the level NQ had around 2024-03-18"):
+        import_file(es, "NQ", settings, mode="replace")
+    assert data_path("NQ", settings).read_bytes() == stored  # nothing written
+    result = import_file(es, "NQ", settings, mode="replace", any_level=True)
     ratio = (other["close"] / bars["close"].iloc[: len(other)]).median()
     wall = bars["timestamp"].dt.tz_localize(None)
     assert result.note == (
@@ -806,7 +813,23 @@ def test_replacing_with_prices_far_from_the_stored_ones_says_so(
         "both hold): is the file another instrument's, or in another unit? `barb data restore "
         "NQ` brings the replaced data back."
     )
-    assert_same_bars(settings, other)  # said, not refused: a replace may fix wrong data
+    assert_same_bars(settings, other)
+
+
+def test_a_replace_at_the_known_level_mends_stored_prices_in_another_unit(
+    tmp_path: Path, settings: EngineSettings, bars: pd.DataFrame
+) -> None:
+    """Stored prices tenfold (imported with --any-level), replaced by the right ones: the
+    file is far from the stored prices but at NQ's known level, so it is written, said."""
+    tenfold = bars.copy()
+    for column in ("open", "high", "low", "close"):
+        tenfold[column] = tenfold[column] * 10
+    import_file(bf.plain_csv(tmp_path / "x10.csv", tenfold), "NQ", settings, any_level=True)
+
+    result = import_file(bf.plain_csv(tmp_path / "nq.csv", bars), "NQ", settings, mode="replace")
+
+    assert "(×0.1, the median over the 6,900 bars both hold)" in result.note
+    assert_same_bars(settings, bars)
 
 
 def test_restore_without_a_previous_file_says_so(settings: EngineSettings) -> None:
