@@ -436,6 +436,23 @@ def _time_key(shape: CsvShape, names: list[str], wanted: dict[str, int]) -> str 
     return names[wanted[key]] if key in wanted else None
 
 
+def read_as_numbers(path: Path, shape: CsvShape) -> bool:
+    """Whether ``read_csv`` most likely holds the file only as its numbers (``_Gathered``):
+    its prices written with '.', its times in one column as naive ISO or Unix times (the
+    first bar's say which). Other files are held as text, whole or in part, while read."""
+    if shape.decimal_comma:
+        return False
+    key = "time" if "time" in shape.indexes else "timestamp"
+    if shape.layout.time != "timestamp" or key not in shape.indexes:
+        return False
+    lines = _first_lines(path, 2 if shape.line else 1)
+    if len(lines) < (2 if shape.line else 1):
+        return False
+    cells = next(csv.reader([lines[-1][1]], delimiter=shape.delimiter), [])
+    index = shape.indexes[key]
+    return index < len(cells) and any(re.match(form, cells[index]) for form in (_NAIVE_ISO, _UNIX))
+
+
 TRIM_BATCHES = 32  # batches (of about 1 MB of text each) between two trims of the heap
 
 
