@@ -368,6 +368,17 @@ def utf8_text(path: Path, words: ImportWords, where: str) -> Iterator[tuple[Path
         yield target, True
 
 
+def _code_page_text(path: Path) -> bool:
+    """Whether a file that is not UTF-8 reads as text in a one-byte code page: lines of
+    printable characters, no control bytes. Excel on Windows saves "CSV" in the system's
+    code page (a Russian header, Дата;Время;…, in Windows-1251), which was refused as "not
+    UTF-8 text: is it a CSV or Parquet file?" though it was a CSV."""
+    with path.open("rb") as fh:
+        head = fh.read(64 * 1024)
+    controls = set(range(32)) - {9, 10, 13}
+    return b"\n" in head and not any(byte in controls or byte == 127 for byte in head)
+
+
 def check_options(
     *,
     timezone: str | None = None,
@@ -468,7 +479,12 @@ def check_file(
             except BadFile as exc:
                 raise Refused(words, exc.said, path=where, line=exc.line) from None
             except UnicodeDecodeError:
-                raise Refused(words, (N_("import.refuse.not_utf8"), {}), path=where) from None
+                key = (
+                    N_("import.refuse.code_page")
+                    if _code_page_text(inner)
+                    else N_("import.refuse.not_utf8")
+                )
+                raise Refused(words, (key, {}), path=where) from None
             except BadRow as exc:
                 line = formats.line_of_row(inner, shape, exc.row) if shape else None
                 prefix = "" if shape else words("import.row", row=exc.row + 1) + ": "

@@ -975,3 +975,22 @@ def test_a_header_repeated_mid_file_is_named(tmp_path: Path, settings: EngineSet
     with pytest.raises(DataError, match=r"строка 3002: эта строка повторяет заголовок"):
         check_file(path, "NQ", settings, lang="ru")
     assert not data_path("NQ", settings).exists()
+
+
+def test_a_csv_in_a_windows_code_page_is_told_to_be_saved_as_utf8(
+    tmp_path: Path, settings: EngineSettings
+) -> None:
+    """Excel on Windows saves "CSV" in the system's code page: a Russian header in
+    Windows-1251 was refused as "not UTF-8 text: is it a CSV or Parquet file?"."""
+    bars = bf.week_of_bars()
+    path = tmp_path / "ru.csv"
+    text = bars.assign(timestamp=bars["timestamp"].dt.strftime("%d.%m.%Y %H:%M")).to_csv(
+        sep=";", decimal=",", index=False, header=["Дата", "Откр", "Макс", "Мин", "Закр", "Объём"]
+    )
+    path.write_bytes(text.encode("cp1251"))
+
+    with pytest.raises(DataError, match=r"ru\.csv: the file is text, but not in UTF-8: Excel"):
+        import_file(path, "NQ", settings)
+    with pytest.raises(DataError, match=r"файл — текст, но не в кодировке UTF-8"):
+        check_file(path, "NQ", settings, lang="ru")
+    assert not data_path("NQ", settings).exists()
