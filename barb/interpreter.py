@@ -143,6 +143,7 @@ from barb.result import (
     sort_order,
 )
 from barb.script import ast
+from barb.script.bars_before import BarsBefore
 from barb.script.clock_order import NightSession
 from barb.script.context import EvalContext
 from barb.script.daily_calls import DAILY_ARGUMENTS
@@ -282,6 +283,14 @@ def run_on(
     night = _night(plan)
     ctx = _context(plan, frame, night)
     ctx.history_cut = cut
+    if cut is not None and len(frame):
+        ctx.bars_before = BarsBefore(
+            dataset,
+            plan.session,
+            plan.timeframe.name,
+            frame["timestamp"].to_numpy()[0],
+            frame["trading_date"].to_numpy()[0],
+        )
     keep = event_filtered(plan, frame, scope.in_period)
     # An event filter that kept none of the period's bars: the bars scanned are the
     # period's, as a where's are ("Scanned 0 bars, no bars" read as missing data).

@@ -14,6 +14,7 @@ from barb.errors import UnknownSession
 from barb.frames import resample_calendar
 from barb.result import CutRun
 from barb.script import ast
+from barb.script.bars_before import BarsBefore
 from barb.script.bincount import as_codes, bincount
 from barb.script.clock_order import NightSession
 from barb.script.conditions import is_condition, kleene, plain_if_known
@@ -125,6 +126,10 @@ class EvalContext:
     # The first stage's rows when they begin after the data's first bar though a count
     # since an event reads all history: where its event must lie (``event_history``).
     history_cut: HistoryCut | None = None
+    # The data's bars before the first stage's rows, when those are cut short of its first
+    # bar: a running high or low of a bar's column reads its extreme there
+    # (``barb.script.bars_before``), the rows being the rest of the query's.
+    bars_before: BarsBefore | None = None
 
     @property
     def intraday(self) -> bool:
