@@ -70,7 +70,43 @@ def _stars(state: StateInline, silent: bool) -> bool:
     elif run >= 2 and before != marker and isPunctChar(before) and after.isalnum():
         for delimiter in added:
             delimiter.close = True
+    elif (
+        marker == "*"
+        and run == 2
+        and not before.isspace()
+        and after.isspace()
+        and not _open_before(state.delimiters[:count])
+        and _closer_follows(state, marker * run)
+    ):
+        # "Итог:** 42 дня**": the space went inside the opening marker; a reader sees bold
+        # "42 дня" (CommonMark: no run opens before a space, and the person saw the marks).
+        for delimiter in added:
+            delimiter.open = True
+    elif (
+        marker == "*"
+        and run == 2
+        and before.isspace()
+        and after.isalnum()
+        and _open_before(state.delimiters[:count])
+    ):
+        # "**ровно 7 **раз": the space went inside the closing marker, which then closes.
+        for delimiter in added:
+            delimiter.open, delimiter.close = False, True
     return True
+
+
+def _open_before(delimiters: list) -> bool:
+    """Whether a ``*`` emphasis opened earlier in the paragraph is still waiting to close
+    (then a run glued to the word before it closes it: "**Итог:** 42")."""
+    depth = 0
+    for delimiter in delimiters:
+        if delimiter.marker != ord("*"):
+            continue
+        if delimiter.close and depth > 0:
+            depth -= 1
+        elif delimiter.open:
+            depth += 1
+    return depth > 0
 
 
 def _closer_follows(state: StateInline, run: str) -> bool:
@@ -366,9 +402,50 @@ def _inline_of(node: SyntaxTreeNode) -> list[Piece]:
     # left open are closed here, so that every node's pieces stay balanced.
     raw = _RawHtml()
     pieces: list[Piece] = []
+    glued = False  # the last child was bold, its closing mark glued to what follows
     for child in node.children:
-        pieces += raw.tag(child.content) if child.type == "html_inline" else _inline(child)
+        if child.type == "html_inline":
+            pieces += raw.tag(child.content)
+            continue
+        shown = _inline(child)
+        if child.type == "strong":
+            shown = _spaced_bold(pieces, shown)
+        elif (
+            glued
+            and pieces[-1].kind == "close"  # no space of the bold's own moved out after it
+            and shown
+            and shown[0].kind == "text"
+            and shown[0].value[:1].isalnum()
+        ):
+            shown[0] = _text(" " + shown[0].value)
+        glued = child.type == "strong"
+        pieces += shown
     return pieces + raw.close_all()
+
+
+def _spaced_bold(before: list[Piece], bold: list[Piece]) -> list[Piece]:
+    """Bold set apart by a space from a word it is glued to: «год**2020**» read «год2020»
+    (Telegram draws no gap between a plain and a bold letter), so the person reads «год
+    2020». Spaces the model put inside the marks («** 42 дня**») stand outside the bold."""
+    opening, *inner, closing = bold
+    lead = inner[0].value[: len(inner[0].value) - len(inner[0].value.lstrip())] if inner else ""
+    if lead and inner[0].kind == "text":
+        inner[0] = _text(inner[0].value.lstrip())
+    else:
+        lead = ""
+    trail = ""
+    if inner and inner[-1].kind == "text" and inner[-1].value != inner[-1].value.rstrip():
+        value = inner[-1].value
+        trail = value[len(value.rstrip()) :]
+        inner[-1] = _text(value.rstrip())
+    if before and before[-1].kind == "text" and before[-1].value[-1:].isalnum():
+        lead = lead or " "
+    out = [opening, *inner, closing]
+    if lead:
+        out.insert(0, _text(lead))
+    if trail:
+        out.append(_text(trail))
+    return out
 
 
 class _RawHtml:

@@ -569,18 +569,26 @@ async def test_bold_closed_right_after_a_colon_reaches_the_person_bold(
     fake_telegram: FakeBotAPI, db_url: str
 ) -> None:
     """Models close bold right after a colon and go on without a space ("**Итог:**Пн");
-    CommonMark does not read that ** as closing, and the person saw the asterisks."""
-    answer = "**Итог:**Пн — самый широкий день. **Average range:**134.5, а 2**10 = 1024."
+    CommonMark does not read that ** as closing, and the person saw the asterisks. Bold glued
+    to a word («год**2020**») read «год2020», and a space inside the marks («** 42 дня**»)
+    left them on the screen: the person reads «год 2020» and a bold «42 дня»."""
+    answer = (
+        "**Итог:**Пн — самый широкий день. **Average range:**134.5, а 2**10 = 1024. "
+        "Лучший год**2020**, всего:** 42 дня**."
+    )
     fake = fake_telegram
     async with barb_bot(fake, db_url, model=plays(MEAN_RANGE_2024, answer=answer)):
         await run_plan(fake, "какой день самый широкий?")
         [photo] = await fake.wait_for("sendPhoto", chat_id=ALICE)
     caption = photo.result["caption"]
-    assert caption.endswith("Итог:Пн — самый широкий день. Average range:134.5, а 2**10 = 1024.")
+    assert caption.endswith(
+        "Итог: Пн — самый широкий день. Average range: 134.5, а 2**10 = 1024. "
+        "Лучший год 2020, всего: 42 дня."
+    )
     encoded = caption.encode("utf-16-le")
     bold = [
         encoded[2 * e["offset"] : 2 * (e["offset"] + e["length"])].decode("utf-16-le")
         for e in photo.result["caption_entities"]
         if e["type"] == "bold"
     ]
-    assert bold[-2:] == ["Итог:", "Average range:"]
+    assert bold[-4:] == ["Итог:", "Average range:", "2020", "42 дня"]
