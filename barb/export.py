@@ -238,6 +238,8 @@ def csv_bytes(result: Result, language: str | None = DEFAULT) -> bytes:
                 out[name] = out[name].map(lambda v: v.replace(".", dialect.decimal))
         elif pd.api.types.is_bool_dtype(values):  # an unknown (NA) stays empty
             out[name] = values.map(lambda v: "" if pd.isna(v) else _flag(bool(v), dialect))
+        elif language != DEFAULT and not pd.api.types.is_numeric_dtype(values):
+            out[name] = _calendar_words(values, language)
     out = out.rename(columns={k: v for k, v in renamed.items() if v not in out.columns})
     out = out.rename(columns=_headers(out.columns, renamed, result, language))
     for column, header in (
@@ -261,6 +263,25 @@ def csv_bytes(result: Result, language: str | None = DEFAULT) -> bytes:
     # text left unquoted after "\n" endings split its row in Excel and pandas (r48b).
     out.to_csv(buffer, index=False, sep=dialect.separator, lineterminator="\r\n")
     return buffer.getvalue().encode("utf-8-sig")
+
+
+def _calendar_words(values: pd.Series, language: str | None) -> pd.Series:
+    """A column of weekday or month names (``dayname()``'s "Mon", ``monthname()``'s "Jan")
+    in ``language``'s words, as the chart, the caption and ``/query``'s table write them: a
+    Russian file read "Mon" to "Fri" beside a chart of «Пн» to «Пт». Only a column all of
+    whose values are such names (any other text is the query's own); numbers stay numbers."""
+    from barb.charts.grouped import MONTHS, WEEKDAYS
+    from barb.charts.words import words_for
+
+    # Of each distinct value once: a minute query's rows are many, its names seven.
+    names = set(values.dropna().unique())
+    if not names or not all(isinstance(v, str) for v in names):
+        return values
+    words = words_for(language)
+    for engine, said in ((WEEKDAYS, words.weekdays), (MONTHS, words.months)):
+        if names <= set(engine):
+            return values.map(dict(zip(engine, said, strict=True)))
+    return values
 
 
 def _headers(
