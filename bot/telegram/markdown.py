@@ -4,8 +4,8 @@ Models write CommonMark with GitHub tables. ``markdown-it-py`` parses it; this m
 renders the syntax tree into the few tags Telegram accepts (``b``, ``i``, ``u``, ``s``,
 ``code``, ``pre``, ``a``, ``blockquote``) and escapes every other character, so that nothing
 a model writes (a stray ``<``, ``*`` or ``_``) can make Telegram refuse the message. Raw HTML
-is mapped to those tags where it means the same (``<b>``, ``<br>``), a superscript to
-"^" (``<sup>``), else dropped.
+is mapped to those tags where it means the same (``<b>``, ``<br>``), a superscript as LaTeX's
+reads (``10<sup>6</sup>``: "10⁶"), else dropped.
 Headings become bold lines, lists bullets with indentation, tables monospaced ``<pre>``
 blocks with aligned columns.
 
@@ -174,8 +174,11 @@ _RAW_TAGS = {
     "b": "b", "strong": "b", "i": "i", "em": "i", "u": "u", "ins": "u",
     "s": "s", "strike": "s", "del": "s", "code": "code", "pre": "pre", "a": "a",
 }  # fmt: skip
-#: Raw super- and subscripts, as the plain mark that keeps "10<sup>6</sup>" a power.
+#: Raw super- and subscripts, as the mark of the power or index they are: "10<sup>6</sup>"
+#: reads "10⁶" as LaTeX's "10^{6}" does (``latex.script``); a mark alone where one is not
+#: closed.
 _SCRIPTS = {"sup": "^", "sub": "_"}
+_RAW_SCRIPT = re.compile(r"<(sup|sub)\s*>([^<]*)</\1\s*>", re.I)
 #: Other HTML elements a model may write: dropped, their text kept. A name outside both
 #: ("<over all data>", "<symbol>") is no tag but the model's words, shown as written.
 _HTML_ELEMENTS = frozenset(
@@ -403,8 +406,18 @@ def _inline_of(node: SyntaxTreeNode) -> list[Piece]:
     raw = _RawHtml()
     pieces: list[Piece] = []
     glued = False  # the last child was bold, its closing mark glued to what follows
-    for child in node.children:
+    children = list(node.children)
+    skip_to = 0
+    for at, child in enumerate(children):
+        if at < skip_to:
+            continue
         if child.type == "html_inline":
+            closed = _script_end(children, at)
+            if closed is not None:  # 10<sup>6</sup>: "10⁶", as a LaTeX power reads
+                inner = "".join(_plain(c) for c in children[at + 1 : closed])
+                pieces.append(_text(latex.script(_SCRIPTS[_tag_name(child.content)], inner)))
+                skip_to = closed + 1
+                continue
             pieces += raw.tag(child.content)
             continue
         shown = _inline(child)
@@ -421,6 +434,29 @@ def _inline_of(node: SyntaxTreeNode) -> list[Piece]:
         glued = child.type == "strong"
         pieces += shown
     return pieces + raw.close_all()
+
+
+def _tag_name(raw: str) -> str:
+    match = _RAW_MARKUP.fullmatch(raw.strip())
+    return match.group(2).lower() if match is not None and match.group(2) else ""
+
+
+def _script_end(children: list[SyntaxTreeNode], at: int) -> int | None:
+    """Where the ``<sup>`` or ``<sub>`` opened at ``children[at]`` closes, with only text
+    between (a power or an index); None otherwise."""
+    opening = _RAW_MARKUP.fullmatch(children[at].content.strip())
+    if opening is None or opening.group(1) or (opening.group(2) or "").lower() not in _SCRIPTS:
+        return None
+    name = opening.group(2).lower()
+    for end in range(at + 1, len(children)):
+        child = children[end]
+        if child.type == "html_inline":
+            closing = _RAW_MARKUP.fullmatch(child.content.strip())
+            found = closing is not None and closing.group(1) == "/"
+            return end if found and (closing.group(2) or "").lower() == name else None
+        if child.type not in ("text", "math_inline", "code_inline"):
+            return None
+    return None
 
 
 def _spaced_bold(before: list[Piece], bold: list[Piece]) -> list[Piece]:
@@ -460,6 +496,12 @@ class _RawHtml:
     def render(self, source: str) -> list[Piece]:
         """A block of raw HTML: its text (entities decoded) and tags, balanced, without the
         blank lines that dropped tags (``<div>``) leave at its ends."""
+        source = _RAW_SCRIPT.sub(
+            lambda m: html.escape(
+                latex.script(_SCRIPTS[m.group(1).lower()], html.unescape(m.group(2))), quote=False
+            ),
+            source,
+        )
         pieces: list[Piece] = []
         at = 0
         for match in _RAW_MARKUP.finditer(source):

@@ -275,8 +275,11 @@ def test_a_fence_language_that_is_not_a_name_is_dropped() -> None:
         ("the mean <over all data> of <symbol>", "the mean <over all data> of <symbol>", 0),
         ("<column name>\n\nnext", "<column name>\n\nnext", 0),
         # Telegram has no superscript: "10<sup>6</sup> contracts" read "106 contracts".
-        ("10<sup>6</sup> contracts, σ<sup>2</sup>", "10^6 contracts, σ^2", 0),
-        ("x<sub>t-1</sub>", "x_t-1", 0),
+        # A power reads as LaTeX's does ("10^{6}": "10⁶"), one way for both.
+        ("10<sup>6</sup> contracts, σ<sup>2</sup>", "10⁶ contracts, σ²", 0),
+        ("x<sub>t-1</sub> and σ<sub>1</sub>", "x_(t-1) and σ₁", 0),
+        ("<div>R<sup>2</sup> = 0.8</div>", "R² = 0.8", 0),
+        ("a<sup>b c", "a^b c", 0),
     ],
 )
 def test_raw_html_is_mapped_to_telegrams_tags_or_dropped(
@@ -375,9 +378,15 @@ def test_stars_are_read_as_the_model_meant_them(
             "Шарп: S = r\u0304/σ_r √252, доход $1,000",
         ),
         (r"\(\frac{\sum_{i=1}^{n} x_i}{n}\)", "(Σ_(i=1)ⁿ x_i)/n"),
+        # Spaces between commands kept, commands pylatexenc does not know by their name,
+        # sizing dropped, a root's degree a superscript.
+        (r"\(a \le b \ne c\), \(\Var(X) = E[X^2]\)", "a ≤ b ≠ c, Var(X) = E[X²]"),
+        (r"$$\left( \frac{H}{L} \right)^{2} + \sqrt[3]{27}$$", "( H/L )² + ³√27"),
+        (r"a^{2} = a<sup>2</sup>, x_{t-1} = x<sub>t-1</sub>", "a² = a², x_(t-1) = x_(t-1)"),
         # Not formulas: prices, a path, code.
         ("costs $5 and $10, or $5-$6.", "costs $5 and $10, or $5-$6."),
         (r"C:\Users\text and `\(x\)`", r"C:\Users\text and \(x\)"),
+        (r"C:\temp\today\new.csv", r"C:\temp\today\new.csv"),
     ],
 )
 def test_latex_from_the_model_reads_as_plain_text(markdown: str, expected: str) -> None:
