@@ -571,10 +571,12 @@ async def test_bold_closed_right_after_a_colon_reaches_the_person_bold(
     """Models close bold right after a colon and go on without a space ("**Итог:**Пн");
     CommonMark does not read that ** as closing, and the person saw the asterisks. Bold glued
     to a word («год**2020**») read «год2020», and a space inside the marks («** 42 дня**»)
-    left them on the screen: the person reads «год 2020» and a bold «42 дня»."""
+    left them on the screen: the person reads «год 2020» and a bold «42 дня». A formula
+    reads as plain text, a power one way however the model wrote it."""
     answer = (
         "**Итог:**Пн — самый широкий день. **Average range:**134.5, а 2**10 = 1024. "
-        "Лучший год**2020**, всего:** 42 дня**."
+        "Лучший год**2020**, всего:** 42 дня**. "
+        r"Отношение \( \frac{312.4}{287.1} \approx 1.09 \), объём 10<sup>6</sup> = 10^{6}."
     )
     fake = fake_telegram
     async with barb_bot(fake, db_url, model=plays(MEAN_RANGE_2024, answer=answer)):
@@ -583,7 +585,7 @@ async def test_bold_closed_right_after_a_colon_reaches_the_person_bold(
     caption = photo.result["caption"]
     assert caption.endswith(
         "Итог: Пн — самый широкий день. Average range: 134.5, а 2**10 = 1024. "
-        "Лучший год 2020, всего: 42 дня."
+        "Лучший год 2020, всего: 42 дня. Отношение 312.4/287.1 ≈ 1.09, объём 10⁶ = 10⁶."
     )
     encoded = caption.encode("utf-16-le")
     bold = [
