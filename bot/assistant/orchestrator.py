@@ -840,9 +840,13 @@ class Assistant:
         # No question id: nothing goes into the transcript, and the query was typed by the
         # person, so there is no "Query" button to show it back.
         csv_rows = outcome.csv_rows if outcome.csv else None
-        shown = Shown(outcome.names, outcome.units, outcome.key_words, outcome.answers)
+        shown = Shown(
+            outcome.names, outcome.units, outcome.key_words, outcome.answers, outcome.note_names
+        )
         return Reply(
-            text=person_text(outcome.result, lang, outcome.preview, csv_rows, shown),
+            text=person_text(
+                outcome.result, lang, outcome.preview, csv_rows, shown, run.proof.headline or ""
+            ),
             proofs=[run.proof],
             language=lang,
         )
