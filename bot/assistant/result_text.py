@@ -226,6 +226,21 @@ def _answers(summary: dict[str, Any], lang: Language, shown: Shown) -> list[tupl
     return None
 
 
+#: Code in Markdown: a fenced block or an inline span, where a name is meant as written.
+_CODE = re.compile(r"(```.*?```|~~~.*?~~~|`[^`\n]*`)", re.S)
+
+
+def in_words(markdown: str, names: Mapping[str, str]) -> str:
+    """The model's answer with the names the engine made for columns ("mean_range",
+    "max_high") in the chart's words, as its headline and CSV say them: the model reads the
+    engine's names in its summary and repeated them («mean_range за 2024 год — 364,56»).
+    Code (`mean(range)`, a query quoted) stays as written."""
+    if not any("_" in name and name in markdown for name in names):
+        return markdown
+    parts = _CODE.split(markdown)
+    return "".join(p if i % 2 else _named(p, names) for i, p in enumerate(parts))
+
+
 def _named(note: str, names: Mapping[str, str]) -> str:
     """An engine's note with the names it made for columns ("mean_range", "max_high") in
     words ("average range"): the person never wrote them. Only names with an underscore:
