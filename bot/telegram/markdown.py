@@ -74,6 +74,7 @@ def _stars(state: StateInline, silent: bool) -> bool:
         marker == "*"
         and run == 2
         and not before.isspace()
+        and not (before.isdecimal() or before in ")]")  # "2** 3": a power, spaced oddly
         and after.isspace()
         and not _open_before(state.delimiters[:count])
         and _closer_follows(state, marker * run)

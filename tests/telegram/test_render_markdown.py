@@ -342,6 +342,7 @@ def test_raw_html_is_mapped_to_telegrams_tags_or_dropped(
             [],
         ),
         ("**Итог:** 42 дня, a ** b", "Итог: 42 дня, a ** b", ["Итог:"], []),
+        ("2** 3 = 8 and (1+1)** 3** 2", "2** 3 = 8 and (1+1)** 3** 2", [], []),
     ],
 )
 def test_stars_are_read_as_the_model_meant_them(
