@@ -311,10 +311,18 @@ def _tidy(text: str) -> str:
     return re.sub(r"[ \t]{2,}", " ", text)
 
 
+#: What a formula too deep for pylatexenc's recursive reader raises (2,000 nested "{"):
+#: shown as written, the answer still sent.
+_UNREADABLE = (RecursionError, latexwalker.LatexWalkerError)
+
+
 def math(source: str) -> str:
     """A formula (what stood between math delimiters) as plain text."""
-    nodes, _, _ = _walker(source).get_latex_nodes()
-    return _tidy(_TO_TEXT.nodelist_to_text(nodes)).strip()
+    try:
+        nodes, _, _ = _walker(source).get_latex_nodes()
+        return _tidy(_TO_TEXT.nodelist_to_text(nodes)).strip()
+    except _UNREADABLE:
+        return source.strip()
 
 
 def commands(text: str) -> str:
@@ -322,6 +330,13 @@ def commands(text: str) -> str:
     → "a × b"), every other character as written."""
     if "\\" not in text and "{" not in text:
         return text
+    try:
+        return _commands(text)
+    except _UNREADABLE:
+        return text
+
+
+def _commands(text: str) -> str:
     out: list[str] = []
     at = 0
     walker: latexwalker.LatexWalker | None = None

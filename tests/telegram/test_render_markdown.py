@@ -397,6 +397,15 @@ def test_latex_from_the_model_reads_as_plain_text(markdown: str, expected: str) 
     assert text == expected
 
 
+def test_a_formula_too_deep_to_read_is_shown_as_written() -> None:
+    """pylatexenc reads a formula recursively: 2,000 nested roots raised RecursionError,
+    and the answer never went out."""
+    for formula in ("\\sqrt{" * 2000, "x^{" * 1500, "{" * 3000 + "x"):
+        for markdown in (f"$${formula}$$", f"a {formula} b"):
+            messages = answer_html(markdown)
+            assert messages and all(shown(message) for message in messages)
+
+
 def test_latex_in_a_table_cell_reads_as_plain_text() -> None:
     [message] = answer_html("| a | b |\n|---|---|\n| \\(x^2\\) | 3 \\times 4 |")
     text, entities = shown(message)
