@@ -109,6 +109,7 @@ from barb.caveats.zone_clock_groups import zone_group_caveat
 from barb.caveats.zone_midnight import (
     clock_columns,
     own_clock_caveat,
+    text_clock_zones,
     zone_clock_answers,
     zone_clock_columns,
     zone_midnight_caveat,
@@ -730,6 +731,7 @@ def _context(plan: Plan, frame: pd.DataFrame, night: NightSession | None) -> Eva
         # Read by daily(), weekly() and monthly() alone (what they say on a part of the day).
         part_of_day=part_of_day(plan) if plan.first.calls & DAILY_ARGUMENTS.keys() else None,
         clock_columns=clock_columns(plan) if plan.timeframe.intraday else {},
+        text_zones=text_clock_zones(plan) if plan.timeframe.intraday else {},
     )
 
 
@@ -771,6 +773,7 @@ def _second_stage(
     ctx.row_dates = day_key(plan.first)
     ctx.bar_clock_columns = _bar_clock_columns(plan)
     ctx.clock_columns = clock_columns(plan, then=True) if plan.timeframe.intraday else {}
+    ctx.text_zones = text_clock_zones(plan, then=True) if plan.timeframe.intraday else {}
     output = _then_stage(
         plan, rows, first.order, ctx, day_open, query=plan.query, outcomes=outcomes
     )
