@@ -212,6 +212,14 @@ def test_times_on_moscow_s_clock_reach_the_csv_and_the_chart_as_times(sample_set
     np.testing.assert_allclose(bar_heights(clock), moscow.dt.hour * 60 + moscow.dt.minute)
     ticks = [t.get_text() for t in clock.get_yticklabels() if t.get_text()]
     assert len(ticks) >= 2 and all(re.fullmatch(r"\d\d:00", t) for t in ticks)  # a clock
+    # Their median, as the chart's headline writes it: on Moscow's clock, named so.
+    median = {**query, "select": "arg_max(m, high) as high_at", "sort": None}
+    median = {k: v for k, v in median.items() if v is not None}
+    median["then"] = {"select": "median(high_at) as typical"}
+    middle = round(float(np.median(moscow.dt.hour * 60 + moscow.dt.minute)))
+    assert chart_headline(run(median, sample_settings)) == (
+        f"typical = {middle // 60:02d}:{middle % 60:02d} MSK"
+    )
 
 
 def test_a_filtered_list_sorted_newest_first_is_not_numbered(sample_settings, days) -> None:
