@@ -205,7 +205,13 @@ def run_stage(
         # where can judge when it could not judge a notable part: NQ 2008-2009 above its
         # SMA200 had been set against "the other 297" days, 199 of them before the SMA.
         judged = _judged(period, condition)
-        setup = setup_noise(stage, again, judged, keep, ctx.timeframe, judged=judged is not period)
+        scope = "the where can judge" if judged is not period else ""
+        clock = _clock_rows(stage, again) if ctx.intraday else None
+        if clock is not None:
+            # "cpi and time() == '09:30'" on 5m bars: the 09:30 bars of the other days, not
+            # every bar of the day (22,827, their mean volume a third of any 09:30 bar's).
+            judged, scope = judged & clock, "at the where's time of day"
+        setup = setup_noise(stage, again, judged, keep, ctx.timeframe, judged=scope)
     no_edge = None
     kept = partial(_kept_values, ctx, every_row, period, keep)
     if query is not None and stage.shape in SINGLE_ROW:
@@ -370,6 +376,39 @@ def _by_outcome(stage: StagePlan, row_keys: Sequence[str]) -> bool:
         if not read - set(mapped) or read & set(row_keys):
             return False
     return True
+
+
+# Calls that read only the bar's clock: a where's part made of them picks a time of day.
+CLOCK_CALLS = frozenset({"time", "hour", "minute"})
+
+
+def _clock_rows(stage: StagePlan, again: Callable[[Expr], Any]) -> np.ndarray | None:
+    """The rows the where's time-of-day parts keep (``time() == '09:30'`` of "cpi and
+    time() == '09:30'"), when it has other parts too: what those others change is read
+    against the rows at the same time of day. None when no part, or every part, is of the
+    clock (the 09:30 bar against all bars is then what was asked)."""
+    if stage.where is None:
+        return None
+    mapped = dict(stage.map_exprs)
+    parts = conjuncts(stage.where)
+    clock = [part for part in parts if _of_the_clock(part, mapped)]
+    if not clock or len(clock) == len(parts):
+        return None
+    return _kept_by(clock, again)
+
+
+def _of_the_clock(part: Expr, mapped: Mapping[str, Expr]) -> bool:
+    """Whether ``part`` reads the bar's clock alone (through the map): hour() < 11, not
+    hour() < 11 and close > open, nor fomc_minutes < 60."""
+    calls = False
+    for node in nodes(part, mapped):
+        if isinstance(node, Call):
+            if node.name.lower() not in CLOCK_CALLS:
+                return False
+            calls = True
+        elif isinstance(node, Column) and node.name not in mapped:
+            return False
+    return calls
 
 
 def _kept_by(parts: Sequence[Expr], again: Callable[[Expr], Any]) -> np.ndarray | None:
