@@ -181,7 +181,7 @@ def _together(group: list[tuple[str, SetupMean]]) -> str:
     assert first is not None
     kept, errors, over, others = first.rows
     label = "all rows" if over.startswith("all ") else "rows judged"
-    if over.endswith("time of day"):
+    if over.endswith("times of day"):
         label = "same-time rows"
 
     numbers = [(name, n) for name, found in group if (n := found.numbers) is not None]
@@ -226,8 +226,8 @@ def setup_noise(
     ``timeframe``: the rows' bars, as a window read ahead is named ("40-day"). ``judged``:
     which of the period's rows ``given`` are, when not all of them: "over the 318 of the
     period's rows the where can judge" (NQ 2008-2009 above its SMA200, whose first 199 days
-    have no SMA: neither kept nor left, so not among "the other" rows), or "at the where's
-    time of day" (CPI days' 09:30 bars against the other days' 09:30 bars)."""
+    have no SMA: neither kept nor left, so not among "the other" rows), or "at the same
+    times of day" (CPI days' 09:30 bars against the other days' 09:30 bars)."""
     kept, rows = int(np.count_nonzero(keep)), int(np.count_nonzero(given))
     if kept < 2 or rows - kept < 2 or (stage.where is not None and _cleaning(stage.where)):
         return {}

@@ -770,7 +770,7 @@ def test_a_setup_at_a_time_of_day_is_read_against_that_time_on_the_other_days(
     assert result.summary.values["count"] == kept.sum()
     [said] = _with(result, "up")
     expected = _said("up", green, kept, share=True, judged=first)
-    assert said.endswith(expected.replace("the where can judge", "at the where's time of day"))
+    assert said.endswith(expected.replace("the where can judge", "at the same times of day"))
     assert f"the other {int((first & ~monday).sum())}" in said
     assert f"over all {len(hours):,}" not in said
     # No "all hours" line drawn: the baseline is the first hours', not every hour's.
@@ -780,3 +780,31 @@ def test_a_setup_at_a_time_of_day_is_read_against_that_time_on_the_other_days(
     result = ask({**query, "where": "time() == '09:30'"}, engine_settings)
     [said] = _with(result, "up")
     assert said.endswith(_said("up", green, first, share=True))
+
+
+def test_the_minutes_after_a_release_are_read_against_those_clock_minutes(
+    engine_settings, minutes
+) -> None:
+    """NQ 2024's hour after each FOMC statement ("fomc and fomc_minutes >= 0 and fomc_minutes
+    < 60", 1m ETH bars) averaged 35.44 points a bar, said beside 10.31 "over all 355,980 of
+    the period's rows", the quiet night's minutes too; the other days' 14:00-14:59 bars
+    average 16.6. Here the hand-made bars' half hour after 2024-01-31's and 2024-03-20's
+    14:00 statements against every day's 14:00-14:29 bars (pandas)."""
+    rth = rth_minutes(minutes)
+    clock = rth["timestamp"].dt.hour * 60 + rth["timestamp"].dt.minute
+    same_time = (clock >= 14 * 60) & (clock < 14 * 60 + 30)
+    assert rth.loc[same_time, "day"].nunique() > 2  # other days' 14:00-14:29 bars are there
+    result = ask(
+        {
+            "session": "RTH",
+            "from": "1m",
+            "join": "fomc",
+            "where": "fomc and fomc_minutes >= 0 and fomc_minutes < 30",
+            "select": "mean(range) as rng",
+        },
+        engine_settings,
+    )
+    [said] = _with(result, "rng")
+    base = (rth["high"] - rth["low"])[same_time]
+    over = f"over the {len(base):,} of the period's rows at the same times of day"
+    assert f"{over} it is {value_text(float(base.mean()))}" in said, said
