@@ -188,7 +188,6 @@ def _inside_caveat(plan: Plan, joined: list[JoinedInstrument], ends: np.ndarray)
             ).replace(f"{days[i]} (", f"{days[i]}: ", 1)
             for i in apart[:NAMED]
         ]
-        more = f" and {len(apart) - NAMED} more" if len(apart) > NAMED else ""
         if len(periods) > LISTED:
             hint = f"Leaving them out takes a where on date() listing the {unit}s."
         else:
@@ -197,7 +196,7 @@ def _inside_caveat(plan: Plan, joined: list[JoinedInstrument], ends: np.ndarray)
         warnings.append(
             f"In {len(periods):,} of the {count_text(len(ends), unit)} kept a short day before "
             f"the {unit}'s last closed {symbol}'s {plan.session} bar and {other}'s at different "
-            f"hours: {', '.join(named)}{more}; side by side there the two {unit}ly bars' "
+            f"hours: {named_text(named, len(apart))}; side by side there the two {unit}ly bars' "
             "highs, lows and volumes are of different hours (one holds bars of that day the "
             f"other has none of). {hint}"
         )
