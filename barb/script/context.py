@@ -98,6 +98,9 @@ class EvalContext:
     # hour() * 60 + minute(), ``zone_midnight.clock_columns``): an arg_max's tied values
     # are named as times of day.
     clock_columns: dict[str, int] = field(default_factory=dict)
+    # The columns holding another zone's time() text, by that zone ({"t": "MSK"},
+    # ``zone_midnight.text_clock_zones``): a hint for their minutes names that clock.
+    text_zones: dict[str, str] = field(default_factory=dict)
     # A running high or low (cummax, cummin) under a period starts at its first bar; where
     # the bars before it went beyond, the warning waits here until the stage is run again
     # with them read from all history (``running_from_history``): said only when that
