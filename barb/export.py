@@ -42,7 +42,7 @@ from barb.planning import HIDDEN
 from barb.record_runs import RUN_NOTE_COLUMN
 from barb.result import Result, result_instrument
 from barb.row_values import statistic_arguments
-from barb.time_keys import clock_kind, clock_text, zoned_clock_column
+from barb.time_keys import clock_kind, clock_text, text_clock_zone, zoned_clock_column
 from barb.time_zones import short_name
 
 # Columns that hold prices as traded (joined instruments' too: es_close); aggregates of
@@ -235,6 +235,10 @@ def csv_bytes(result: Result, language: str | None = DEFAULT) -> bytes:
             # it ("20:07"), in a column that names the clock (the exchange's is the default)
             out[name] = values.map(lambda m: clock_text(m) if pd.notna(m) else "")
             zoned[name] = _zone_column(str(name), zone)
+        elif not pd.api.types.is_numeric_dtype(values) and (
+            zone := text_clock_zone(str(name), result.query)
+        ):
+            zoned[name] = _zone_column(str(name), zone)  # time('Moscow')'s '17:30', named so
         elif pd.api.types.is_float_dtype(values):
             if instrument is not None and _is_price(str(name)):
                 out[name] = _on_tick(values, instrument)

@@ -192,6 +192,15 @@ def zoned_clock(name: str, query: Mapping[str, Any]) -> str | None:
     return zone or None
 
 
+def text_clock_zone(name: str, query: Mapping[str, Any]) -> str | None:
+    """The zone as written ("Moscow") when ``name`` holds ``time('Moscow')``'s text
+    ('17:30'), followed through the aggregates that return a row's own value
+    (``arg_max(time('Moscow'), high)``), else None: such times are on that clock, not the
+    exchange's, and the chart named them "(ET)"."""
+    source = Lineage(query).values_of(name, CARRIES_VALUE)
+    return (_clock_call(source, "time") or None) if source is not None else None
+
+
 def _clock_zone(expr: ast.Expr) -> str | None:
     """The zone of the clock ``expr`` is a minute of the day on (``_is_clock``'s forms):
     "" for the exchange's (``hour() * 60 + minute()``), "MSK" for ``hour('MSK') * 60 +

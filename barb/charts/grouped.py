@@ -1097,7 +1097,8 @@ def draw_grouped(fig: Figure, result: Result, words: Words = ENGLISH) -> bool:
         for k in named
         if k in groups.table
     ):
-        key_text = zoned(key_text, result)  # "t (ET)": the clock is the exchange's
+        # "t (ET)": the exchange's clock, unless the one key is on its own ("t (Moscow)").
+        key_text = zoned(key_text, result, named[0] if len(named) == 1 else None)
     panels[-1].set_xlabel(key_text, fontsize=LABEL_PT)
     if notes:
         write_notes(panels[-1], notes)

@@ -222,6 +222,43 @@ def test_times_on_moscow_s_clock_reach_the_csv_and_the_chart_as_times(sample_set
     )
 
 
+def test_times_read_with_time_moscow_are_named_moscow_s_not_the_exchange_s(
+    sample_settings,
+) -> None:
+    """ "Во сколько обычно хай дня по Москве": ``arg_max(time('Moscow'), high)`` by day, then
+    counted by time. The chart's axis said «high_time (ET)» under 17:30 and 16:30, Moscow's
+    times, and the CSV's header named no clock. The counts are pandas' own: each 2024 RTH
+    day's first hour (from 09:30) holding its high, its start converted with the tz database."""
+    query = {
+        "session": "RTH",
+        "from": "1h",
+        "period": "2024",
+        "group_by": "date()",
+        "select": "arg_max(time('Moscow'), high) as high_time",
+        "then": {"group_by": "high_time", "select": "count() as days", "sort": "days desc"},
+    }
+    bars = pd.read_parquet(data_path("NQ", sample_settings), columns=["timestamp", "high"])
+    bars = bars[bars["timestamp"].dt.year == 2024]
+    minute = bars["timestamp"].dt.hour * 60 + bars["timestamp"].dt.minute
+    rth = bars[(minute >= 570) & (minute < 1020)]
+    start = rth["timestamp"].dt.normalize() + pd.to_timedelta(
+        570 + (minute[rth.index] - 570) // 60 * 60, unit="min"
+    )
+    hours = rth.assign(day=rth["timestamp"].dt.date, start=start)
+    hours = hours.groupby(["day", "start"])["high"].max().reset_index()
+    tops = hours.loc[hours.groupby("day")["high"].idxmax(), "start"]
+    moscow = tops.dt.tz_localize("America/New_York").dt.tz_convert("Europe/Moscow")
+    expected = moscow.dt.strftime("%H:%M").value_counts()
+    result = run(query, sample_settings)
+    frame = pd.read_csv(io.BytesIO(csv_bytes(result)), dtype=str)
+    assert "high_time_moscow" in frame.columns
+    counted = dict(zip(frame["high_time_moscow"], frame["days"].astype(int), strict=True))
+    assert counted == expected.to_dict()
+    fig = figure(result, "ru")
+    labels = {ax.get_xlabel() for ax in fig.axes}
+    assert "high_time (Moscow)" in labels and "high_time (ET)" not in labels
+
+
 def test_a_filtered_list_sorted_newest_first_is_not_numbered(sample_settings, days) -> None:
     """The wide days of 2025, newest first: a list in time order, whose "1." is no rank."""
     query = {
