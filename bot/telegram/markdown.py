@@ -461,9 +461,10 @@ def _script_end(children: list[SyntaxTreeNode], at: int) -> int | None:
 
 
 def _spaced_bold(before: list[Piece], bold: list[Piece]) -> list[Piece]:
-    """Bold set apart by a space from a word it is glued to: «год**2020**» read «год2020»
-    (Telegram draws no gap between a plain and a bold letter), so the person reads «год
-    2020». Spaces the model put inside the marks («** 42 дня**») stand outside the bold."""
+    """Bold set apart by a space from a word it is glued to (``_glued``): «год**2020**»
+    read «год2020» (Telegram draws no gap between a plain and a bold letter), so the person
+    reads «год 2020». Spaces the model put inside the marks («** 42 дня**») stand outside
+    the bold."""
     opening, *inner, closing = bold
     lead = inner[0].value[: len(inner[0].value) - len(inner[0].value.lstrip())] if inner else ""
     if lead and inner[0].kind == "text":
@@ -475,7 +476,7 @@ def _spaced_bold(before: list[Piece], bold: list[Piece]) -> list[Piece]:
         value = inner[-1].value
         trail = value[len(value.rstrip()) :]
         inner[-1] = _text(value.rstrip())
-    if before and before[-1].kind == "text" and before[-1].value[-1:].isalnum():
+    if before and before[-1].kind == "text" and _glued(before[-1].value):
         lead = lead or " "
     out = [opening, *inner, closing]
     if lead:
@@ -483,6 +484,14 @@ def _spaced_bold(before: list[Piece], bold: list[Piece]) -> list[Piece]:
     if trail:
         out.append(_text(trail))
     return out
+
+
+def _glued(text: str) -> bool:
+    """Whether bold right after ``text`` reads glued to it: after a letter or digit, a dash,
+    or a word's colon, comma or semicolon («Итог:**42 дня**» read «Итог:42 дня»); not
+    after a time's colon (``09:**30**``) nor an opening bracket."""
+    last = text[-1:]
+    return last.isalnum() or last == "—" or (last in ":;," and text[-2:-1].isalpha())
 
 
 class _RawHtml:

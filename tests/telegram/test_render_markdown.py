@@ -335,6 +335,9 @@ def test_raw_html_is_mapped_to_telegrams_tags_or_dropped(
         ("\\*\\*Итог:\\*\\*Пн", "**Итог:**Пн", [], []),
         # A space inside the opening marks: the reader sees bold "42 дня", not the stars.
         ("Итог:** 42 дня**", "Итог: 42 дня", ["42 дня"], []),
+        # No space after a word's colon, comma or dash: «Итог:42 дня» (a time keeps its own).
+        ("Итог:**42 дня**, всего —**7**", "Итог: 42 дня, всего — 7", ["42 дня", "7"], []),
+        ("дней,**17** и в 09:**30**", "дней, 17 и в 09:30", ["17", "30"], []),
         (
             "Итог:** 42 дня** и **ровно 7 **раз",
             "Итог: 42 дня и ровно 7 раз",
