@@ -10,6 +10,7 @@ translated outright, with where the text broke.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -50,6 +51,11 @@ _JSON_REASONS: dict[str, str] = {
     "Extra data": N_("json_extra_data"),
 }
 
+#: The engine's most common hint, whole: a name it guessed ("did you mean 'range'?",
+#: "did you mean atr()?"), said in the person's words with the name as code; a Russian
+#: reader met the English question under «Подсказка:».
+_GUESS = re.compile(r"did you mean '?([^'\s?]+)'?\?")
+
 _NOT_FIELDS = frozenset({"query", "parse", "execute", "data"})
 
 #: Characters of the typed text shown from where the JSON reader stopped.
@@ -76,8 +82,19 @@ def query_error_text(error: Mapping[str, Any], lang: str) -> str:
         detail=quoted(message),
         kind=t(kind, lang),
         field=field,
-        hint=t("query_hint", lang, detail=quoted(hint)) if hint else "",
+        hint=hint_text(hint, lang),
     ).strip()
+
+
+def hint_text(hint: str, lang: str) -> str:
+    """The engine's hint line: a guessed name asked in the person's words, any other hint
+    quoted as written; "" for none."""
+    if not hint:
+        return ""
+    guess = _GUESS.fullmatch(hint.strip())
+    if guess is not None:
+        return t("query_did_you_mean", lang, name=quoted(guess.group(1)))
+    return t("query_hint", lang, detail=quoted(hint))
 
 
 def json_error_text(reason: str, position: int | None, text: str, lang: str) -> str:

@@ -110,3 +110,23 @@ def test_a_worker_killed_by_the_system_is_said_as_such(lang: str, said: str) -> 
     assert stopped.note == (
         "Stopped: the system killed the query's worker, most likely short of memory."
     )
+
+
+@pytest.mark.parametrize(("select", "name"), [("mean(rnage)", "`range`"), ("volum", "`volume`")])
+def test_a_guessed_name_is_asked_in_the_persons_words(
+    sample_settings, select: str, name: str
+) -> None:
+    """``/query`` with a misspelt column in a Russian chat: the engine's hint "did you mean
+    'range'?" came under «Подсказка:» in English. The guess is asked in Russian, the name
+    as code; a hint that says more stays quoted as written."""
+    from barb import execute
+
+    error = execute({"from": "daily", "select": select}, "NQ", settings=sample_settings).error
+    assert error is not None and str(error.hint).startswith("did you mean")  # the engine's
+    bad = Unreadable("query_failed", {"error": error.to_dict()})
+    assert unreadable_text(bad, "ru").split("\n")[-1] == f"Может быть, имелось в виду {name}?"
+    assert unreadable_text(bad, "en").split("\n")[-1] == f"Did you mean {name}?"
+    other = execute({"from": "daily", "select": "tr(14)"}, "NQ", settings=sample_settings).error
+    assert other is not None
+    told = unreadable_text(Unreadable("query_failed", {"error": other.to_dict()}), "ru")
+    assert told.split("\n")[-1] == f"Подсказка: `{other.hint}`"
