@@ -106,7 +106,13 @@ from barb.lineage import (
 from barb.period_rows import still_open
 from barb.result import Metadata, Result, ShortWeek
 from barb.script import ast
-from barb.time_keys import from_the_open, is_minute_of_hour, key_call, minutes_of_day
+from barb.time_keys import (
+    from_the_open,
+    is_minute_of_hour,
+    key_call,
+    minutes_of_day,
+    zoned_clock_column,
+)
 
 MAX_GROUP_BARS = 150  # more groups than this are drawn as a line
 MAX_HOUR_GROUPS = 24  # groups of times of day this few are hours or longer
@@ -1094,6 +1100,7 @@ def draw_grouped(fig: Figure, result: Result, words: Words = ENGLISH) -> bool:
         key_text = axis_text(groups.by[0], result, words)
     elif any(
         minutes_of_day(k, groups.table[k], result.query) is not None
+        or zoned_clock_column(k, groups.table[k], result.query) is not None
         for k in named
         if k in groups.table
     ):
@@ -1394,6 +1401,10 @@ def _key_texts(
         ]
     if clock is not None:
         return [time_text(v, clock) for v in column]
+    if zoned_clock_column(name, column, query) is not None:
+        # hour('MSK') * 60 + minute('MSK'): 16:30 on that clock, as the CSV writes it,
+        # not "990" (the axis names the clock)
+        return [time_text(v, "minute") for v in column]
     part = calendar_part(name, query)
     # A yes/no key made of a condition is named by it: "fh > 0: no", never "fh_0: no".
     shown = written_key_texts(query).get(name, name)

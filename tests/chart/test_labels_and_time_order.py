@@ -222,22 +222,11 @@ def test_times_on_moscow_s_clock_reach_the_csv_and_the_chart_as_times(sample_set
     )
 
 
-def test_times_read_with_time_moscow_are_named_moscow_s_not_the_exchange_s(
-    sample_settings,
-) -> None:
-    """ "Во сколько обычно хай дня по Москве": ``arg_max(time('Moscow'), high)`` by day, then
-    counted by time. The chart's axis said «high_time (ET)» under 17:30 and 16:30, Moscow's
-    times, and the CSV's header named no clock. The counts are pandas' own: each 2024 RTH
-    day's first hour (from 09:30) holding its high, its start converted with the tz database."""
-    query = {
-        "session": "RTH",
-        "from": "1h",
-        "period": "2024",
-        "group_by": "date()",
-        "select": "arg_max(time('Moscow'), high) as high_time",
-        "then": {"group_by": "high_time", "select": "count() as days", "sort": "days desc"},
-    }
-    bars = pd.read_parquet(data_path("NQ", sample_settings), columns=["timestamp", "high"])
+def moscow_high_hours(settings) -> pd.Series:
+    """How many 2024 RTH days made their high in each hour (from 09:30), by the hour's start
+    on Moscow's clock ('17:30'), most first: pandas over the minute bars, the start converted
+    with the tz database."""
+    bars = pd.read_parquet(data_path("NQ", settings), columns=["timestamp", "high"])
     bars = bars[bars["timestamp"].dt.year == 2024]
     minute = bars["timestamp"].dt.hour * 60 + bars["timestamp"].dt.minute
     rth = bars[(minute >= 570) & (minute < 1020)]
@@ -248,8 +237,28 @@ def test_times_read_with_time_moscow_are_named_moscow_s_not_the_exchange_s(
     hours = hours.groupby(["day", "start"])["high"].max().reset_index()
     tops = hours.loc[hours.groupby("day")["high"].idxmax(), "start"]
     moscow = tops.dt.tz_localize("America/New_York").dt.tz_convert("Europe/Moscow")
-    expected = moscow.dt.strftime("%H:%M").value_counts()
-    result = run(query, sample_settings)
+    return moscow.dt.strftime("%H:%M").value_counts()
+
+
+def high_hours_query(clock: str) -> dict:
+    return {
+        "session": "RTH",
+        "from": "1h",
+        "period": "2024",
+        "group_by": "date()",
+        "select": f"arg_max({clock}, high) as high_time",
+        "then": {"group_by": "high_time", "select": "count() as days", "sort": "days desc"},
+    }
+
+
+def test_times_read_with_time_moscow_are_named_moscow_s_not_the_exchange_s(
+    sample_settings,
+) -> None:
+    """ "Во сколько обычно хай дня по Москве": ``arg_max(time('Moscow'), high)`` by day, then
+    counted by time. The chart's axis said «high_time (ET)» under 17:30 and 16:30, Moscow's
+    times, and the CSV's header named no clock."""
+    expected = moscow_high_hours(sample_settings)
+    result = run(high_hours_query("time('Moscow')"), sample_settings)
     frame = pd.read_csv(io.BytesIO(csv_bytes(result)), dtype=str)
     assert "high_time_moscow" in frame.columns
     counted = dict(zip(frame["high_time_moscow"], frame["days"].astype(int), strict=True))
@@ -257,6 +266,24 @@ def test_times_read_with_time_moscow_are_named_moscow_s_not_the_exchange_s(
     fig = figure(result, "ru")
     labels = {ax.get_xlabel() for ax in fig.axes}
     assert "high_time (Moscow)" in labels and "high_time (ET)" not in labels
+
+
+def test_minutes_on_moscow_s_clock_as_a_key_are_drawn_as_times(sample_settings) -> None:
+    """The same question with ``hour('MSK') * 60 + minute('MSK')``: the CSV wrote 16:30,
+    but the chart's bars were labelled 990, 1050, … under "high_time", and the headline read
+    «чаще всего high_time 990 (67 дней)»."""
+    expected = moscow_high_hours(sample_settings)
+    result = run(high_hours_query("hour('MSK') * 60 + minute('MSK')"), sample_settings)
+    fig = figure(result, "ru")
+    [axis] = [ax for ax in fig.axes if ax.get_xlabel()]
+    assert axis.get_xlabel() == "high_time (MSK)"
+    ticks = [t.get_text() for t in axis.get_xticklabels()]
+    assert ticks == list(expected.index)  # most first, as sorted
+    np.testing.assert_array_equal(bar_heights(axis), expected.to_numpy())
+    top, bottom = expected.index[0], expected.index[-1]
+    assert chart_headline(result, language="ru").startswith(
+        f"дни: чаще всего {top} {expected.iloc[0]} дней, реже всего {bottom} "
+    )
 
 
 def test_a_filtered_list_sorted_newest_first_is_not_numbered(sample_settings, days) -> None:
