@@ -1415,15 +1415,27 @@ def key_words(result: Result, words: Words = ENGLISH, rows: int = 20) -> dict[st
     """Of each group key of the table's first ``rows``, the values the chart writes as a
     word and not as the value itself (``Mon`` → «Пн», ``dayofweek`` 2 → "Wed", ``month`` 3
     → "Mar", ``quarter`` 3 → "Q3"), by the value as text (``key_text``): ``/query``'s
-    Russian table read "Mon" and 0 to 4 beside a chart of «Пн» to «Пт». Clock keys and
-    yes/no keys stay as the table writes them."""
+    Russian table read "Mon" and 0 to 4 beside a chart of «Пн» to «Пт». A minute of the
+    day is its time, on whichever clock (570 → "09:30", as the chart and the CSV write it:
+    the table read 570 and «1 050» under a headline of «09:30»); hour and yes/no keys stay
+    as the table writes them."""
     summary, table = result.summary, result.table
     if summary is None or table is None:
         return {}
     shown = table.head(rows)
     found: dict[str, dict[str, str]] = {}
     for name in summary.by or ():
-        if name not in shown or clock_kind(name, shown[name], result.query) is not None:
+        if name not in shown:
+            continue
+        clock = clock_kind(name, shown[name], result.query)
+        if clock == "minute" or (
+            clock is None and zoned_clock_column(name, shown[name], result.query) is not None
+        ):
+            found[name] = {
+                key_text(v): time_text(v, "minute") for v in shown[name].dropna().unique()
+            }
+            continue
+        if clock is not None:
             continue
         part = calendar_part(name, result.query)
         said = {}

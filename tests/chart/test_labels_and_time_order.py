@@ -286,6 +286,24 @@ def test_minutes_on_moscow_s_clock_as_a_key_are_drawn_as_times(sample_settings) 
     )
 
 
+@pytest.mark.parametrize("clock", ["hour('MSK') * 60 + minute('MSK')", "hour() * 60 + minute()"])
+def test_query_s_table_writes_minute_keys_as_the_chart_does(sample_settings, clock: str) -> None:
+    """/query's table under the chart read 570 and «1 050» (990 on Moscow's clock) beside
+    the headline's 09:30: the keys are written as times, on the clock the query read."""
+    from barb.charts.grouped import key_words
+    from barb.charts.words import words_for
+
+    expected = moscow_high_hours(sample_settings)
+    result = run(high_hours_query(clock), sample_settings)
+    said = key_words(result, words_for("ru"))["high_time"]
+    assert result.table is not None
+    written = [said[str(int(v))] for v in result.table["high_time"]]
+    if "MSK" in clock:
+        assert written == list(expected.index)
+    else:  # 09:30 ET is 16:30 or 17:30 in Moscow: the exchange's clock has one 09:30
+        assert written[0] == "09:30" and set(written) == {f"{h:02d}:30" for h in range(9, 17)}
+
+
 def test_a_filtered_list_sorted_newest_first_is_not_numbered(sample_settings, days) -> None:
     """The wide days of 2025, newest first: a list in time order, whose "1." is no rank."""
     query = {
