@@ -11,9 +11,9 @@ high (Q14: '13:00' only on summer dates).
 Said once, in one sentence, for the first group key (of the stage whose groups the answer
 lists) that holds another zone's clock: the offsets and their dates, a group holding two of
 the exchange's hours with the dates of each, the groups only one offset's dates hold, and
-"group_by": "hour()" (or time()) for the exchange's hours, when the rarer offset holds at
-least ``MIN_SHARE`` of the dates. London's clock differs from New York's by another hour only
-in the weeks between the two countries' changes, 20 of 2025's 259 dates, and its groups
+"group_by": "hour()" (or time()) for the exchange's hours, when the offsets other than the
+commonest hold ``MIN_SHARE`` of the dates. London's clock differs from New York's by another
+hour only in the weeks between the two countries' changes, 20 of 2025's 259 dates, and its groups
 stay 92% one hour of the exchange's: not said (p39a Q32). A group of the session's hours
 after that clock's midnight listed first is said too: of the exchange's own clock the
 reference says it (TIME OF DAY AS A NUMBER), and a min or mean of such a clock is
@@ -41,7 +41,7 @@ from barb.summary_text import listed_text, value_text
 from barb.time_keys import minutes_of_day
 from barb.time_zones import short_name, zone_name, zone_shifts
 
-# Said when the rarer offset holds at least this share of the rows' dates.
+# Said when the offsets other than the commonest hold this share of the rows' dates.
 MIN_SHARE = 0.1
 # A session at most this long (minutes) leaves its hours after that clock's midnight half
 # a day from the others in the key order (RTH on Moscow's: 0, then 16-23): its order is
