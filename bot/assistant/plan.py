@@ -209,9 +209,12 @@ def render_plan(
     lines = [_computation(query, lang, whole, rows=rows)]
 
     timeframe = query.timeframe or "daily"
-    session = (
-        query.session or session_without_one(TIMEFRAMES[timeframe], instrument.default_session)
-    ).upper()
+    written = query.session or session_without_one(
+        TIMEFRAMES[timeframe], instrument.default_session
+    )
+    # A named session in capitals (rth is RTH); a window as written: "10:00-11:00 Moscow"
+    # read «10:00-11:00 MOSCOW».
+    session = written.upper() if written.upper() in instrument.sessions else written
     window = ""
     if session in instrument.sessions:
         spec = instrument.sessions[session]

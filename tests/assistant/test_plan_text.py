@@ -324,3 +324,16 @@ def test_a_plan_without_a_session_names_the_one_the_engine_reads(sample_settings
         plan = render_plan(query, nq, dt.date(2026, 1, 7), "en").splitlines()
         assert plan[1].endswith(f"session {session}"), plan
         assert execute(query, "NQ", settings=sample_settings).summary.value == count
+
+
+def test_a_window_on_another_clock_is_named_as_written() -> None:
+    """ "10:00-11:00 Moscow" read «сессия 10:00-11:00 MOSCOW»: only a named session is
+    written in capitals (rth is RTH), with its hours."""
+    nq = load_instrument("NQ")
+    for session, shown in (
+        ("10:00-11:00 Moscow", "сессия 10:00-11:00 Moscow"),
+        ("rth", "сессия RTH (09:30–17:00 ET)"),
+    ):
+        query = {"session": session, "from": "daily", "select": "mean(range)"}
+        bars = render_plan(query, nq, dt.date(2026, 1, 7), "ru").splitlines()[1]
+        assert bars == f"Бары: NQ, дневные бары, {shown}"
