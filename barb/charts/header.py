@@ -66,6 +66,23 @@ def scope_text(metadata: Metadata, words: Words, window: Window | None = None) -
     return " · ".join((metadata.instrument, metadata.session, bars, period))
 
 
+def scope_lines(fig: Figure, scope: str) -> list[str]:
+    """The scope in lines that fit across the figure, broken between its parts, never
+    inside one: a window on another clock ("NQ · 10:00-11:00 Europe/Moscow · дневные ·
+    2024-01-02 — 2024-12-31") ran off a phone's chart at "2024-", the period's end lost."""
+    room_px = (1 - 2 * MARGIN_X) * fig.get_figwidth() * fig.dpi
+    lines: list[str] = []
+    for part in scope.split(" · "):
+        joined = f"{lines[-1]} · {part}" if lines else part
+        if lines and _width_px(fig, joined, SCOPE_PT) > room_px:
+            lines.append(part)
+        elif lines:
+            lines[-1] = joined
+        else:
+            lines.append(part)
+    return lines
+
+
 def subtitle_text(query: dict[str, Any], words: Words) -> str:
     """What was computed, in the query's own words joined by the language's."""
     parts = _stage_parts(query, words, query)
@@ -280,9 +297,10 @@ def decorate(
         fig.text(MARGIN_X, y, line, fontsize=TITLE_PT, fontweight="bold", color=INK, va="top")
         y -= TITLE_PT * LINE_SPACING / height
     y -= 4 / height
-    scope = scope_text(meta, words, window)
-    fig.text(MARGIN_X, y, scope, fontsize=SCOPE_PT, color=INK, va="top")
-    y -= SCOPE_PT * LINE_SPACING / height + 3 / height
+    for line in scope_lines(fig, scope_text(meta, words, window)):
+        fig.text(MARGIN_X, y, line, fontsize=SCOPE_PT, color=INK, va="top")
+        y -= SCOPE_PT * LINE_SPACING / height
+    y -= 3 / height
     subtitle = subtitle_text(result.query, words)
     lines = wrap(fig, subtitle, SUBTITLE_PT, MAX_SUBTITLE_LINES)
     # Under the headline naming the highest and the lowest group, on a line of its own: at

@@ -304,6 +304,29 @@ def test_query_s_table_writes_minute_keys_as_the_chart_does(sample_settings, clo
         assert written[0] == "09:30" and set(written) == {f"{h:02d}:30" for h in range(9, 17)}
 
 
+def test_a_scope_too_wide_for_a_phone_breaks_between_its_parts(sample_settings) -> None:
+    """ "10:00-11:00 Moscow" by weekday in Russian: the scope line ran off the chart at
+    «2024-01-02 — 2024-», the period's end lost. Every text stays inside the figure, and
+    the period is whole on a line of its own."""
+    query = {
+        "session": "10:00-11:00 Moscow",
+        "from": "daily",
+        "period": "2024",
+        "map": {"weekday": "dayname()"},
+        "group_by": "weekday",
+        "select": "mean(range)",
+    }
+    fig = figure(run(query, sample_settings), "ru")
+    renderer = fig.canvas.get_renderer()  # type: ignore[attr-defined]
+    width = fig.get_figwidth() * fig.dpi
+    texts = [t for t in fig.texts if t.get_visible() and t.get_text().strip()]
+    for text in texts:
+        assert text.get_window_extent(renderer).x1 <= width, text.get_text()
+    lines = [t.get_text() for t in texts]
+    assert "2024-01-02 — 2024-12-31" in lines
+    assert "NQ · 10:00-11:00 Europe/Moscow · дневные" in lines
+
+
 def test_a_filtered_list_sorted_newest_first_is_not_numbered(sample_settings, days) -> None:
     """The wide days of 2025, newest first: a list in time order, whose "1." is no rank."""
     query = {
