@@ -21,7 +21,7 @@ from barb.data.store import data_path
 from barb.settings import EngineSettings
 from bot.llm.errors import ProviderUnavailable
 from bot.llm.messages import ModelRequest
-from bot.llm.scripted import text, tool_call, turn
+from bot.llm.scripted import ScriptedProvider, text, tool_call, turn
 
 RTH = (570, 1020)  # NQ's RTH, 09:30-17:00 ET, in minutes of the day
 WEEKDAYS = {
@@ -158,7 +158,8 @@ async def test_a_russian_conversation_reads_russian_with_the_true_numbers(
     days = rth_days((2023, 2024))
     y2024, y2023 = days[days.index.year == 2024], days[days.index.year == 2023]
     by_weekday = y2024.groupby(y2024.index.dayofweek)["range"].mean()
-    async with barb_bot(fake, db_url, model=russian_model):
+    provider = ScriptedProvider([russian_model] * 40)
+    async with barb_bot(fake, db_url, provider=provider):
         # A breakdown by weekday: the plan, the headline and the CSV in Russian words.
         plan, answer = await ask_and_run(fake, "средний диапазон RTH по дням недели за 2024")
         assert "План:" in plan["text"] and "Период: 2024-01-01 — 2024-12-31" in plan["text"]
@@ -185,6 +186,9 @@ async def test_a_russian_conversation_reads_russian_with_the_true_numbers(
         ]
         # The follow-up is asked with the conversation before it.
         _, answer = await ask_and_run(fake, "а в 2023?")
+        planned = next(r for r in provider.requests if r.messages[-1].text == "а в 2023?")
+        earlier = [m.text for m in planned.messages if m.role == "user"]
+        assert "сколько inside days в 2024?" in earlier
         n = int(y2023["inside"].sum())
         assert answer["caption"].endswith(f"В 2023 году — {n} дней.")
 
