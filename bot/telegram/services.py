@@ -273,6 +273,11 @@ class BotServices:
         if self.thinking.stopped_elsewhere is None:  # a /cancel another replica handled
             self.thinking.stopped_elsewhere = self.store.in_flight.stopped
 
+    async def close(self) -> None:
+        """Once the handlers have ended, before the runner and the store close: end the
+        tasks the services run in the background."""
+        await self.thinking.close()
+
     async def chat_moved(self, old_id: int, new_id: int) -> bool:
         """A group became a supergroup: what the database keeps of it moves there
         (``ChatRepository.migrate``; True if anything moved), and what this process keeps
