@@ -46,6 +46,7 @@ from bot.pool.jobs import QueryJob, QueryOutcome, timeout_outcome
 from bot.pool.queue_app import (
     RESULT_EXPIRES_S,
     data_meta_key,
+    hard_limit,
     make_queue_app,
     queue_name,
     run_job_json,
@@ -905,27 +906,43 @@ async def test_a_job_taken_just_before_redis_restarts_empty_is_computed_once(
     volatile_redis: RedisServer, data_env: Path, workers: list, tmp_path: Path
 ) -> None:
     """A worker takes the job, and Redis (no persistence) restarts before the bot's next
-    poll has seen it started; the job's claim goes with Redis. Before, the bot sent it
-    again at once as a job lost in its queue, and the worker's second process computed it
-    a second time beside the first (one answer reached the person, the load doubled). Now
-    the worker names it among the jobs it runs in its beat to the new Redis: the bot waits
-    for that answer, and the job is computed once."""
+    poll has seen it started; the job's claim goes with Redis; and that worker's first beat
+    in the new Redis comes late (its main process stalled: SIGSTOP in the test). Before,
+    the bot sent it again at once as a job lost in its queue, and the worker's second
+    process computed it a second time beside the first (one answer reached the person, the
+    load doubled); then, it judged the job by the workers beaten 2.5 s after the loss, and
+    sent it again all the same when its worker beat later. Now it waits for the beat of
+    every worker live before the loss, which names the job: computed once."""
     url = volatile_redis.url()
     env = worker_env(url, data_env, timeout_s=20)
     workers.append(misbehaving_worker(env, tmp_path / "worker.log", "NQ", concurrency=2))
+    main = workers[0].process.pid
     runner = CeleryRunner(url, timeout_s=20, queue_wait_s=60)
-    trace = tmp_path / "job.trace"
+    sends, reads = counted(runner, "_send"), counted(runner, "_read_after_loss")
+    trace, gate = tmp_path / "job.trace", tmp_path / "gate"
     client = redis.Redis.from_url(url)
     try:
-        job = asyncio.create_task(runner.run(quick({**COUNT, "sleep": 3.0, "trace": str(trace)})))
+        job = asyncio.create_task(
+            runner.run(quick({**COUNT, "gate": str(gate), "trace": str(trace)}))
+        )
         while not runner._in_flight:  # sent
             await asyncio.sleep(0.001)
-        with bot_not_reading(runner):
-            while job_state(client) != "STARTED":  # taken
-                await asyncio.sleep(0.01)
-            assert not any(flight.started for flight in runner._in_flight.values())
-            volatile_redis.stop()
-            volatile_redis.start()
+        try:
+            with bot_not_reading(runner):
+                while job_state(client) != "STARTED":  # taken
+                    await asyncio.sleep(0.01)
+                assert not any(flight.started for flight in runner._in_flight.values())
+                os.kill(main, signal.SIGSTOP)  # no beat from here; its child computes on
+                volatile_redis.stop()
+                volatile_redis.start()
+            # The bot has read the new Redis's beats three times, past 2.5 s after the loss
+            # (or sent the job again).
+            while len(reads) < 3 and len(sends) < 2:
+                await asyncio.sleep(0.05)
+            assert len(sends) == 1  # not sent again
+        finally:
+            os.kill(main, signal.SIGCONT)
+        gate.touch()
         assert count_of(await asyncio.wait_for(job, 30)) == DAYS
         await asyncio.wait_for(_each_delivery_ran_or_was_dropped(workers[0], [trace]), 30)
         assert len(trace.read_text().splitlines()) == 1
@@ -934,13 +951,14 @@ async def test_a_job_taken_just_before_redis_restarts_empty_is_computed_once(
         await runner.close()
 
 
-def counted(runner: CeleryRunner, name: str) -> list[int]:
-    """Counts the calls of ``runner``'s method ``name`` (one item per call)."""
-    calls: list[int] = []
+def counted(runner: CeleryRunner, name: str) -> list[float]:
+    """The calls of ``runner``'s method ``name``: one item per call, when it was made
+    (``time.monotonic``, the runner's clock)."""
+    calls: list[float] = []
     method = getattr(runner, name)
 
     def counting(*args: object) -> object:
-        calls.append(1)
+        calls.append(time.monotonic())
         return method(*args)
 
     setattr(runner, name, counting)
@@ -991,26 +1009,32 @@ async def test_a_running_jobs_worker_lost_with_a_redis_restarted_empty_is_sent_a
     volatile_redis: RedisServer, data_env: Path, workers: list, tmp_path: Path
 ) -> None:
     """Redis (no persistence) restarts and the worker computing the job is lost with it
-    (killed): it never beats in the new Redis. Once the job would have ended on a live
-    worker (its hard limit past), no copy of it can be computing: it is sent again, and the
-    worker up now answers it."""
+    (killed): it never beats in the new Redis. Silent for twice the time after which the
+    registry counts a worker gone, it is gone: the job is sent again, and the worker up now
+    answers it. Before, only once the job would have ended on a live worker (its hard limit
+    past: 25 s with the default 20 s limit)."""
     url = volatile_redis.url()
-    env = worker_env(url, data_env, timeout_s=3)
+    env = worker_env(url, data_env, timeout_s=20)
     doomed = misbehaving_worker(env, tmp_path / "doomed.log", "NQ")
     workers.append(doomed)
-    runner = CeleryRunner(url, timeout_s=3, queue_wait_s=30)
+    runner = CeleryRunner(url, timeout_s=20, queue_wait_s=60)
+    sends = counted(runner, "_send")
     trace, started = tmp_path / "job.trace", tmp_path / "started"
     query = {**COUNT, "trace": str(trace), "started": str(started), "sleep": 2.0}
     try:
         job = asyncio.create_task(runner.run(quick(query)))
         while not any(flight.node for flight in runner._in_flight.values()):
             await asyncio.sleep(0.01)  # the bot saw it started on that worker
+        [flight] = runner._in_flight.values()
+        assert flight.started is not None
         doomed.kill()
         volatile_redis.stop()
         volatile_redis.start()
         workers.append(misbehaving_worker(env, tmp_path / "w.log", "NQ"))
         assert count_of(await asyncio.wait_for(job, 60)) == DAYS
         assert runs_of(trace) == 1  # the killed one never got to its end
+        # Sent again before a live worker would have ended it (the hard limit).
+        assert sends[1] < flight.started + hard_limit(runner.timeout_s)
     finally:
         await runner.close()
 
