@@ -31,6 +31,7 @@ import asyncio
 import logging
 import time
 import uuid
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -117,6 +118,10 @@ _META_TIMEOUT_S = 0.25
 #: resumed after a kill of the bot finds its job by it (``_find_sent``).
 _SENT_PREFIX = "barb.sent."
 _SENT_TTL_S = 86400
+#: What ``barb.sent.<key>`` says once the job's answer is stored in a reply for its person
+#: (``answered``): the answer itself is deleted then, a CSV of megabytes included, and a
+#: late reader of the run finds this instead of computing the job again.
+_ANSWERED = b"answered"
 #: Where kombu keeps the jobs a worker has taken and not yet acknowledged.
 _UNACKED_KEY = "unacked"
 
@@ -177,9 +182,10 @@ class _InFlight:
 
 @dataclass
 class _Sent:
-    """A keyed job an earlier process of the bot sent, as Redis has it now."""
+    """A keyed job an earlier process of the bot sent, as Redis has it now (``task_id``
+    None: its answer is already stored in a reply, ``CeleryRunner.answered``)."""
 
-    task_id: str
+    task_id: str | None
     #: Its final state and value once answered; None while it waits or runs.
     ready: tuple[str, Any] | None
     #: Whether a worker has taken it.
@@ -332,15 +338,54 @@ class CeleryRunner:
         except Exception:  # Redis unreachable: the send below says so
             log.warning("could not look the job of a resumed run up in Redis", exc_info=True)
             sent = None
+        if sent is not None and sent.task_id is None:
+            return self._answered_already(job)
         outcome = None
         if sent is not None and sent.ready is not None:
             outcome = self._finished(job, sent.task_id, *sent.ready)
         elif sent is not None:
+            assert sent.task_id is not None
             outcome = await self._wait(job, sent.task_id, adopted=True, started=sent.started)
         if outcome is None:  # never sent, lost, revoked, or its worker gone
             outcome = await self._send_and_wait(job)
         self._celery.submit(self._taken, job.key, outcome.ok)
         return outcome
+
+    def answered(self, keys: Sequence[str]) -> None:
+        """The answers of the jobs named ``keys`` are stored in a reply for their person:
+        deleted from Redis, each leaving a mark of a few bytes (``_ANSWERED``) under its
+        name. Before, an answer stayed for 10 minutes after it was taken
+        (``RESULT_EXPIRES_S``), its CSV and chart included, for a reader that comes only in
+        a fault; that reader is late (the run is answered, its reply will be refused) and
+        now finds the mark instead, and computes nothing."""
+        self._celery.submit(self._let_go, list(keys))
+
+    def _let_go(self, keys: list[str]) -> None:
+        """On the Celery thread (after the ``_taken`` of the same jobs): ``answered``."""
+        backend = self._app.backend
+        client = backend.client
+        for key in keys:
+            name = _sent_key(key)
+            try:
+                raw = client.get(name)
+                if raw is None or raw == _ANSWERED:
+                    continue
+                pipe = client.pipeline(transaction=True)
+                pipe.set(name, _ANSWERED, ex=_SENT_TTL_S)
+                pipe.delete(backend.get_key_for_task(raw.decode()))
+                pipe.execute()
+            except redis.RedisError:  # the answer expires on its own (RESULT_EXPIRES_S)
+                log.warning("could not let the answer of job %s go", key, exc_info=True)
+
+    def _answered_already(self, job: QueryJob) -> QueryOutcome:
+        """A keyed job whose answer a reply already holds: this reader is late (a replica
+        whose lease on the run lapsed, a kill after the reply was stored): the run is
+        answered, and what is made of this outcome is refused with the lease."""
+        ref = uuid.uuid4().hex[:8]
+        log.info("query %s (ref %s): already answered in a reply", job.key, ref)
+        return failed_outcome(
+            "AlreadyAnswered", f"This query was already answered (reference {ref}).", ref
+        )
 
     def _taken(self, key: str, ok: bool) -> None:
         """On the Celery thread: the outcome of the job named ``key`` is taken. An answer
@@ -358,6 +403,8 @@ class CeleryRunner:
             client.expire(name, RESULT_EXPIRES_S)
             return
         raw = client.get(name)
+        if raw == _ANSWERED:  # a late reader's failure: the answer stored stays answered
+            return
         client.delete(name)
         if raw is not None:
             self._app.backend.forget(raw.decode())
@@ -413,6 +460,8 @@ class CeleryRunner:
         raw = client.get(_sent_key(job.key))
         if raw is None:
             return None
+        if raw == _ANSWERED:
+            return _Sent(None, None, started=True)
         task_id = raw.decode()
         value = client.get(backend.get_key_for_task(task_id))
         if value is not None:
@@ -423,7 +472,11 @@ class CeleryRunner:
             return _Sent(task_id, None, started=True) if state == STARTED else None
         claim = client.get(claim_key(task_id))
         if claim is not None:  # running (its STARTED on its way), or done and read
-            return _Sent(task_id, None, started=True) if claim.startswith(b"running") else None
+            if claim.startswith(b"running"):
+                return _Sent(task_id, None, started=True)
+            # Done and its answer gone: read, or let go as this was read (``answered``).
+            answered = client.get(_sent_key(job.key)) == _ANSWERED
+            return _Sent(None, None, started=True) if answered else None
         needle = task_id.encode()
         waiting = client.lrange(queue_name(job.instrument), 0, -1) + client.hvals(_UNACKED_KEY)
         if any(needle in message for message in waiting):

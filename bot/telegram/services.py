@@ -304,7 +304,9 @@ class BotServices:
             self.moves.moved(old_id, new_id)
 
     def sender(self, bot: Bot) -> Sender:
-        return Sender(bot, self.store, self.patience, self.moves, self.sending)
+        return Sender(
+            bot, self.store, self.patience, self.moves, self.sending, self.runner.answered
+        )
 
     def showing(
         self, bot: Bot, chat_id: int, action: str = ChatAction.TYPING, *, after_s: float = 0.0

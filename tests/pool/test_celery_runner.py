@@ -1499,6 +1499,38 @@ async def test_a_run_taken_over_from_a_replica_that_still_polls_is_computed_once
     assert runs_of(trace) == 1
 
 
+async def test_an_answer_stored_in_its_reply_leaves_redis_and_a_late_reader_computes_nothing(
+    redis_url: str, data_env: Path, workers: list, tmp_path: Path
+) -> None:
+    """A run's answer (its CSV and chart: megabytes for a long table) stays in Redis only
+    until the bot has stored it in the reply for its person (``answered``); a mark of a few
+    bytes stays under its name. A late reader of the same run (a replica whose lease on it
+    lapsed) finds the mark and computes nothing. Before, the answer stayed 10 minutes after
+    it was taken, whatever happened to it."""
+    workers.append(misbehaving_worker(worker_env(redis_url, data_env, 5), tmp_path / "w.log", "NQ"))
+    trace = tmp_path / "job.trace"
+    job = keyed({**COUNT, "trace": str(trace)})
+    assert job.key is not None
+    runner = CeleryRunner(redis_url, timeout_s=5, queue_wait_s=10)
+    late = CeleryRunner(redis_url, timeout_s=5, queue_wait_s=10)
+    client = redis.Redis.from_url(redis_url)
+    try:
+        assert count_of(await asyncio.wait_for(runner.run(job), 30)) == DAYS
+        assert client.keys("celery-task-meta-*")  # kept for another reader of the run
+        runner.answered([job.key])
+        await asyncio.get_running_loop().run_in_executor(runner._celery, lambda: None)
+        assert client.keys("celery-task-meta-*") == []
+        assert client.get(f"barb.sent.{job.key}") == b"answered"
+        outcome = await asyncio.wait_for(late.run(job), 30)
+        assert not outcome.ok and outcome.error["error_type"] == "AlreadyAnswered"
+        assert client.get(f"barb.sent.{job.key}") == b"answered"  # and so it stays
+    finally:
+        client.close()
+        await runner.close()
+        await late.close()
+    assert runs_of(trace) == 1
+
+
 async def test_a_failure_taken_is_not_taken_again_by_the_run_pressed_again(
     redis_url: str, data_env: Path, workers: list, tmp_path: Path
 ) -> None:
