@@ -358,7 +358,10 @@ class CeleryRunner:
         (``RESULT_EXPIRES_S``), its CSV and chart included, for a reader that comes only in
         a fault; that reader is late (the run is answered, its reply will be refused) and
         now finds the mark instead, and computes nothing."""
-        self._celery.submit(self._let_go, list(keys))
+        try:
+            self._celery.submit(self._let_go, list(keys))
+        except RuntimeError:  # closed (a shutdown): the answers expire on their own
+            log.info("the runner is closed: answers left to expire")
 
     def _let_go(self, keys: list[str]) -> None:
         """On the Celery thread (after the ``_taken`` of the same jobs): ``answered``."""

@@ -11,12 +11,17 @@ from __future__ import annotations
 
 import asyncio
 import sqlite3
+from types import SimpleNamespace
 
+import pytest
 from bot_harness import ALICE, barb_bot
 from fake_bot_api import FakeBotAPI
 from test_commands_meanwhile import QUESTION, HeldModel
 
+from bot.telegram import app
+from bot.telegram.services import SERVICES_KEY
 from bot.telegram.split_questions import LONG_FROM, SplitQuestions
+from bot.telegram.stopping import cancel_and_wait
 from bot.telegram.thinking import Thinking
 
 
@@ -165,3 +170,33 @@ async def test_a_shutdown_mid_turn_ends_every_task_and_keeps_the_question(
     with sqlite3.connect(db_url.removeprefix("sqlite+aiosqlite:///")) as db:
         assert db.execute("SELECT kind FROM in_flight").fetchall() == [("question",)]
     assert fake.said(ALICE) == []
+
+
+async def test_the_sending_pass_stopped_stops_the_work_it_resumed(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The sending pass resumed work a dead replica left (the model thinking about it) when
+    the bot stops: that work stops with the pass, as the start-up's resumption does, and is
+    resumed at the next start. Before, it went on: the Application's stop waited for it
+    past the grace period, until the bot gave up on it as stuck."""
+    resumed = asyncio.Event()
+
+    async def thinking_long(application: object, *, own: bool = True) -> int:
+        resumed.set()
+        await asyncio.Event().wait()
+        return 1
+
+    async def nothing(*args: object, **kwargs: object) -> int:
+        return 0
+
+    monkeypatch.setattr(app, "resume_interrupted", thinking_long)
+    for step in ("handle_orphaned", "send_queued", "finish_answered_runs"):
+        monkeypatch.setattr(app, step, nothing)
+    application = SimpleNamespace(
+        bot_data={SERVICES_KEY: SimpleNamespace(abandoned=set(), store=None)},
+        create_task=lambda coroutine, name: asyncio.create_task(coroutine, name=name),
+    )
+    sending = asyncio.create_task(app.keep_sending(application, every_s=0))  # type: ignore[arg-type]
+    await resumed.wait()
+    await cancel_and_wait(sending)
+    assert tasks_left() == []
