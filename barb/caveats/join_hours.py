@@ -41,7 +41,7 @@ from barb.instruments import MINUTES_PER_DAY, format_clock
 from barb.planning import JoinedInstrument, Plan
 from barb.script.columns_read import columns_read
 from barb.short_days import day_edges, special_days, window_edges
-from barb.summary_text import count_text
+from barb.summary_text import count_text, named_text
 
 # Days named before "and N more".
 NAMED = 3
@@ -91,12 +91,12 @@ def join_hours_caveat(plan: Plan, kept_dates: Callable[[], np.ndarray | None]) -
             _day_text(days[i], symbol, other, (own_open[i], own_close[i]), (open_[i], close[i]))
             for i in apart[:NAMED]
         ]
-        more = f" and {len(apart) - NAMED} more" if len(apart) > NAMED else ""
+        apart_named = named_text(named, len(apart))
         hint = leave_out(symbol, days[apart], own_short, apart)
         warnings.append(
             f"On {len(apart):,} of the {count_text(kept, 'day')} kept {symbol}'s "
             f"{plan.session} bar and {other}'s cover different hours, one market closing early "
-            f"where the other did not (or at another time): {', '.join(named)}{more}; side by "
+            f"where the other did not (or at another time): {apart_named}; side by "
             "side there the two bars (their ranges, their closes, and what prev() reads of "
             f"them the next day) are of different hours. {hint}"
         )
@@ -129,7 +129,6 @@ def _period_caveat(plan: Plan, joined: list[JoinedInstrument], ends: np.ndarray)
             f"{format_clock(own_close[i])}, {other} {format_clock(close[i])})"
             for i in apart[:NAMED]
         ]
-        more = f" and {len(apart) - NAMED} more" if len(apart) > NAMED else ""
         if len(apart) > LISTED:
             hint = f"Leaving them out takes a where on date() listing the {unit}s."
         else:
@@ -139,7 +138,7 @@ def _period_caveat(plan: Plan, joined: list[JoinedInstrument], ends: np.ndarray)
             f"In {len(apart):,} of the {count_text(len(ends), unit)} kept {symbol}'s "
             f"{plan.session} bar and {other}'s close on the same day at different hours, one "
             f"market closing early where the other did not (or at another time): "
-            f"{', '.join(named)}{more}; side by side there the two closes (and the returns "
+            f"{named_text(named, len(apart))}; side by side there the two closes (and the returns "
             f"read from them, this {unit}'s and through prev() the next one's) are of "
             f"different hours. {hint}"
         )

@@ -180,7 +180,9 @@ def _together(group: list[tuple[str, SetupMean]]) -> str:
     first = group[0][1].numbers
     assert first is not None
     kept, errors, over, others = first.rows
-    label = "rows judged" if over.startswith("the ") else "all rows"
+    label = "all rows" if over.startswith("all ") else "rows judged"
+    if over.endswith("times of day"):
+        label = "same-time rows"
 
     numbers = [(name, n) for name, found in group if (n := found.numbers) is not None]
 
@@ -212,7 +214,7 @@ def setup_noise(
     given: np.ndarray,
     keep: np.ndarray,
     timeframe: str = "1d",
-    judged: bool = False,
+    judged: str = "",
 ) -> dict[str, SetupMean]:
     """What is said (``SetupMean``) of each select item of ``stage`` that is ``mean(x)`` of
     numbers or of a condition, by the item's name, over the rows ``keep`` a where or an event
@@ -222,9 +224,10 @@ def setup_noise(
     of the period's rows it is 0.07029: the difference from the other 1,268 is within noise
     (Welch p = 0.34).", and that value over all the rows as data (0.07029 over 1,289 rows).
     ``timeframe``: the rows' bars, as a window read ahead is named ("40-day"). ``judged``:
-    ``given`` is the period's rows the where can judge, not all of them: "over the 318 of
-    the period's rows the where can judge" (NQ 2008-2009 above its SMA200, whose first 199
-    days have no SMA: neither kept nor left, so not among "the other" rows)."""
+    which of the period's rows ``given`` are, when not all of them: "over the 318 of the
+    period's rows the where can judge" (NQ 2008-2009 above its SMA200, whose first 199 days
+    have no SMA: neither kept nor left, so not among "the other" rows), or "at the same
+    times of day" (CPI days' 09:30 bars against the other days' 09:30 bars)."""
     kept, rows = int(np.count_nonzero(keep)), int(np.count_nonzero(given))
     if kept < 2 or rows - kept < 2 or (stage.where is not None and _cleaning(stage.where)):
         return {}
@@ -322,14 +325,14 @@ def _setup_mean(
     share: bool,
     inside: np.ndarray,
     ahead: _Ahead | None = None,
-    judged: bool = False,
+    judged: str = "",
 ) -> SetupMean | None:
     """The item's sentence (none at a plain gap) and baseline; None when it has too few
     values kept or left out. The rows
     given are many (6.4 million minute bars): read in whole passes, the others' moments as
     all of them less the few kept. With ``ahead``, rows whose windows overlap are counted as
-    those taken one at a time, in the band and the test. ``judged``: the rows given are those
-    the where can judge, not all the period's."""
+    those taken one at a time, in the band and the test. ``judged``: which of the period's rows
+    the rows given are, when not all of them (``setup_noise``)."""
     counted = None if ahead is None else ahead.counts(inside, empty)
     if empty is not None:
         values, inside = values[~empty], inside[~empty]
@@ -404,11 +407,11 @@ def _setup_mean(
     return replace(unsaid, sentence=sentence, tested=True, numbers=numbers)
 
 
-def _over(rows: int, judged: bool) -> str:
+def _over(rows: int, judged: str) -> str:
     """ "over all 4,649 of the period's rows", or "over the 318 of the period's rows the
-    where can judge"."""
+    where can judge" (``judged``: which of them)."""
     if judged:
-        return f"over the {rows:,} of the period's rows the where can judge"
+        return f"over the {rows:,} of the period's rows {judged}"
     return f"over all {rows:,} of the period's rows"
 
 

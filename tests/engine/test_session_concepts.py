@@ -543,6 +543,10 @@ def test_limit_moves_are_measured_from_the_previous_cash_close(engine_settings, 
         assert text.startswith("Price limits"), text
         assert "session_close('CASH', 1)" in text and "not limit days" in text
     assert "no pause or locked limit" in describe_concept("limit up", load_instrument("CL"))
+    # The overnight limit's change has a date (CME, effective October 2020; press of
+    # 2020-11-03: "until October, overnight moves were limited to 5%"), not "later years".
+    limits = describe_concept("limit up", load_instrument("NQ"))
+    assert "5% until October 2020 and 7% since" in limits and "later years" not in limits
 
     query = session_concepts()["price_limits"].text_for(SessionTimes(load_instrument("NQ"))).query
     result = execute(query, "NQ", settings=engine_settings)

@@ -746,3 +746,65 @@ def test_a_share_the_where_forces_on_its_rows_has_no_base_rate(engine_settings, 
     assert not _with(result, "up") and set(result.metadata.baselines) == {"green"}
     [said] = _with(result, "green")
     assert said.endswith(_said("green", days["up"], above, share=True))
+
+
+def test_a_setup_at_a_time_of_day_is_read_against_that_time_on_the_other_days(
+    engine_settings, minutes
+) -> None:
+    """ "NQ's first 5 minutes on CPI days" ("where": "cpi and time() == '09:30'", 5m bars of
+    2024) had been read against every bar of the period: "over all 22,839 of the period's
+    rows it is 3441.79: the 12 rows differ from the other 22,827 by more than noise (Welch
+    p < 0.001)", when the 09:30 bars of the other days average 10,595 (Welch p = 0.85): the
+    open is busy every day, and a model told "3x the volume on CPI days" had the wrong
+    comparison. The where's time-of-day part narrows the other rows to that time: here the
+    hand-made Mondays' first RTH hour against the other days' first hour (pandas)."""
+    hours = rth_hourly(minutes)
+    day = pd.DatetimeIndex(hours.index.get_level_values("day"))
+    first = pd.Series(np.asarray(hours.index.get_level_values("slot") == 0))
+    monday = pd.Series(np.asarray(day.dayofweek == 0))
+    green = pd.Series((hours["close"] > hours["open"]).to_numpy())
+    query = {"session": "RTH", "from": "1h", "select": ["count()", "mean(close > open) as up"]}
+
+    result = ask({**query, "where": "dayname() == 'Mon' and time() == '09:30'"}, engine_settings)
+    kept = monday & first
+    assert result.summary.values["count"] == kept.sum()
+    [said] = _with(result, "up")
+    expected = _said("up", green, kept, share=True, judged=first)
+    assert said.endswith(expected.replace("the where can judge", "at the same times of day"))
+    assert f"the other {int((first & ~monday).sum())}" in said
+    assert f"over all {len(hours):,}" not in said
+    # No "all hours" line drawn: the baseline is the first hours', not every hour's.
+    assert result.metadata.baselines == {}
+
+    # The time alone is the question: the first hour against every hour, as before.
+    result = ask({**query, "where": "time() == '09:30'"}, engine_settings)
+    [said] = _with(result, "up")
+    assert said.endswith(_said("up", green, first, share=True))
+
+
+def test_the_minutes_after_a_release_are_read_against_those_clock_minutes(
+    engine_settings, minutes
+) -> None:
+    """NQ 2024's hour after each FOMC statement ("fomc and fomc_minutes >= 0 and fomc_minutes
+    < 60", 1m ETH bars) averaged 35.44 points a bar, said beside 10.31 "over all 355,980 of
+    the period's rows", the quiet night's minutes too; the other days' 14:00-14:59 bars
+    average 16.6. Here the hand-made bars' half hour after 2024-01-31's and 2024-03-20's
+    14:00 statements against every day's 14:00-14:29 bars (pandas)."""
+    rth = rth_minutes(minutes)
+    clock = rth["timestamp"].dt.hour * 60 + rth["timestamp"].dt.minute
+    same_time = (clock >= 14 * 60) & (clock < 14 * 60 + 30)
+    assert rth.loc[same_time, "day"].nunique() > 2  # other days' 14:00-14:29 bars are there
+    result = ask(
+        {
+            "session": "RTH",
+            "from": "1m",
+            "join": "fomc",
+            "where": "fomc and fomc_minutes >= 0 and fomc_minutes < 30",
+            "select": "mean(range) as rng",
+        },
+        engine_settings,
+    )
+    [said] = _with(result, "rng")
+    base = (rth["high"] - rth["low"])[same_time]
+    over = f"over the {len(base):,} of the period's rows at the same times of day"
+    assert f"{over} it is {value_text(float(base.mean()))}" in said, said

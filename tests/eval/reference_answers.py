@@ -1044,6 +1044,222 @@ def _() -> Answer:
     return count((eth["low"] / cash - 1) * 100 <= -7)
 
 
+# --- plain questions, round 5 ------------------------------------------------------------------
+
+# CPI releases of 2008-2009 (08:30 ET), from BLS's news-release archive; the project's
+# reference calendar starts in 2010. Checked one by one against the dated releases for
+# 2008-03-14, 2008-04-16, 2008-06-13, 2008-07-16, 2008-10-16, 2009-01-16, 2009-03-18,
+# 2009-06-17, 2009-10-15 and 2009-11-18.
+CPI_2008_2009 = (
+    "2008-01-16 2008-02-20 2008-03-14 2008-04-16 2008-05-14 2008-06-13 2008-07-16 2008-08-14 "
+    "2008-09-16 2008-10-16 2008-11-19 2008-12-16 2009-01-16 2009-02-20 2009-03-18 2009-04-15 "
+    "2009-05-15 2009-06-17 2009-07-15 2009-08-14 2009-09-16 2009-10-15 2009-11-18 2009-12-16"
+)
+NFP_2022 = (
+    "2022-01-07 2022-02-04 2022-03-04 2022-04-01 2022-05-06 2022-06-03 2022-07-08 2022-08-05 "
+    "2022-09-02 2022-10-07 2022-11-04 2022-12-02"
+)
+
+
+def runs(mask: pd.Series) -> pd.Series:
+    """Consecutive true rows up to each row (0 on a false one), over all history."""
+    return mask.groupby((~mask).cumsum()).cumsum()
+
+
+def pct_change(close: pd.Series) -> pd.Series:
+    return (close / close.shift() - 1) * 100
+
+
+@answer("nq_five_up_closes_in_a_row_2023")
+def _() -> Answer:
+    close = daily("NQ", "RTH")["close"]
+    run = runs(close > close.shift())
+    return count((run == 5) & (run.index.year == 2023))
+
+
+@answer("es_longest_down_run_2022")
+def _() -> Answer:
+    # A run already going on 2022-01-03 counts its December days too, as the bars show it.
+    close = daily("ES", "RTH")["close"]
+    return [float(in_year(runs(close < close.shift()).to_frame("run"), 2022)["run"].max())]
+
+
+@answer("nq_quarterly_mean_range_2020_2024")
+def _() -> Answer:
+    quarters = calendar(daily("NQ", "RTH"), "Q")
+    return [quarters.loc["2020":"2024", "range"].mean()]
+
+
+@answer("nq_worst_quarter_2022")
+def _() -> Answer:
+    quarters = calendar(daily("NQ", "RTH"), "Q")
+    return [pct_change(quarters["close"]).loc["2022"].min()]
+
+
+@answer("es_best_year_2010_2025")
+def _() -> Answer:
+    years = calendar(daily("ES", "RTH"), "Y")
+    ret = pct_change(years["close"]).loc["2010":"2025"]
+    return [float(ret.idxmax().year), ret.max()]
+
+
+@answer("nq_p95_range_2023")
+def _() -> Answer:
+    return [float(np.percentile(in_year(daily("NQ", "RTH"), 2023)["range"], 95))]
+
+
+@answer("es_p10_daily_return_2022")
+def _() -> Answer:
+    days = daily("ES", "RTH")
+    ret = pct_change(days["close"])  # 2022-01-03 reads 2021's last close
+    return [float(np.percentile(ret[days.index.year == 2022], 10))]
+
+
+@answer("nq_rsi_first_day_2024")
+def _() -> Answer:
+    days = daily("NQ", "RTH")  # warmed up on every bar since 2008
+    rsi = _with(days, talib.RSI(days["close"].to_numpy(dtype=float), 14))
+    return [rsi.loc["2024-01-02"]]
+
+
+@answer("cl_atr_last_day_2023")
+def _() -> Answer:
+    days = daily("CL", "RTH")
+    high, low, close, _ = arrays(days)
+    atr = _with(days, talib.ATR(high, low, close, 14))
+    return [atr[days.index.year == 2023].iloc[-1]]
+
+
+@answer("es_crosses_above_sma20_2023")
+def _() -> Answer:
+    close = daily("ES", "RTH")["close"]
+    sma = close.rolling(20).mean()
+    cross = (close > sma) & (close.shift() <= sma.shift())
+    return count(cross & (close.index.year == 2023))
+
+
+@answer("nq_last_cash_hour_range_2024")
+def _() -> Answer:
+    # Early closes have no bar in 15:00-16:00 and are no row.
+    return [in_year(window_daily("NQ", "15:00", "16:00"), 2024)["range"].mean()]
+
+
+@answer("nq_move_after_cash_close_2024")
+def _() -> Answer:
+    # Days with a post-cash hour only: holidays and early closes end before 16:00.
+    post = window_daily("NQ", "16:00", "17:00")
+    cash = daily("NQ", "CASH")["close"].reindex(post.index)
+    return [in_year((post["close"] - cash).abs().to_frame("move"), 2024)["move"].mean()]
+
+
+@answer("nq_cash_close_return_stock_days_2024")
+def _() -> Answer:
+    # From one stock-market close to the next: the futures' holiday sessions (NYSE shut) are
+    # dropped before the change is taken, so the day after reads the last stock-day close.
+    cash = daily("NQ", "CASH")
+    stock_days = cash[~cash.index.isin(pd.DatetimeIndex(NYSE_HOLIDAYS_2024))]
+    ret = pct_change(stock_days["close"])
+    return [ret[ret.index.year == 2024].mean()]
+
+
+@answer("es_up_nq_down_days_2024")
+def _() -> Answer:
+    nq, es = daily("NQ", "RTH"), daily("ES", "RTH")
+    both = nq[["close"]].join(es[["close"]].add_prefix("es_"), how="inner")
+    nq_chg, es_chg = both["close"].diff(), both["es_close"].diff()
+    return count((es_chg > 0) & (nq_chg < 0) & (both.index.year == 2024))
+
+
+@answer("cl_and_nq_range_pct_2023")
+def _() -> Answer:
+    # Each in its own RTH (NQ 09:30-17:00, CL 09:00-14:30), on the dates both traded.
+    nq, cl = in_year(daily("NQ", "RTH"), 2023), in_year(daily("CL", "RTH"), 2023)
+    cl = cl.reindex(nq.index).dropna()
+    nq = nq.loc[cl.index]
+    return [(nq["range"] / nq["open"]).mean() * 100, (cl["range"] / cl["open"]).mean() * 100]
+
+
+@answer("nq_followup_gaps_down_half_pct")
+def _() -> Answer:
+    days = daily("NQ", "RTH")
+    gap = (days["open"] / days["close"].shift() - 1) * 100
+    return count((gap < -0.5) & (days.index.year == 2023))
+
+
+@answer("nq_followup_first_hour_mondays_2024")
+def _() -> Answer:
+    first = in_year(daily("NQ", "RTH_OPEN"), 2024)
+    return [first.loc[first.index.weekday == 0, "range"].mean()]
+
+
+@answer("nq_mean_monthly_widest_day_2023")
+def _() -> Answer:
+    days = in_year(daily("NQ", "RTH"), 2023)
+    return [days.groupby(days.index.month)["range"].max().mean()]
+
+
+@answer("nq_month_most_inside_days_2024")
+def _() -> Answer:
+    days = daily("NQ", "RTH")
+    inside = (days["high"] < days["high"].shift()) & (days["low"] > days["low"].shift())
+    per_month = inside[days.index.year == 2024].groupby(lambda d: d.month).sum()
+    assert (per_month == per_month.max()).sum() == 1  # one month, no tie hidden by limit 1
+    return [float(per_month.idxmax()), float(per_month.max())]
+
+
+@answer("nq_cpi_range_2008_2009")
+def _() -> Answer:
+    days = on(daily("NQ", "RTH"), dates(CPI_2008_2009))
+    return [float(len(days)), days["range"].mean()]
+
+
+@answer("es_hour_after_nfp_2022")
+def _() -> Answer:
+    hour = on(window_daily("ES", "08:30", "09:30"), dates(NFP_2022))
+    return [float(len(hour)), hour["range"].mean()]
+
+
+@answer("nq_hour_after_emergency_cut_2008")
+def _() -> Answer:
+    # The Fed's intermeeting cut was announced at 08:20 ET on 2008-01-22 (a Tuesday, the day
+    # after Martin Luther King Day): its first hour is 08:20-09:20.
+    bars = minutes("NQ")
+    hour = bars[
+        (bars["tdate"] == "2008-01-22") & (bars["mod"] >= 8 * 60 + 20) & (bars["mod"] < 9 * 60 + 20)
+    ]
+    return [hour["high"].max() - hour["low"].min()]
+
+
+@answer("nq_last_50_bars_high_low")
+def _() -> Answer:
+    last = daily("NQ", "RTH").iloc[-50:]
+    return [last["high"].max(), last["low"].min()]
+
+
+@answer("cl_outside_up_days_2024")
+def _() -> Answer:
+    days = daily("CL", "RTH")
+    outside = (days["high"] > days["high"].shift()) & (days["low"] < days["low"].shift())
+    return count(outside & (days["close"] > days["open"]) & (days.index.year == 2024))
+
+
+@answer("es_up_weeks_share_2023")
+def _() -> Answer:
+    # Weeks keyed by their Monday; 2023's first (Jan 3-6) reads the last week of 2022.
+    weeks = calendar(daily("ES", "RTH"), "W")
+    up = (weeks["close"] > weeks["close"].shift())[weeks.index.year == 2023]
+    return [up.mean() * 100, float(len(up))]
+
+
+@answer("nq_monday_gap_2024")
+def _() -> Answer:
+    days = daily("NQ", "RTH")
+    gap = (days["open"] - days["close"].shift())[
+        (days.index.year == 2024) & (days.index.weekday == 0)
+    ]
+    return [gap.mean(), float(len(gap))]
+
+
 def stored(value: float) -> float | int:
     """How an expected number is written into the question file: 7 significant digits."""
     rounded = float(f"{float(value):.7g}")
