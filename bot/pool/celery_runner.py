@@ -122,6 +122,9 @@ _SENT_TTL_S = 86400
 #: (``answered``): the answer itself is deleted then, a CSV of megabytes included, and a
 #: late reader of the run finds this instead of computing the job again.
 _ANSWERED = b"answered"
+#: The state the poller gives a job of its own found so (not one of Celery's): another
+#: reader of the run stored its answer and let it go (a replica taking over this one's run).
+_ANSWERED_STATE = "ANSWERED"
 #: Where kombu keeps the jobs a worker has taken and not yet acknowledged.
 _UNACKED_KEY = "unacked"
 
@@ -677,6 +680,8 @@ class CeleryRunner:
             done, _ = await asyncio.wait({flight.done}, timeout=POLL_S * 4)
             if done:
                 state, value = flight.done.result()
+                if state == _ANSWERED_STATE:
+                    return self._answered_already(job)
                 if flight.adopted and state == REVOKED:
                     return None  # revoked at the shutdown that ended its bot, or expired
                 return self._finished(job, task_id, state, value)
@@ -726,7 +731,11 @@ class CeleryRunner:
         loop = asyncio.get_running_loop()
         while self._in_flight:
             ids = list(self._in_flight)
-            named = {task_id for task_id in ids if self._in_flight[task_id].job.key is not None}
+            named = {
+                task_id: key
+                for task_id in ids
+                if (key := self._in_flight[task_id].job.key) is not None
+            }
             loss = None
             asked = time.monotonic()
             try:
@@ -748,7 +757,7 @@ class CeleryRunner:
                 flight = self._in_flight.get(task_id)
                 if flight is None or flight.done.done():
                     continue
-                if state in READY_STATES:
+                if state in READY_STATES or state == _ANSWERED_STATE:
                     flight.done.set_result((state, value))
                     continue
                 if flight.started is None:
@@ -777,13 +786,16 @@ class CeleryRunner:
     def _read_states(
         self,
         task_ids: list[str],
-        named: set[str],
+        named: dict[str, str],
     ) -> tuple[dict[str, tuple[str, Any]], _Loss | None]:
         """On the Celery thread: the state and value of each job Redis has a record of
         (none while it waits in its queue; ``STARTED`` once a worker took it), and the loss
         of Redis's data, if it was found since the last read (``_keep_mark``,
         here or at a send: both on this thread). The answers of jobs with a name
-        (``named``: ``QueryJob.key``) stay for another reader of the run (``_taken``)."""
+        (``named``: their ``QueryJob.key`` by task id) stay for another reader of the run
+        (``_taken``); one with no record whose name says it was answered elsewhere
+        (``answered``) is given ``_ANSWERED_STATE``: before, it waited past its hard limit
+        for an answer gone, and ended as a worker lost."""
         backend = self._app.backend
         self._keep_mark()
         values = backend.mget([backend.get_key_for_task(task_id) for task_id in task_ids])
@@ -792,6 +804,12 @@ class CeleryRunner:
             if value is not None:
                 meta = backend.decode_result(value)
                 states[task_id] = (meta["status"], meta["result"])
+        unrecorded = [task_id for task_id in named if task_id not in states]
+        if unrecorded:
+            marks = backend.client.mget([_sent_key(named[task_id]) for task_id in unrecorded])
+            for task_id, mark in zip(unrecorded, marks, strict=True):
+                if mark == _ANSWERED:
+                    states[task_id] = (_ANSWERED_STATE, None)
         ready = [
             task_id
             for task_id, (state, _) in states.items()

@@ -1399,6 +1399,38 @@ async def test_an_answer_stored_in_its_reply_leaves_redis_and_a_late_reader_comp
     assert runs_of(trace) == 1
 
 
+async def test_a_reader_still_polling_when_another_stored_the_answer_ends_at_its_next_read(
+    pool: Pool, tmp_path: Path
+) -> None:
+    """A replica whose lease on a run lapsed still polls its job; the one taking over reads
+    the answer first, stores it in the reply and lets it go (``answered``). The stalled one
+    ends at its next read, told the answer was given; computed once. Without that, it
+    waited past the job's hard limit for an answer gone, and ended as a worker lost (an
+    error logged, refused with its lease)."""
+    pool.worker(timeout_s=5)
+    trace, started, gate = tmp_path / "job.trace", tmp_path / "started", tmp_path / "gate"
+    job = keyed({**COUNT, "trace": str(trace), "started": str(started), "gate": str(gate)})
+    assert job.key is not None
+    stalled = pool.runner(timeout_s=5, queue_wait_s=10)
+    taking_over = pool.runner(timeout_s=5, queue_wait_s=10)
+    first = asyncio.create_task(stalled.run(job))
+    while not (started.exists() and started.read_text()):
+        await asyncio.sleep(0.05)
+    [task_id] = stalled._in_flight
+    second = asyncio.create_task(taking_over.run(job))
+    while task_id not in taking_over._in_flight:  # found running, waited for
+        assert not second.done(), second.result()
+        await asyncio.sleep(0.01)
+    with bot_not_reading(stalled):  # the one taking over reads the answer first
+        gate.touch()
+        assert count_of(await asyncio.wait_for(second, 30)) == DAYS
+        taking_over.answered([job.key])
+        await asyncio.get_running_loop().run_in_executor(taking_over._celery, lambda: None)
+    outcome = await asyncio.wait_for(first, 30)
+    assert not outcome.ok and outcome.error["error_type"] == "AlreadyAnswered"
+    assert runs_of(trace) == 1
+
+
 async def test_a_failure_taken_is_not_taken_again_by_the_run_pressed_again(pool: Pool) -> None:
     """A run's failure is forgotten once taken, its name too: the plan's Run pressed again
     (the same key) computes afresh and answers, never reads that failure again."""
