@@ -109,6 +109,7 @@ from barb.caveats.zone_clock_groups import zone_group_caveat
 from barb.caveats.zone_midnight import (
     clock_columns,
     own_clock_caveat,
+    text_clock_zones,
     zone_clock_answers,
     zone_clock_columns,
     zone_midnight_caveat,
@@ -143,6 +144,7 @@ from barb.result import (
     sort_order,
 )
 from barb.script import ast
+from barb.script.bars_before import BarsBefore
 from barb.script.clock_order import NightSession
 from barb.script.context import EvalContext
 from barb.script.daily_calls import DAILY_ARGUMENTS
@@ -282,6 +284,14 @@ def run_on(
     night = _night(plan)
     ctx = _context(plan, frame, night)
     ctx.history_cut = cut
+    if cut is not None and len(frame):
+        ctx.bars_before = BarsBefore(
+            dataset,
+            plan.session,
+            plan.timeframe.name,
+            frame["timestamp"].to_numpy()[0],
+            frame["trading_date"].to_numpy()[0],
+        )
     keep = event_filtered(plan, frame, scope.in_period)
     # An event filter that kept none of the period's bars: the bars scanned are the
     # period's, as a where's are ("Scanned 0 bars, no bars" read as missing data).
@@ -743,6 +753,7 @@ def _context(plan: Plan, frame: pd.DataFrame, night: NightSession | None) -> Eva
         # Read by daily(), weekly() and monthly() alone (what they say on a part of the day).
         part_of_day=part_of_day(plan) if plan.first.calls & DAILY_ARGUMENTS.keys() else None,
         clock_columns=clock_columns(plan) if plan.timeframe.intraday else {},
+        text_zones=text_clock_zones(plan) if plan.timeframe.intraday else {},
     )
 
 
@@ -784,6 +795,7 @@ def _second_stage(
     ctx.row_dates = day_key(plan.first)
     ctx.bar_clock_columns = _bar_clock_columns(plan)
     ctx.clock_columns = clock_columns(plan, then=True) if plan.timeframe.intraday else {}
+    ctx.text_zones = text_clock_zones(plan, then=True) if plan.timeframe.intraday else {}
     output = _then_stage(
         plan, rows, first.order, ctx, day_open, query=plan.query, outcomes=outcomes
     )

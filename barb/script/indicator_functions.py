@@ -185,7 +185,8 @@ def mfi(ctx: EvalContext, n: int) -> pd.Series:
 )
 @_documented_by(indicators.obv)
 def obv(ctx: EvalContext) -> pd.Series:
-    return indicators.obv(*_bars(ctx, "close", "volume"))
+    # A running total from the frame's first bar: a path, kept per process as sar()'s.
+    return cached_path("obv", _bars(ctx, "close", "volume"), (), lambda b: indicators.obv(*b))
 
 
 # Bars up to this many minutes give the session VWAP closely enough to say nothing.

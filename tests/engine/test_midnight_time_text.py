@@ -849,3 +849,28 @@ def test_a_mode_of_the_days_times_held_by_few_days_says_so(engine_settings, eth)
         f"({top / len(high):.1%}), among {high.nunique():,} different values: it is no usual "
         "value. Counting rows by a coarser key (an hour, a bucket) says where most fall."
     ]
+
+
+def test_a_median_of_moscow_times_of_day_is_told_of_moscow_s_minutes(engine_settings, eth):
+    """ "Median Moscow time of the day's high" (во сколько обычно хай дня по Москве):
+    median(t) of time('MSK') was told to map hour() * 60 + minute(), the exchange's clock, a
+    median 8 hours off. The hint names Moscow's minutes; its answer is pandas' median of
+    each day's first high minute converted by the tz database."""
+    query = {
+        "session": "ETH",
+        "from": "1m",
+        "group_by": "date()",
+        "select": "arg_max(time('MSK'), high) as high_time",
+        "then": {"select": "median(high_time)"},
+    }
+    said = execute(query, "NQ", settings=engine_settings).to_dict()
+    form = "hour('MSK') * 60 + minute('MSK')"
+    assert f'map {{"t": "{form}"}} over the bars and take t where time(\'MSK\')' in said["hint"]
+    counted = {**query, "map": {"t": form}, "select": "arg_max(t, high) as high_t"}
+    counted["then"] = {"select": "median(high_t)"}
+    stamps = eth.loc[eth.groupby("tdate")["high"].idxmax(), "timestamp"]
+    moscow = stamps.dt.tz_localize("America/New_York").dt.tz_convert("Europe/Moscow")
+    minutes = (moscow.dt.hour * 60 + moscow.dt.minute).to_numpy()
+    assert execute(counted, "NQ", settings=engine_settings).summary.value == pytest.approx(
+        np.median(minutes)
+    )
