@@ -57,3 +57,30 @@ def test_run_lengths_get_a_bar_per_number(sample_settings, days, language) -> No
         assert height == counts.get(at, 0)
     ticks = [t for t in ax.get_xticks() if ax.get_xlim()[0] <= t <= ax.get_xlim()[1]]
     assert all(float(t).is_integer() for t in ticks)
+
+
+@pytest.mark.parametrize("language", ["en", "ru"])
+def test_a_histograms_count_axis_ticks_whole_bars(sample_settings, language) -> None:
+    """12 CPI opening bars drawn by volume: no bin holds more than 2, and the count axis
+    read 0,5 / 1,5 / 2,5 «баров». Its ticks are whole counts, and the bars add up to the
+    rows behind the answer."""
+    query = {
+        "session": "RTH",
+        "from": "5m",
+        "period": "2024",
+        "join": "cpi",
+        "where": "cpi and time() == '09:30'",
+        "select": ["mean(volume)", "count()"],
+    }
+    result = run(query, sample_settings)
+    fig = figure(result, language)
+    ax = fig.axes[0]
+    (bars,) = [c for c in ax.collections if isinstance(c, PolyCollection)]
+    heights = np.array([p.vertices[2, 1] - p.vertices[0, 1] for p in bars.get_paths()])
+    assert heights.sum() == result.summary.values["count"] == 12
+    low, high = ax.get_ylim()
+    ticks = [t for t in ax.get_yticks() if low <= t <= high]
+    assert len(ticks) >= 2
+    assert all(float(t).is_integer() for t in ticks)
+    labels = [t.get_text() for t in ax.get_yticklabels() if t.get_text()]
+    assert not any("," in text or "." in text for text in labels), labels
