@@ -1092,7 +1092,10 @@ def draw_grouped(fig: Figure, result: Result, words: Words = ENGLISH) -> bool:
         if layout is not None and ax is panels[0]:
             legend(ax, layout.handles(), loc="upper right", ncol=len(layout.names))
             top_px += LEGEND_ROW_PX + 6
-        headroom(ax, values, px=top_px, below_px=above_px)
+        # A line of times of day spans the times it holds: from 00:00, the highs of a year
+        # of RTH days (09:30-16:59) filled the top half of the panel, midnight to 08:00 empty.
+        clock_line = kind is not None and n > MAX_GROUP_BARS
+        headroom(ax, values, px=top_px, below_px=above_px, floor=not clock_line)
         if kind is not None:  # each group's time of day (the hour of its high, say)
             clock_axis(ax.yaxis, *ax.get_ylim(), kind)
         else:

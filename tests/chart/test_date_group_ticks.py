@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pandas as pd
 import pytest
-from engine_results import figure, run
+from engine_results import RTH, figure, run
 
 pytestmark = pytest.mark.slow
 
@@ -58,3 +58,29 @@ def test_years_of_days_are_named_by_year(sample_settings, days) -> None:
     years = [int(t) for t in texts]
     assert years[0] == 2016 and len(set(pd.Series(years).diff().dropna())) == 1
     assert len(years) >= 3
+
+
+def test_a_line_of_times_of_day_spans_its_times(sample_settings, con) -> None:
+    """The time of each day's high over a year of RTH days, a line of 252 times between
+    09:30 and 16:59, was drawn on a clock from 00:00: the line in the top half, midnight to
+    08:00 empty. The axis spans the times, the earliest and latest in view."""
+    query = {
+        "session": "RTH",
+        "from": "1m",
+        "period": "2024",
+        "group_by": "date()",
+        "select": "arg_max(time(), high) as high_time",
+    }
+    highs = con.execute(
+        f"""
+        SELECT trading_date, arg_min(hour(timestamp) * 60 + minute(timestamp),
+                                     (-high, timestamp)) AS m
+        FROM nq WHERE {RTH} AND year(trading_date) = 2024 GROUP BY 1
+        """
+    ).df()["m"]
+    fig = figure(run(query, sample_settings), "ru")
+    low, high = fig.axes[0].get_ylim()
+    assert highs.min() - 60 < low <= highs.min()
+    assert highs.max() <= high
+    ticks = [t.get_text() for t in fig.axes[0].get_yticklabels() if t.get_text()]
+    assert "00:00" not in ticks and len(ticks) >= 3
