@@ -171,7 +171,7 @@ def draw_histogram(
         if whole:  # a count of bars or days has no 2.5
             ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     # The height is a count of rows: 12 CPI bars ticked 0,5 / 1,5 / 2,5 "bars".
-    ax.yaxis.set_major_locator(MaxNLocator(nbins="auto", integer=True))
+    ax.yaxis.set_major_locator(MaxNLocator(nbins="auto", steps=[1, 2, 5, 10], integer=True))
     ax.yaxis.set_major_formatter(TickFormatter(words))
     label = axis_text(column, result, words, compared[1:])
     ax.set_xlabel(zoned(label, result) if kind is not None else label, fontsize=LABEL_PT)

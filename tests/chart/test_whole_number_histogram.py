@@ -84,3 +84,20 @@ def test_a_histograms_count_axis_ticks_whole_bars(sample_settings, language) -> 
     assert all(float(t).is_integer() for t in ticks)
     labels = [t.get_text() for t in ax.get_yticklabels() if t.get_text()]
     assert not any("," in text or "." in text for text in labels), labels
+
+
+def test_a_histograms_count_axis_steps_roundly(sample_settings, days) -> None:
+    """Whole counts step by 1, 2 or 5 times a power of ten: "average daily range in 2024"
+    counted its 259 days 0, 8, 16 … 48 (and 0, 6, 12 … 54 before)."""
+    result = run(
+        {"session": "RTH", "from": "daily", "period": "2024", "select": "mean(range)"},
+        sample_settings,
+    )
+    year = days[pd.DatetimeIndex(days.index).year == 2024]
+    assert result.summary.value == pytest.approx((year.high - year.low).mean(), abs=0.01)
+    ax = figure(result, "ru").axes[0]
+    low, high = ax.get_ylim()
+    ticks = np.array([t for t in ax.get_yticks() if low <= t <= high])
+    (step,) = set(np.diff(ticks).tolist())
+    power = 10 ** np.floor(np.log10(step))
+    assert step / power in (1, 2, 5)
