@@ -101,3 +101,28 @@ def test_a_histograms_count_axis_steps_roundly(sample_settings, days) -> None:
     (step,) = set(np.diff(ticks).tolist())
     power = 10 ** np.floor(np.log10(step))
     assert step / power in (1, 2, 5)
+
+
+def test_a_count_beside_a_mean_steps_roundly(sample_settings, days) -> None:
+    """ "Average daily return and number of days by month": the count panel read 0, 80, 160,
+    240 days. Its ticks step by 1, 2 or 5 times a power of ten, its bars the days of each
+    month (DuckDB's RTH days)."""
+    query = {
+        "session": "RTH",
+        "from": "daily",
+        "period": "2015:2025",
+        "map": {"ret": "(close / prev(close) - 1) * 100"},
+        "group_by": "month()",
+        "select": ["mean(ret)", "count()"],
+    }
+    fig = figure(run(query, sample_settings), "ru")
+    ax = fig.axes[-1]
+    index = pd.DatetimeIndex(days.index)
+    per_month = index[(index.year >= 2015) & (index.year <= 2025)].month.value_counts()
+    (bars,) = [c for c in ax.collections if isinstance(c, PolyCollection)]
+    heights = [p.vertices[2, 1] - p.vertices[0, 1] for p in bars.get_paths()]
+    assert heights == per_month.sort_index().tolist()
+    low, high = ax.get_ylim()
+    ticks = np.array([t for t in ax.get_yticks() if low <= t <= high])
+    (step,) = set(np.diff(ticks).tolist())
+    assert step / 10 ** np.floor(np.log10(step)) in (1, 2, 5)
