@@ -48,6 +48,12 @@ QUERIES: list[dict[str, Any]] = [
     {"map": PATHS, "where": "close > s and prev(close) <= prev(s)", "select": "count()"},
     {"map": {"o": "obv()", "d": "o - prev(o, 3)"}, "select": ["last(o)", "max(d)"]},
     {"where": "close > supertrend(10, 3)", "select": ["count()", "first(close)"]},
+    # A then stage's sar() over the first stage's rows reads them from their own first row,
+    # as it did when the first stage ran over every bar.
+    {
+        "map": {"s": "sar(0.02, 0.2)"},
+        "then": {"map": {"t": "sar(0.02, 0.2)", "u": "obv()"}, "select": ["last(t)", "sum(u)"]},
+    },
 ]
 
 
