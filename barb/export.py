@@ -43,7 +43,7 @@ from barb.planning import HIDDEN
 from barb.record_runs import RUN_NOTE_COLUMN
 from barb.result import Result, result_instrument
 from barb.row_values import statistic_arguments
-from barb.time_keys import clock_kind, clock_text
+from barb.time_keys import clock_kind, clock_text, zoned_clock_column
 from barb.time_zones import short_name
 
 # Columns that hold prices as traded (joined instruments' too: es_close); aggregates of
@@ -222,6 +222,7 @@ def csv_bytes(result: Result, language: str | None = DEFAULT) -> bytes:
     out = as_labelled(frame, timeframe).copy(deep=False)
     decimals = instrument.tick_decimals if instrument is not None else DEFAULT_DECIMALS
     renamed: dict[str, str] = {}
+    zoned: dict[str, str] = {}
     for name in out.columns:
         values = out[name]
         if pd.api.types.is_datetime64_any_dtype(values):
@@ -230,6 +231,11 @@ def csv_bytes(result: Result, language: str | None = DEFAULT) -> bytes:
                 renamed[name] = _clock_column(str(name), clock)
         elif clock_kind(str(name), values, result.query) == "minute":
             out[name] = values.map(lambda m: clock_text(m) if pd.notna(m) else "")
+        elif (zone := zoned_clock_column(str(name), values, result.query)) is not None:
+            # hour('MSK') * 60 + minute('MSK'): the time on that clock, as the answer reads
+            # it ("20:07"), in a column that names the clock (the exchange's is the default)
+            out[name] = values.map(lambda m: clock_text(m) if pd.notna(m) else "")
+            zoned[name] = _zone_column(str(name), zone)
         elif pd.api.types.is_float_dtype(values):
             if instrument is not None and _is_price(str(name)):
                 out[name] = _on_tick(values, instrument)
@@ -239,7 +245,10 @@ def csv_bytes(result: Result, language: str | None = DEFAULT) -> bytes:
                 out[name] = out[name].map(lambda v: v.replace(".", dialect.decimal))
         elif pd.api.types.is_bool_dtype(values):  # an unknown (NA) stays empty
             out[name] = values.map(lambda v: "" if pd.isna(v) else _flag(bool(v), dialect))
+        elif language != DEFAULT and not pd.api.types.is_numeric_dtype(values):
+            out[name] = _calendar_words(values, language)
     out = out.rename(columns={k: v for k, v in renamed.items() if v not in out.columns})
+    out = out.rename(columns={k: v for k, v in zoned.items() if v not in out.columns})
     out = out.rename(columns=_headers(out.columns, renamed, result, language))
     for column, header in (
         (NOTE_COLUMN, N_("csv.note_column")),
@@ -262,6 +271,25 @@ def csv_bytes(result: Result, language: str | None = DEFAULT) -> bytes:
     # text left unquoted after "\n" endings split its row in Excel and pandas (r48b).
     out.to_csv(buffer, index=False, sep=dialect.separator, lineterminator="\r\n")
     return buffer.getvalue().encode("utf-8-sig")
+
+
+def _calendar_words(values: pd.Series, language: str | None) -> pd.Series:
+    """A column of weekday or month names (``dayname()``'s "Mon", ``monthname()``'s "Jan")
+    in ``language``'s words, as the chart, the caption and ``/query``'s table write them: a
+    Russian file read "Mon" to "Fri" beside a chart of «Пн» to «Пт». Only a column all of
+    whose values are such names (any other text is the query's own); numbers stay numbers."""
+    from barb.charts.grouped import MONTHS, WEEKDAYS
+    from barb.charts.words import words_for
+
+    # Of each distinct value once: a minute query's rows are many, its names seven.
+    names = set(values.dropna().unique())
+    if not names or not all(isinstance(v, str) for v in names):
+        return values
+    words = words_for(language)
+    for engine, said in ((WEEKDAYS, words.weekdays), (MONTHS, words.months)):
+        if names <= set(engine):
+            return values.map(dict(zip(engine, said, strict=True)))
+    return values
 
 
 def _headers(
@@ -325,6 +353,13 @@ def _clock_column(name: str, clock: str) -> str:
     ``ended_et``."""
     tag = re.sub(r"\W+", "_", clock).lower()
     return f"time_{tag}" if name == "timestamp" else f"{name}_{tag}"
+
+
+def _zone_column(name: str, zone: str) -> str:
+    """A column of times on another clock named with it: ``hi_m`` of Moscow's clock is
+    ``hi_m_msk``; ``low_msk`` says it already."""
+    tag = re.sub(r"\W+", "_", zone).strip("_").lower()
+    return name if tag in name.lower().split("_") else f"{name}_{tag}"
 
 
 def _source(result: Result, language: str | None = DEFAULT) -> str:

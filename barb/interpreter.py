@@ -109,6 +109,7 @@ from barb.caveats.zone_clock_groups import zone_group_caveat
 from barb.caveats.zone_midnight import (
     clock_columns,
     own_clock_caveat,
+    text_clock_zones,
     zone_clock_answers,
     zone_clock_columns,
     zone_midnight_caveat,
@@ -143,6 +144,7 @@ from barb.result import (
     sort_order,
 )
 from barb.script import ast
+from barb.script.bars_before import BarsBefore
 from barb.script.clock_order import NightSession
 from barb.script.context import EvalContext
 from barb.script.daily_calls import DAILY_ARGUMENTS
@@ -282,6 +284,14 @@ def run_on(
     night = _night(plan)
     ctx = _context(plan, frame, night)
     ctx.history_cut = cut
+    if cut is not None and len(frame):
+        ctx.bars_before = BarsBefore(
+            dataset,
+            plan.session,
+            plan.timeframe.name,
+            frame["timestamp"].to_numpy()[0],
+            frame["trading_date"].to_numpy()[0],
+        )
     keep = event_filtered(plan, frame, scope.in_period)
     # An event filter that kept none of the period's bars: the bars scanned are the
     # period's, as a where's are ("Scanned 0 bars, no bars" read as missing data).
@@ -293,26 +303,9 @@ def run_on(
     begins = frame["timestamp" if plan.timeframe.calendar else "trading_date"].to_numpy()
     covered = _covered(begins, frame["trading_date"].to_numpy(), scanned)
 
-    hide = _hidden(plan)
-    focus = [j.source for j in plan.events if j.source is not None]
-    picked = any(j.filter is not None for j in plan.events)
     day_open = _day_open(night, plan)
-
-    def first_stage(ctx: EvalContext, frame: pd.DataFrame) -> StageOutput:
-        return run_stage(
-            plan.first,
-            frame,
-            ctx,
-            keep,
-            focus=focus,
-            hide=hide,
-            period=scope.in_period,
-            picked=picked,
-            day_open=day_open,
-            query=plan.query,
-        )
-
-    output = first_stage(ctx, frame)
+    bars = _StageBars(plan, frame, night, keep, scope.in_period, day_open)
+    output = bars.first_stage(plan, ctx, frame)
     # The answer as its stage gave it, before the warnings below name whole groups in it:
     # what a statistic run again counted another way is compared with (``own_clock_caveat``).
     answer = output.summary.model_copy(deep=True)
@@ -321,7 +314,9 @@ def run_on(
     # answer is the one compared.
     from_history = run_from_history(
         ctx,
-        lambda again: _answer(plan, first_stage(again, frame.copy(deep=False)), again, day_open),
+        lambda again: _answer(
+            plan, bars.first_stage(plan, again, frame.copy(deep=False)), again, day_open
+        ),
     )
     rows_matched = output.rows_kept
     cut_rows = partial(cut_rows_text, plan, ctx, scope, output.summary, run_stage)
@@ -534,8 +529,8 @@ def run_on(
     if not levels and not running:  # one word per result that its points blend prices
         # The period's first and last trading dates bound the closes it can compare.
         dates = frame["trading_date"].to_numpy()
-        bars = Bars(frame, keep, scope.in_period, _covered(dates, dates, scope.in_period))
-        level = comparison_caveat(plan, ctx, bars, first, output)
+        closes = Bars(frame, keep, scope.in_period, _covered(dates, dates, scope.in_period))
+        level = comparison_caveat(plan, ctx, closes, first, output)
         warnings += level.warnings
         percent_ranks = level.percent_ranks
 
@@ -590,34 +585,9 @@ def run_on(
         )
         warnings += early_close_row_caveat(plan, output.table, _rows_shown(output))
     output.summary.clocks = _clocks(plan, output)
-
     # A statistic of the exchange's clock over a session across its midnight, run again
     # counted from the open: said when the answer changes.
-    def counted(query: dict[str, Any]) -> Summary | None:
-        """``query`` (the same but for how it counts a clock) answered over this run's bars:
-        its first stage run again only where it differs, a then stage over the first's."""
-        try:
-            again = plan_query(parse_query(query), dataset.instrument.symbol, settings)
-        except QueryError:
-            return None
-        fresh = {"warnings": [], "row_warnings": [], "history_beyond": [], "cut_runs": {}}
-        if _stage_query(query) == _stage_query(plan.query.to_json()):  # the then stage's
-            return _answer(again, first, replace(ctx, **fresh), day_open).summary
-        again_ctx = _context(again, frame, night)
-        again_first = run_stage(
-            again.first,
-            frame.copy(deep=False),  # the stage writes its map's columns into its frame
-            again_ctx,
-            keep,
-            focus=focus,
-            hide=hide,
-            period=scope.in_period,
-            picked=any(j.filter is not None for j in again.events),
-            day_open=day_open,
-            query=again.query,
-        )
-        return _answer(again, again_first, again_ctx, day_open).summary
-
+    counted = partial(bars.counted, settings, ctx, first)
     warnings += own_clock_caveat(plan, covered, answer, counted)
     # Another zone's clock across its midnight: its form's answer beside the advice.
     warnings = zone_clock_answers(plan, covered, answer, counted, warnings)
@@ -679,6 +649,59 @@ def run_on(
     )
 
 
+@dataclasses.dataclass(frozen=True)
+class _StageBars:
+    """What a run's first stage reads (the bars, those kept, the period) and is told, for
+    running it again over the same bars: read from all history (``run_from_history``), or
+    a clock counted another way (``counted``)."""
+
+    plan: Plan
+    frame: pd.DataFrame
+    night: NightSession | None
+    keep: np.ndarray
+    period: np.ndarray
+    day_open: DayOpen | None
+
+    def first_stage(self, plan: Plan, ctx: EvalContext, frame: pd.DataFrame) -> StageOutput:
+        """``plan``'s first stage over ``frame``; the events focused and the columns hidden
+        are the run's own plan's."""
+        return run_stage(
+            plan.first,
+            frame,
+            ctx,
+            self.keep,
+            focus=[j.source for j in self.plan.events if j.source is not None],
+            hide=_hidden(self.plan),
+            period=self.period,
+            picked=any(j.filter is not None for j in plan.events),
+            day_open=self.day_open,
+            query=plan.query,
+        )
+
+    def counted(
+        self,
+        settings: EngineSettings,
+        ctx: EvalContext,
+        first: StageOutput,
+        query: dict[str, Any],
+    ) -> Summary | None:
+        """``query`` (the plan's but for how it counts a clock) answered over this run's
+        bars: its first stage run again only where it differs, a then stage over ``first``,
+        the run's first stage's output."""
+        symbol = self.plan.dataset.instrument.symbol
+        try:
+            again = plan_query(parse_query(query), symbol, settings)
+        except QueryError:
+            return None
+        fresh = {"warnings": [], "row_warnings": [], "history_beyond": [], "cut_runs": {}}
+        if _stage_query(query) == _stage_query(self.plan.query.to_json()):  # the then stage's
+            return _answer(again, first, replace(ctx, **fresh), self.day_open).summary
+        again_ctx = _context(again, self.frame, self.night)
+        # The stage writes its map's columns into its frame.
+        again_first = self.first_stage(again, again_ctx, self.frame.copy(deep=False))
+        return _answer(again, again_first, again_ctx, self.day_open).summary
+
+
 def _stage_query(query: dict[str, Any]) -> dict[str, Any]:
     """A query's first stage: all of it but its then stage."""
     return {key: value for key, value in query.items() if key != "then"}
@@ -730,6 +753,7 @@ def _context(plan: Plan, frame: pd.DataFrame, night: NightSession | None) -> Eva
         # Read by daily(), weekly() and monthly() alone (what they say on a part of the day).
         part_of_day=part_of_day(plan) if plan.first.calls & DAILY_ARGUMENTS.keys() else None,
         clock_columns=clock_columns(plan) if plan.timeframe.intraday else {},
+        text_zones=text_clock_zones(plan) if plan.timeframe.intraday else {},
     )
 
 
@@ -771,6 +795,7 @@ def _second_stage(
     ctx.row_dates = day_key(plan.first)
     ctx.bar_clock_columns = _bar_clock_columns(plan)
     ctx.clock_columns = clock_columns(plan, then=True) if plan.timeframe.intraday else {}
+    ctx.text_zones = text_clock_zones(plan, then=True) if plan.timeframe.intraday else {}
     output = _then_stage(
         plan, rows, first.order, ctx, day_open, query=plan.query, outcomes=outcomes
     )

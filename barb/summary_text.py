@@ -10,6 +10,7 @@ and agree with their noun ("1 row").
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import pandas as pd
@@ -25,6 +26,12 @@ def count_text(n: int, noun: str) -> str:
 def listed_text(texts: list[str]) -> str:
     """ "a", "a and b", "a, b and c"."""
     return texts[0] if len(texts) == 1 else f"{', '.join(texts[:-1])} and {texts[-1]}"
+
+
+def named_text(named: Sequence[str], total: int) -> str:
+    """A few of ``total`` things named, the rest counted: "a, b, c" or "a, b, c and 4 more"."""
+    more = total - len(named)
+    return ", ".join(named) + (f" and {more:,} more" if more > 0 else "")
 
 
 def either_text(texts: list[str]) -> str:
@@ -113,8 +120,7 @@ def _at(keys: list[Any] | None, ties: int, value: Any = None, zone: str | None =
     reading = f"{clock_reading(value)} {zone}" if zone and clock_reading(value) else ""
     if not keys:
         return f" ({reading})" if reading else ""
-    more = f" and {ties:,} more" if ties else ""
-    where = f"{', '.join(value_text(k) for k in keys)}{more}"
+    where = named_text([value_text(k) for k in keys], len(keys) + ties)
     return f" ({reading}; {where})" if reading else f" ({where})"
 
 

@@ -179,11 +179,29 @@ def _is_clock(expr: ast.Expr) -> bool:
     writes it for ETH and OVERNIGHT, whole days earlier on one branch (negative before
     midnight): ``if(hour() >= 18, hour() * 60 + minute() - 1440, hour() * 60 + minute())``,
     or ``hour() * 60 + minute() - if(hour() >= 18, 1440, 0)``."""
+    return _clock_zone(expr) == ""
+
+
+def zoned_clock(name: str, query: Mapping[str, Any]) -> str | None:
+    """The zone as written ("MSK") when the query made ``name`` a minute of the day on
+    another clock than the exchange's (``hour('MSK') * 60 + minute('MSK')``, counted across
+    midnight or not, followed through the aggregates that return a row's own value), else
+    None. The exchange's clock is ``time_kind``'s."""
+    source = Lineage(query).values_of(name, CARRIES_VALUE)
+    zone = _clock_zone(source) if source is not None else None
+    return zone or None
+
+
+def _clock_zone(expr: ast.Expr) -> str | None:
+    """The zone of the clock ``expr`` is a minute of the day on (``_is_clock``'s forms):
+    "" for the exchange's (``hour() * 60 + minute()``), "MSK" for ``hour('MSK') * 60 +
+    minute('MSK')``; None for no clock, or one mixing two clocks."""
     if isinstance(expr, ast.Call) and expr.name.lower() == "if" and len(expr.args) == 3:
-        return all(_is_clock(branch) for branch in expr.args[1:])
+        zones = {_clock_zone(branch) for branch in expr.args[1:]}
+        return zones.pop() if len(zones) == 1 else None
     if isinstance(expr, ast.Binary) and expr.op in ("+", "-") and _whole_days(expr.right):
-        return _is_clock(expr.left)
-    return _is_minute_of_day(expr)
+        return _clock_zone(expr.left)
+    return _minute_of_day_zone(expr)
 
 
 def _whole_days(expr: ast.Expr) -> bool:
@@ -195,18 +213,32 @@ def _whole_days(expr: ast.Expr) -> bool:
     return False
 
 
-def _is_minute_of_day(expr: ast.Expr) -> bool:
-    """``hour() * 60 + minute()``, its terms and factors in either order."""
+def _minute_of_day_zone(expr: ast.Expr) -> str | None:
+    """``hour() * 60 + minute()`` ("", the exchange's clock) or ``hour('MSK') * 60 +
+    minute('MSK')`` ("MSK"), its terms and factors in either order; None for anything else."""
     if not (isinstance(expr, ast.Binary) and expr.op == "+"):
-        return False
+        return None
     for hours, minutes in ((expr.left, expr.right), (expr.right, expr.left)):
-        if _bare_call(minutes) == "minute" and isinstance(hours, ast.Binary) and hours.op == "*":
-            factors = (hours.left, hours.right)
-            if any(_bare_call(f) == "hour" for f in factors) and any(
-                isinstance(f, ast.Number) and f.value == 60 for f in factors
-            ):
-                return True
-    return False
+        zone = _clock_call(minutes, "minute")
+        if zone is None or not (isinstance(hours, ast.Binary) and hours.op == "*"):
+            continue
+        factors = (hours.left, hours.right)
+        if any(_clock_call(f, "hour") == zone for f in factors) and any(
+            isinstance(f, ast.Number) and f.value == 60 for f in factors
+        ):
+            return zone
+    return None
+
+
+def _clock_call(expr: ast.Expr, name: str) -> str | None:
+    """The zone ``name()`` reads: "" for the exchange's clock (no argument), the zone as
+    written for ``name('MSK')``; None for any other expression."""
+    if not (isinstance(expr, ast.Call) and expr.name.lower() == name):
+        return None
+    if not expr.args:
+        return ""
+    zone = expr.args[0]
+    return zone.value if len(expr.args) == 1 and isinstance(zone, ast.String) else None
 
 
 def is_minute_of_hour(name: str, query: Mapping[str, Any]) -> bool:
@@ -243,6 +275,13 @@ def clock_kind(name: str, series: pd.Series, query: dict[str, Any]) -> str | Non
     if kind == "minute":
         return kind if _whole_in(series, -MINUTES_PER_DAY, MINUTES_PER_DAY) else None
     return kind if kind == "hour" and _whole_in(series, 0, 24) else None
+
+
+def zoned_clock_column(name: str, series: pd.Series, query: Mapping[str, Any]) -> str | None:
+    """``zoned_clock`` of a column whose values are whole minutes of a day (negative before
+    midnight when counted across it): the zone it is read on ("MSK"), else None."""
+    zone = zoned_clock(name, query)
+    return zone if zone and _whole_in(series, -MINUTES_PER_DAY, MINUTES_PER_DAY) else None
 
 
 def minutes_of_day(name: str, column: pd.Series, query: Mapping[str, Any]) -> np.ndarray | None:

@@ -632,17 +632,9 @@ CHART_CASES = [
 
 def write_section(path: Path, title: str, body: str) -> None:
     """Replace (or append) the `## title` section of the benchmarks page."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    current = path.read_text() if path.exists() else "# Benchmarks\n"
-    header = f"## {title}\n"
-    section = f"{header}\n{body}\n"
-    if header in current:
-        before, rest = current.split(header, 1)
-        after = rest.split("\n## ", 1)
-        current = before + section + ("\n## " + after[1] if len(after) > 1 else "")
-    else:
-        current = current.rstrip("\n") + "\n\n" + section
-    path.write_text(current)
+    from bench.doc_sections import replace_section
+
+    replace_section(path, f"## {title}", f"## {title}\n\n{body}")
 
 
 if __name__ == "__main__":

@@ -45,6 +45,7 @@ from hypothesis import HealthCheck, given, settings  # noqa: E402
 
 from barb.script.limits import default_limits  # noqa: E402
 from barb.settings import default_settings  # noqa: E402
+from bench.doc_sections import replace_section  # noqa: E402
 
 SECTION = "## Engine inputs"
 CLI_FROM_FILE = (
@@ -173,19 +174,6 @@ def markdown(rows: list[dict], command: str, count: int, elapsed_s: float, data:
     return "\n".join(lines)
 
 
-def write_section(path: Path, text: str) -> None:
-    """Replace this section (up to the next '## ') or add it; other sections stay as they are."""
-    old = path.read_text(encoding="utf-8") if path.exists() else "# Reliability\n\n"
-    if SECTION in old:
-        head, _, rest = old.partition(SECTION)
-        after = rest.find("\n## ")
-        tail = rest[after + 1 :] if after >= 0 else ""
-        new = head + text + ("\n" + tail if tail else "")
-    else:
-        new = old.rstrip("\n") + "\n\n" + text
-    path.write_text(new, encoding="utf-8")
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--count", type=int, default=10_000)
@@ -230,7 +218,7 @@ def main() -> None:
     text = markdown(rows, command, len(inputs), elapsed, data)
     print(text)
     if args.write:
-        write_section(args.write, text)
+        replace_section(args.write, SECTION, text, new_doc="# Reliability")
     broken = sum(r["internal errors"] + r["tracebacks"] + r["past the time limit"] for r in rows)
     sys.exit(1 if broken else 0)
 

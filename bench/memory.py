@@ -387,9 +387,12 @@ def table(label: str, runs: list[dict]) -> list[str]:
     return [*lines, ""]
 
 
+SECTION = "## Memory of workers and cold start (`bench/memory.py`)"
+
+
 def report(results: dict) -> str:
     lines = [
-        "## Memory of workers and cold start (`bench/memory.py`)",
+        SECTION,
         "",
         f"Command: `{results['command']}`  ",
         f"Machine: {results['machine']}; run {results['when']}.",
@@ -421,18 +424,6 @@ def report(results: dict) -> str:
     for name in med:
         lines.append(f"| {name} | {med[name]:.2f} | {med[name] / med['polars']:.2f} |")
     return "\n".join(lines) + "\n"
-
-
-def write_section(doc: Path, text: str) -> None:
-    head = "## Memory of workers and cold start"
-    body = doc.read_text() if doc.exists() else "# Benchmarks\n"
-    if head in body:
-        start = body.index(head)
-        nxt = body.find("\n## ", start + len(head))
-        body = body[:start] + text + (body[nxt + 1 :] if nxt != -1 else "")
-    else:
-        body = body.rstrip() + "\n\n" + text
-    doc.write_text(body)
 
 
 def main() -> None:
@@ -472,7 +463,9 @@ def main() -> None:
     print(text)
     print(json.dumps(results["cold"]["answers"], indent=1))
     if args.write:
-        write_section(args.write, text)
+        from doc_sections import replace_section  # beside this script
+
+        replace_section(args.write, SECTION, text)
 
 
 if __name__ == "__main__":

@@ -204,16 +204,14 @@ SECTION = "## Several replicas and workers (`bench/scale_load.py`)"
 def write_section(path: Path, text: str) -> None:
     """Replace this benchmark's section of ``path`` (or add it at the end), keeping the
     notes written under its table."""
-    document = path.read_text()
-    body = f"{SECTION}\n\n{text}\n"
-    if SECTION not in document:
-        path.write_text(document.rstrip("\n") + "\n\n" + body)
-        return
-    head, _, rest = document.partition(SECTION)
+    from doc_sections import replace_section  # beside this script
+
+    _, found, rest = path.read_text().partition(SECTION)
+    rest = rest[: rest.find("\n## ")] if "\n## " in rest else rest
     # The generated part ends at the first blank line after the table.
     table_end = rest.find("\n\n", rest.find("|---"))
-    notes = rest[table_end:] if table_end != -1 else "\n"
-    path.write_text(head + body.rstrip("\n") + notes)
+    notes = rest[table_end:] if found and table_end != -1 else ""
+    replace_section(path, SECTION, f"{SECTION}\n\n{text}{notes}")
 
 
 if __name__ == "__main__":

@@ -46,6 +46,10 @@ from barb.timeframes import finest_fit
 NOTABLE_SHIFT = 0.01
 # What a shorter bar holds less of.
 MEASURES = ("volume", "range")
+# The aggregates whose shift is said, by the statistic they take (avg is mean).
+STATISTICS = {"mean": "mean", "avg": "mean", "median": "median", "sum": "sum"}
+# Their order in the warning; a sum's shift is that of its bars' mean (``_shifts``).
+STATISTIC_WORDS = ("mean", "median", "sum")
 # Days named when a table lists bars a short session cut; more are counted.
 NAMED_DAYS = 2
 
@@ -69,15 +73,13 @@ def early_close_bar_caveat(plan: Plan, kept: pd.DataFrame | None) -> list[str]:
     rows = kept[needed].assign(cut=cut)
     touched = rows.loc[cut, keys].drop_duplicates()
     rows = rows.merge(touched, on=keys)  # only the groups that hold a cut bar
-    measures = _measures_read(plan)  # the shifts said are of the columns selected
+    read = _measures_read(plan)  # the shifts said are of the columns and statistics selected
     found, mostly = [], []
     for values, group in rows.groupby(keys, sort=True, dropna=True, observed=True):
         if group["cut"].sum() * 2 > len(group):  # no whole bars to leave the cut ones out of
             mostly.append((int(group["cut"].sum()), values, group))
             continue
-        whole = group.loc[~group["cut"], list(measures)].mean()
-        every = group[list(measures)].mean()
-        shifts = {m: float(whole[m] / every[m] - 1) for m in measures if every[m]}
+        shifts = _shifts(group, read)
         if shifts and max(abs(s) for s in shifts.values()) > NOTABLE_SHIFT:
             found.append((max(abs(s) for s in shifts.values()), values, group, shifts))
     if mostly:
@@ -89,17 +91,49 @@ def early_close_bar_caveat(plan: Plan, kept: pd.DataFrame | None) -> list[str]:
     return [_text(plan, values, group, shifts, len(found) - 1)]
 
 
-def _measures_read(plan: Plan) -> tuple[str, ...]:
-    """The ``MEASURES`` the first stage's aggregates read (through its map), in their order:
-    ES's "range by hour" was told that leaving the cut bars out moved the 12:30 group's mean
-    volume by +1.9 %, a column it never selected, and its range by +0.8 % (p47c E)."""
+def _measures_read(plan: Plan) -> tuple[tuple[str, str], ...]:
+    """The ``MEASURES`` the first stage's aggregates read (through its map), each with the
+    statistic that reads it (``STATISTICS``), in their order: ES's "range by hour" was told
+    that leaving the cut bars out moved the 12:30 group's mean volume by +1.9 %, a column it
+    never selected, and its range by +0.8 % (p47c E); a sum(volume) by hour was told of its
+    "mean volume". An aggregate of no statistic here (a percentile) is not said."""
     stage = plan.first
     mapped = dict(stage.map_exprs) | dict(stage.hoisted)
-    read: set[str] = set()
+    read: set[tuple[str, str]] = set()
     for item in stage.select:
-        if item.aggregate:
-            read |= sizes_read(item.expr, mapped)
-    return tuple(m for m in MEASURES if m in read)
+        if not item.aggregate:
+            continue
+        for node in _calls(item.expr):
+            statistic = STATISTICS.get(node.name.lower())
+            if statistic is not None and node.args:
+                read |= {(m, statistic) for m in sizes_read(node.args[0], mapped)}
+    order = list(STATISTIC_WORDS)
+    return tuple(sorted(read, key=lambda r: (MEASURES.index(r[0]), order.index(r[1]))))
+
+
+def _calls(expr: ast.Node) -> list[ast.Call]:
+    """Every call in ``expr``, outermost first."""
+    found, pending = [], [expr]
+    while pending:
+        node = pending.pop(0)
+        if isinstance(node, ast.Call):
+            found.append(node)
+        pending.extend(node.children())
+    return found
+
+
+def _shifts(group: pd.DataFrame, read: tuple[tuple[str, str], ...]) -> dict[tuple[str, str], float]:
+    """How much each statistic ``read`` of the group moves when its cut bars are left out.
+    A sum is not compared with the sum of fewer bars (leaving any bars out lowers it): its
+    cut bars are counted at the mean of its whole ones, which is the mean's shift."""
+    whole = group.loc[~group["cut"]]
+    shifts = {}
+    for measure, statistic in read:
+        how = "mean" if statistic == "sum" else statistic
+        every = float(group[measure].agg(how))
+        if every:
+            shifts[(measure, statistic)] = float(whole[measure].agg(how)) / every - 1
+    return shifts
 
 
 def by_time_of_day(kept: pd.DataFrame, keys: list[str], query: dict) -> bool:
@@ -223,7 +257,7 @@ def _text(
     plan: Plan,
     values: object,
     group: pd.DataFrame,
-    shifts: dict[str, float],
+    shifts: dict[tuple[str, str], float],
     others: int,
 ) -> str:
     parts = values if isinstance(values, tuple) else (values,)
@@ -234,12 +268,24 @@ def _text(
     _, closed = day_edges(plan.dataset, np.array([day], dtype="datetime64[D]"))
     start = plan.dataset.instrument.trading_day_start_minute
     clock = format_clock((int(closed[0]) + start) % MINUTES_PER_DAY)
-    moved = ", ".join(f"its mean {m} {shifts[m] * 100:+.1f}%" for m in MEASURES if m in shifts)
+    moved = "without them " + ", ".join(
+        f"its {statistic} {m} {shift * 100:+.1f}%"
+        for (m, statistic), shift in shifts.items()
+        if statistic != "sum"
+    )
+    totals = [
+        # The total as it is against the total of as many whole bars: 1 / (1 + shift) - 1.
+        f"its total {m} is {abs(1 / (1 + shift) - 1) * 100:.1f}% "
+        f"{'under' if shift > 0 else 'over'} what as many whole bars would sum to"
+        for (m, statistic), shift in shifts.items()
+        if statistic == "sum"
+    ]
+    moved = "; ".join([*([moved] if len(totals) < len(shifts) else []), *totals])
     more = f" ({others} more group{'s' if others > 1 else ''} like it)" if others else ""
     return (
         f"The {label} group holds {len(cut)} bar{'s' if len(cut) > 1 else ''} that a holiday "
         f"or early close cut short (e.g. {day}, closed at {clock}) among its {len(group):,}: "
-        f"without them {moved}{more}. "
+        f"{moved}{more}. "
         '"where": "not holiday() and not early_close()" leaves those days out.'
     )
 

@@ -26,6 +26,7 @@ from barb.period_rows import Scope
 from barb.planning import Plan
 from barb.script import ast
 from barb.sessions import MINUTES_PER_DAY
+from barb.summary_text import named_text
 
 
 def event_caveats(
@@ -293,14 +294,13 @@ def _releases_moved(
         pairs = [(_day(d), _day(t)) for d, t in zip(released[counted], seen[counted], strict=True)]
         if not pairs:
             continue
-        days = ", ".join(f"{d} → {t}" for d, t in pairs[:3])
-        more = f" and {len(pairs) - 3} more" if len(pairs) > 3 else ""
+        days = named_text([f"{d} → {t}" for d, t in pairs[:3]], len(pairs))
         count = f"{len(pairs)} {source.upper()} release" + ("s" if len(pairs) > 1 else "")
         verb = "counts" if len(pairs) == 1 else "count"
         late = _day_after_text(source, dates, seen[counted]) if lagged else ""
         warnings.append(
             f"{count} fell on a day without trading and {verb} for the next trading day "
-            f"({days}{more}){_window_misses(plan, source, [t for _, t in pairs])}{late}."
+            f"({days}){_window_misses(plan, source, [t for _, t in pairs])}{late}."
         )
     return warnings
 
@@ -464,8 +464,7 @@ def _releases_without_a_bar(plan: Plan, scope: Scope) -> list[str]:
         missed = np.intersect1d(missing_here, days.astype("datetime64[D]"))
         if not len(missed):
             continue
-        listed = ", ".join(_day(d) for d in missed[:5])
-        more = f" and {len(missed) - 5} more" if len(missed) > 5 else ""
+        listed = named_text([_day(d) for d in missed[:5]], len(missed))
         count = f"{len(missed)} {source.upper()} release day" + ("s" if len(missed) > 1 else "")
         verb, pronoun = ("has", "it is") if len(missed) == 1 else ("have", "they are")
         after = (
@@ -474,7 +473,7 @@ def _releases_without_a_bar(plan: Plan, scope: Scope) -> list[str]:
             else f"so {pronoun} not among the {source} days here."
         )
         warnings.append(
-            f"{count} traded but {verb} no {plan.session} bar ({listed}{more}): no row "
+            f"{count} traded but {verb} no {plan.session} bar ({listed}): no row "
             f"carries {source} there, {after}"
         )
     return warnings

@@ -135,7 +135,7 @@ from barb.script.context import RowGroups
 from barb.script.evaluator import SelectValue
 from barb.script.library import lookup
 from barb.script.query import SortKey
-from barb.summary_text import group_name, listed_text, two_digits, value_text
+from barb.summary_text import group_name, listed_text, named_text, two_digits, value_text
 
 # The test's level: groups whose test's p is at least this are said to be within noise.
 LEVEL = 0.05
@@ -711,8 +711,7 @@ class _Groups:
             f"(p = {two_digits(p)})"
             for at, p in close[:_NAMED_GROUPS]
         ]
-        more = len(close) - len(named)
-        listed = ", ".join(named) + (f" and {more} more" if more else "")
+        listed = named_text(named, len(close))
         others = "other group is" if len(close) == 1 else "other groups are"
         sentence = (
             f"{column}: {name} has the {'lowest' if lowest else 'highest'} mean ({held}), but "
@@ -798,8 +797,7 @@ class _Groups:
             if spread is not None and _within_noise(first, spread)
         ]
         named = [f"{s.name} {value_text(s.mean)}" for s in close[:_NAMED_GROUPS]]
-        more = len(close) - len(named)
-        listed = ", ".join(named) + (f" and {more} more" if more else "")
+        listed = named_text(named, len(close))
         others = "other group is" if len(close) == 1 else "other groups are"
         errors = "" if first.interval else f" (± {NOISE_ERRORS:g} standard errors)"
         return [
@@ -986,8 +984,7 @@ def _first_count(
         else rates.of_rows(names, at, f", p = {two_digits(p)}")
         for at, _, p in close[:_NAMED_GROUPS]
     ]
-    more = len(close) - len(named)
-    listed = ", ".join(named) + (f" and {more} more" if more else "")
+    listed = named_text(named, len(close))
     most = "fewest" if lowest else "most"
     others = "other group is" if len(close) == 1 else "other groups are"
     held = f"{values[first]} of {values.sum():,}"
@@ -1696,7 +1693,7 @@ def _few_text(few: Sequence[FewGroup], rows: str, of: int) -> str:
         listed = f"{listed_text(names)}: {_rows(worst[0].rows, rows)} each"
     else:
         named = [f"{g.name}: {_rows(g.rows, rows)}" for g in shown]
-        listed = ", ".join(named) + (f" and {more} more" if more else "")
+        listed = named_text(named, len(worst))
     return (
         f"Groups of under {FEW_ROWS} {rows} are too few to compare: {listed}; each value "
         "is drawn like the others' but says little of what such a group usually does."

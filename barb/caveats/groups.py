@@ -15,6 +15,7 @@ import pandas as pd
 
 from barb.lineage import inputs
 from barb.script.ast import Column, Expr
+from barb.summary_text import named_text
 
 # Keys with more values than this (dates, minutes) are filters' natural output: "FOMC days
 # by date" lists the FOMC days, not the 4,500 dates without one.
@@ -172,8 +173,7 @@ def _named_days(days: np.ndarray, data_dates: Callable[[], np.ndarray] | None) -
         f"{pd.Timestamp(day):%Y-%m-%d}" + (" (the data's first day)" if day == first else "")
         for day in days[:SHOWN_DAYS]
     ]
-    more = f" and {len(days) - SHOWN_DAYS:,} more" if len(days) > SHOWN_DAYS else ""
-    return ", ".join(named) + more
+    return named_text(named, len(days))
 
 
 def _rows(empty: np.ndarray) -> str:
@@ -182,12 +182,11 @@ def _rows(empty: np.ndarray) -> str:
 
 
 def _missing_text(name: str, expr: Expr, missing: list[object]) -> str:
-    shown = ", ".join(_value_text(v) for v in missing[:SHOWN_VALUES])
-    more = f" and {len(missing) - SHOWN_VALUES} more" if len(missing) > SHOWN_VALUES else ""
+    shown = named_text([_value_text(v) for v in missing[:SHOWN_VALUES]], len(missing))
     key = name if isinstance(expr, Column) else expr.to_text()
     groups = "group" if len(missing) == 1 else "groups"
     return (
-        f"No row passed where in {len(missing)} {key} {groups} of the period ({shown}{more}): "
+        f"No row passed where in {len(missing)} {key} {groups} of the period ({shown}): "
         "they are not listed, and a second stage over the groups does not count them. "
         "count(cond) without where lists every group, with 0."
     )

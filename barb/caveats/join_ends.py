@@ -21,6 +21,7 @@ from barb.events.rules import closure_name
 from barb.frames import period_start
 from barb.period_rows import Scope
 from barb.planning import Plan
+from barb.summary_text import named_text
 
 # Weeks (or months…) named in the sentence before "and N more".
 NAMED = 3
@@ -55,12 +56,11 @@ def join_end_caveat(plan: Plan, scope: Scope) -> list[str]:
             _pair(ours[i], ends[i], symbol, other.symbol, other.calendar, plan)
             for i in apart[:NAMED]
         ]
-        more = f" and {len(apart) - NAMED} more" if len(apart) > NAMED else ""
         unit = tf.label
         warnings.append(
             f"In {len(apart):,} of the {len(ours):,} {unit}s {symbol}'s bar and "
             f"{other.symbol}'s end on different days ({symbol}'s first): "
-            f"{', '.join(pairs)}{more}; their closes (and what prev() reads of them) are "
+            f"{named_text(pairs, len(apart))}; their closes (and what prev() reads of them) are "
             "that far apart there."
         )
     warnings += _start_caveat(plan, keys)
@@ -84,11 +84,10 @@ def _start_caveat(plan: Plan, keys: np.ndarray) -> list[str]:
         other = joined.dataset.instrument
         # The earlier start is the day the other side lacks: _pair names the later day's.
         pairs = [_start_pair(ours[i], theirs[i], symbol, other, plan) for i in apart[:NAMED]]
-        more = f" and {len(apart) - NAMED} more" if len(apart) > NAMED else ""
         warnings.append(
             f"In {len(apart):,} of the {len(keys):,} {tf.label}s {symbol}'s bar and "
             f"{other.symbol}'s begin on different days ({symbol}'s first): "
-            f"{', '.join(pairs)}{more}; their opens (and the ranges and volumes over the "
+            f"{named_text(pairs, len(apart))}; their opens (and the ranges and volumes over the "
             "day one lacks) are that far apart there."
         )
     return warnings

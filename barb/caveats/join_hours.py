@@ -21,7 +21,9 @@ the week of Christmas Eve 2020: CL 17:00; the week of July 4, 2025: ES 13:00, CL
 and a correlation of their weekly returns (0.3683) moves to 0.3753 without them, with
 nothing said. Said the same way, with the where that leaves those weeks out
 (holiday() reads a day, not a week: by date()). A last day that differs is said by
-``join_ends``; the few hours a short day inside a week differs by, not at all.
+``join_ends``. A short day inside a week closed at different hours (Thanksgiving Thursday:
+ES 13:00, CL 14:30) leaves the close alone but not the week's high, low and volume, which
+hold the later market's bars after the other's close: said to a query reading those.
 
 Bars shorter than a day are matched on their time; where a close falls inside a bar the two
 sides' bars hold different minutes (``joined_bars``). A session read with each instrument's
@@ -41,7 +43,7 @@ from barb.instruments import MINUTES_PER_DAY, format_clock
 from barb.planning import JoinedInstrument, Plan
 from barb.script.columns_read import columns_read
 from barb.short_days import day_edges, special_days, window_edges
-from barb.summary_text import count_text
+from barb.summary_text import count_text, named_text
 
 # Days named before "and N more".
 NAMED = 3
@@ -91,12 +93,12 @@ def join_hours_caveat(plan: Plan, kept_dates: Callable[[], np.ndarray | None]) -
             _day_text(days[i], symbol, other, (own_open[i], own_close[i]), (open_[i], close[i]))
             for i in apart[:NAMED]
         ]
-        more = f" and {len(apart) - NAMED} more" if len(apart) > NAMED else ""
+        apart_named = named_text(named, len(apart))
         hint = leave_out(symbol, days[apart], own_short, apart)
         warnings.append(
             f"On {len(apart):,} of the {count_text(kept, 'day')} kept {symbol}'s "
             f"{plan.session} bar and {other}'s cover different hours, one market closing early "
-            f"where the other did not (or at another time): {', '.join(named)}{more}; side by "
+            f"where the other did not (or at another time): {apart_named}; side by "
             "side there the two bars (their ranges, their closes, and what prev() reads of "
             f"them the next day) are of different hours. {hint}"
         )
@@ -109,10 +111,11 @@ def _period_caveat(plan: Plan, joined: list[JoinedInstrument], ends: np.ndarray)
     kept weekly (monthly…) bar's last trading date, the day its close is of."""
     ours = plan.dataset
     tf = plan.timeframe
+    inside = _inside_caveat(plan, joined, ends)
     short = special_days(ours, ends) | special_elsewhere(joined, ends)
     days = ends[short]
     if not len(days):
-        return []
+        return inside
     _, own_close = _clock_edges(ours, plan.session, days)
     symbol, unit = ours.instrument.symbol, tf.label
     firsts = _first_dates(_trading_dates(ours, plan.session), tf.name, days)
@@ -129,21 +132,88 @@ def _period_caveat(plan: Plan, joined: list[JoinedInstrument], ends: np.ndarray)
             f"{format_clock(own_close[i])}, {other} {format_clock(close[i])})"
             for i in apart[:NAMED]
         ]
-        more = f" and {len(apart) - NAMED} more" if len(apart) > NAMED else ""
-        if len(apart) > LISTED:
-            hint = f"Leaving them out takes a where on date() listing the {unit}s."
-        else:
-            listed = ", ".join(f"'{firsts[i]}'" for i in apart)
-            hint = f'"where": "date() not in ({listed})" leaves them out.'
+        hint = _leave_out_hint([str(firsts[i]) for i in apart], unit)
         warnings.append(
             f"In {len(apart):,} of the {count_text(len(ends), unit)} kept {symbol}'s "
             f"{plan.session} bar and {other}'s close on the same day at different hours, one "
             f"market closing early where the other did not (or at another time): "
-            f"{', '.join(named)}{more}; side by side there the two closes (and the returns "
+            f"{named_text(named, len(apart))}; side by side there the two closes (and the returns "
             f"read from them, this {unit}'s and through prev() the next one's) are of "
             f"different hours. {hint}"
         )
+    return warnings + inside
+
+
+def _inside_caveat(plan: Plan, joined: list[JoinedInstrument], ends: np.ndarray) -> list[str]:
+    """'In 1 of the 5 weeks kept a short day before the week's last closed ES's ETH bar and
+    CL's at different hours: the week 2024-11-25 (2024-11-28: ES until 13:00, CL 14:30) …'.
+    A weekly bar's high, low and volume are of all its days' bars: where one market stopped
+    earlier on Thanksgiving Thursday the other's week holds its later bars (CL's 90 minutes
+    to 14:30) beside none of the first's. Its close is of its last day alone (that day
+    ``_period_caveat`` says), so only a query reading a bar's size is told."""
+    ours = plan.dataset
+    tf = plan.timeframe
+    if not any(_reads_sizes(plan, join) for join in joined):
+        return []
+    own_dates = _trading_dates(ours, plan.session)
+    starts = np.unique(period_start(ends, tf.name))
+    in_kept = np.isin(period_start(own_dates, tf.name), starts)
+    days = own_dates[in_kept & ~np.isin(own_dates, ends)]  # a kept period's day but its last
+    short = special_days(ours, days) | special_elsewhere(joined, days)
+    days = days[short]
+    if not len(days):
+        return []
+    own_open, own_close = _clock_edges(ours, plan.session, days)
+    symbol, unit = ours.instrument.symbol, tf.label
+    firsts = _first_dates(own_dates, tf.name, days)
+    warnings = []
+    for join in joined:
+        open_, close = _clock_edges(join.dataset, join.session, days)
+        both = (own_close >= 0) & (close >= 0)
+        apart = np.flatnonzero(both & ((own_open != open_) | (own_close != close)))
+        if not len(apart):
+            continue
+        other = join.dataset.instrument.symbol
+        # One day per period named (its first such day), the periods counted.
+        periods, first_of = np.unique(firsts[apart], return_index=True)
+        apart = apart[np.sort(first_of)]
+        named = [  # the week 2024-11-25 (2024-11-28: ES until 13:00, CL 14:30)
+            f"the {unit} {unit_label(firsts[i], unit)} ("
+            + _day_text(
+                days[i], symbol, other, (own_open[i], own_close[i]), (open_[i], close[i])
+            ).replace(f"{days[i]} (", f"{days[i]}: ", 1)
+            for i in apart[:NAMED]
+        ]
+        hint = _leave_out_hint([str(first) for first in periods], unit)
+        warnings.append(
+            f"In {len(periods):,} of the {count_text(len(ends), unit)} kept a short day before "
+            f"the {unit}'s last closed {symbol}'s {plan.session} bar and {other}'s at different "
+            f"hours: {named_text(named, len(apart))}; side by side there the two {unit}ly bars' "
+            "highs, lows and volumes are of different hours (one holds bars of that day the "
+            f"other has none of). {hint}"
+        )
     return warnings
+
+
+def _leave_out_hint(periods: list[str], unit: str) -> str:
+    """The where that leaves the named periods out, or, for more than can be listed, that
+    it takes one."""
+    if len(periods) > LISTED:
+        return f"Leaving them out takes a where on date() listing the {unit}s."
+    listed = ", ".join(f"'{first}'" for first in periods)
+    return f'"where": "date() not in ({listed})" leaves them out.'
+
+
+def _reads_sizes(plan: Plan, joined: JoinedInstrument) -> bool:
+    """Whether the first stage reads a bar's high, low or volume, its own or the joined
+    one's (``es_volume``), or lists the bars whole: what a day's missing hours change."""
+    first = plan.first
+    if first.shape == "table" and not first.select:
+        return True
+    exprs = (*first.row_exprs, *(item.expr for item in first.select))
+    read = {key.column for key in first.sort}.union(*(columns_read(e) for e in exprs))
+    sizes = ("high", "low", "volume")
+    return any(name in sizes or name in {joined.join.prefix + s for s in sizes} for name in read)
 
 
 def _trading_dates(dataset: Dataset, session: str) -> np.ndarray:

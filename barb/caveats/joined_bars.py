@@ -22,7 +22,7 @@ from barb.frames import MINUTE_OF_DAY, Dataset
 from barb.instruments import MINUTES_PER_DAY, format_clock
 from barb.planning import Plan
 from barb.short_days import day_edges, special_days, window_edges
-from barb.summary_text import count_text
+from barb.summary_text import count_text, named_text
 from barb.timeframes import finest_fit
 
 # Said when the bars of different spans are at least this share of the rows kept.
@@ -71,14 +71,14 @@ def joined_bar_caveat(plan: Plan, kept: pd.DataFrame | None) -> list[str]:
             f"{other} {_span(join.dataset, theirs, i)})"
             for i in apart[:NAMED]
         ]
-        more = f" and {len(apart) - NAMED} more" if len(apart) > NAMED else ""
+        apart_named = named_text(named, len(apart))
         hint = _leave_out(symbol, dates[apart], minutes[apart], short_days, own_short)
         whole = _whole_timeframe(step, [own, theirs], apart, ours, plan.session)
         form = f' On "from": "{whole}" no bar is cut.' if whole else ""
         warnings.append(
             f"On {len(apart):,} of the {count_text(len(kept), 'bar')} kept {symbol}'s "
             f"{plan.timeframe.name} {plan.session} bar and {other}'s hold different minutes, "
-            f"a short day's close falling inside one of them: {', '.join(named)}{more}; side "
+            f"a short day's close falling inside one of them: {apart_named}; side "
             "by side there the two bars (their volumes, ranges, and the returns read from "
             f"their closes) are of different lengths. {hint}{form}"
         )

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from barb.summary_text import value_text
+from barb.summary_text import named_text, value_text
 
 # Rows named in the warning; more are counted.
 NAMED_ROWS = 3
@@ -66,5 +66,4 @@ def _missing(value: object) -> bool:
 
 def _names(name: Callable[[int], str], first: int, last: int) -> str:
     named = [name(at) for at in range(first, min(last, first + NAMED_ROWS - 1) + 1)]
-    more = last - first + 1 - len(named)
-    return ", ".join(named) + (f" and {more} more" if more > 0 else "")
+    return named_text(named, last - first + 1)

@@ -22,7 +22,7 @@ from barb.lineage import through_map
 from barb.period_rows import CutBar, Scope, Unmatched, calendar_days, still_open
 from barb.planning import Plan
 from barb.script import ast
-from barb.summary_text import count_text
+from barb.summary_text import count_text, named_text
 
 
 def scope_caveats(
@@ -166,9 +166,7 @@ def _unmatched_text(plan: Plan, unmatched: Unmatched) -> str:
     """Bars a join left out, the first few named: the person can check that the other
     market really had no bar there (a holiday only one of them keeps)."""
     n = unmatched.count
-    names = ", ".join(unmatched.names)
-    if n > len(unmatched.names):
-        names += f" and {n - len(unmatched.names)} more"
+    names = named_text(unmatched.names, n)
     text = (
         f"{n} {unmatched.symbol} bar{'s' if n > 1 else ''} without a matching "
         f"{unmatched.partner} bar left out: {names}{_outside_text(unmatched)}."

@@ -34,7 +34,7 @@ from barb.events.rules import us_market_closed
 from barb.frames import equality_values
 from barb.planning import Plan
 from barb.short_days import close_clock, day_edges, short_days
-from barb.summary_text import either_text, group_name, listed_text
+from barb.summary_text import either_text, group_name, listed_text, named_text
 
 # A group is a part day's when short sessions are more than this share of its days: the
 # day after Thanksgiving (18 of 18) or CL's RTH holidays (88 of 119) but not Mondays (9%).
@@ -126,8 +126,7 @@ def _groups_text(
         groups = f"every one of the {len(sizes)} groups"
     else:
         first = [group_name(index, int(g), text_alone=True) for g in mostly[:NAMED_GROUPS]]
-        more = len(mostly) - NAMED_GROUPS
-        groups = f"{len(mostly)} of the {len(sizes)} groups ({', '.join(first)} and {more} more)"
+        groups = f"{len(mostly)} of the {len(sizes)} groups ({named_text(first, len(mostly))})"
     return f"{count} of {groups} ({each}: {_cut_text(plan, window, cut)})"
 
 

@@ -28,7 +28,7 @@ from barb.script.evaluator import evaluate_aggregate
 from barb.script.library import lookup
 from barb.short_days import close_clock, date_positions, day_edges, short_days, window_edges
 from barb.stage_output import query_columns
-from barb.summary_text import listed_text, value_text
+from barb.summary_text import listed_text, named_text, value_text
 
 # Rows named in the short-session warning; more are counted.
 NAMED_SHORT_SESSIONS = 3
@@ -153,8 +153,7 @@ def short_session_names(dataset: Dataset, days: np.ndarray) -> str:
         f"{close_clock(dataset, int(end))})"
         for day, is_holiday, end in zip(shown, holiday, closed, strict=True)
     ]
-    more = len(days) - len(named)
-    return ", ".join(named) + (f" and {more} more" if more > 0 else "")
+    return named_text(named, len(days))
 
 
 def mother_bar_caveat(
@@ -197,8 +196,7 @@ def mother_bar_caveat(
                 f"{_closed_at(plan.dataset, dates[row - 1])}"
             )
         named.append(f"{dates[row]} ({'; '.join(parts)})")
-    more = n - len(named)
-    listed = ", ".join(named) + (f" and {more} more" if more > 0 else "")
+    listed = named_text(named, n)
     form = []
     if own.any():
         form.append("not holiday() and not early_close()")

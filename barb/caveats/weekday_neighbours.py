@@ -38,6 +38,7 @@ from barb.script import ast
 from barb.script.builtins import DAY_NAMES
 from barb.script.calendar_names import WEEKDAYS
 from barb.script.library import lookup
+from barb.summary_text import named_text
 
 # Calls that tell which day a prev() (next()) reads, or whether a closure lies between: a
 # query holding one of them on that side has told its rows apart already.
@@ -147,7 +148,7 @@ def _side_text(plan: Plan, side: str, steps: int, days: np.ndarray, kept: np.nda
     own, read, expected = own[off], read[off], expected[off]
     n, rows = len(own), f"of the {len(kept):,} row{'' if len(kept) == 1 else 's'} kept"
     pairs = [f"{a} reads {b}" for a, b in zip(own[:NAMED_ROWS], read[:NAMED_ROWS], strict=True)]
-    named = ", ".join(pairs) + (f" and {n - NAMED_ROWS} more" if n > NAMED_ROWS else "")
+    named = named_text(pairs, n)
     skipped = expected if steps == 1 else _skipped(own, read, days)
     missing = f"had no {plan.session} bar{_closures(plan, skipped)}"
     before, after = ("before", "after") if side == "prev" else ("after", "before")

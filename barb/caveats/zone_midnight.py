@@ -239,6 +239,28 @@ def clock_columns(plan: Plan, then: bool = False) -> dict[str, int]:
     return found
 
 
+def text_clock_zones(plan: Plan, then: bool = False) -> dict[str, str]:
+    """The first stage's columns (``then``: those the then stage reads, and its own map's)
+    holding another zone's time() text, by that zone as written: {"t": "MSK"} for
+    ``arg_max(time('MSK'), high) as t``. What a hint for their minutes names: median(t)
+    was told to write hour() * 60 + minute(), the exchange's clock, of a Moscow time."""
+    scopes = _stage_scopes(plan)
+    if then and len(scopes) < 2:
+        return {}
+    stage, inner, _ = scopes[1 if then else 0]
+    reader = _Reader(plan.dataset.instrument.timezone, wrapped=True)
+    named = [(dict(stage.map_exprs + stage.hoisted) | _output(stage), inner)]
+    if then:
+        named.append((_output(plan.first), scopes[0][1]))
+    found = {}
+    for exprs, scope in named:
+        for name, expr in exprs.items():
+            held = reader.reading(expr, scope)
+            if held is not None and held.text and not held.own:
+                found.setdefault(name, held.zone)
+    return found
+
+
 def zone_clock_columns(plan: Plan) -> dict[str, str]:
     """The answering stage's columns that hold minutes of the day on another zone's clock
     than the exchange's, by that zone as written: {"avg_m": "MSK"} for a then stage's

@@ -65,7 +65,7 @@ from barb.charts.style import (
     VALUE_PT,
 )
 from barb.charts.time_axis import bar_step, date_axis, label_axis
-from barb.charts.time_of_day import clock_axis, time_kind
+from barb.charts.time_of_day import clock_axis, value_kind
 from barb.charts.value_text import TickFormatter, is_finite_number
 from barb.charts.words import ENGLISH, Words
 from barb.errors import BarbError
@@ -385,11 +385,11 @@ def _draw_stage_rows(
     # the legend's room is under the deepest, not a +40% band over nothing.
     under = below_zero(values)
     headroom(ax, values, px=10 if under else LEGEND_ROW_PX * max(len(aggs), 1) + 30)
-    kind = time_kind(column, result.query, values)
+    kind = value_kind(column, result, values)
     if kind is not None:  # bars of times of day, from 00:00
         clock_axis(ax.yaxis, 0.0, float(np.nanmax(values)), kind)
     label = axis_text(column, result, words)
-    value_label(ax, zoned(label, result) if kind is not None else label)
+    value_label(ax, zoned(label, result, column) if kind is not None else label)
     ax.set_xlabel(keys_text(keys[:2], result, words), fontsize=LABEL_PT)
     handles += [text_handle(answer_text(a, result, words)) for a in aggs if a not in marked]
     legend(ax, handles, loc="lower right" if under else "upper left")

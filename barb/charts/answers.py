@@ -10,7 +10,7 @@ from typing import Any
 from barb.charts.columns import column_name, counted_unit, timeframe, unit
 from barb.charts.select_calls import parse_call
 from barb.charts.tick_values import unit_number, unit_text
-from barb.charts.time_of_day import part_text, time_kind, time_text
+from barb.charts.time_of_day import part_text, time_text, value_kind
 from barb.charts.words import ENGLISH, Words
 from barb.column_units import SHARE
 from barb.column_words import statistic_of
@@ -18,6 +18,7 @@ from barb.lineage import Lineage
 from barb.proof_names import as_list
 from barb.result import Result
 from barb.script import ast
+from barb.time_keys import zoned_clock
 
 CORRELATION = frozenset({"correlation", "corr"})
 
@@ -64,9 +65,10 @@ def read_aggregates(result: Result) -> list[Aggregate]:
 
 def answer_value(agg: Aggregate, result: Result, words: Words = ENGLISH) -> str:
     """The number with its unit: ``239.9 points``."""
-    kind = time_kind(agg.name, result.query, [agg.value])
-    if kind is not None:
-        return time_text(agg.value, kind)  # a time of day: 10:12, not 612.3
+    kind = value_kind(agg.name, result, [agg.value])
+    if kind is not None:  # a time of day: 10:12, not 612.3; another clock's named (20:07 MSK)
+        zone = zoned_clock(agg.name, result.query)
+        return time_text(agg.value, kind) + (f" {zone}" if zone else "")
     placed = part_text(agg.name, agg.value, result, words)
     if placed is not None:
         return placed  # the year of arg_max(year, n): 2025, not "2,025"
@@ -136,7 +138,7 @@ def word_unit(agg: Aggregate, result: Result) -> str | None:
     """The unit a word after the answer's number names (points, contracts, days), which
     answers of one unit side by side can say once; None for a number written without one
     (a share's percent, a price, a time of day, a count its name says)."""
-    if time_kind(agg.name, result.query, [agg.value]) is not None or agg.func in CORRELATION:
+    if value_kind(agg.name, result, [agg.value]) is not None or agg.func in CORRELATION:
         return None
     if part_text(agg.name, agg.value, result, ENGLISH) is not None:
         return None

@@ -27,7 +27,7 @@ from barb.instruments import load_instrument
 from barb.lineage import Lineage, called_key_names, group_key_names, written_key_texts
 from barb.result import Result, result_instrument
 from barb.script import ast
-from barb.time_keys import calendar_keys, key_call
+from barb.time_keys import calendar_keys, key_call, zoned_clock
 
 PRICE_COLUMNS = ("open", "high", "low", "close")
 
@@ -259,10 +259,12 @@ def zone_name(result: Result) -> str | None:
     return min(names)
 
 
-def zoned(text: str, result: Result) -> str:
+def zoned(text: str, result: Result, column: str | None = None) -> str:
     """An axis of clock times named with their zone, ``t (ET)``: a Russian reader took
-    "09:00" for Moscow time."""
-    zone = zone_name(result)
+    "09:00" for Moscow time. A ``column`` of times on another clock names its own
+    (``hi (MSK)`` of ``hour('MSK') * 60 + minute('MSK')``)."""
+    zone = zoned_clock(column, result.query) if column is not None else None
+    zone = zone or zone_name(result)
     return text if zone is None else f"{text} ({zone})"
 
 

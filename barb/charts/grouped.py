@@ -91,6 +91,7 @@ from barb.charts.time_of_day import (
     clock_kind,
     time_kind,
     time_text,
+    value_kind,
 )
 from barb.charts.value_text import TickFormatter, date_text, number_text
 from barb.charts.words import ENGLISH, Words
@@ -1003,7 +1004,7 @@ def draw_grouped(fig: Figure, result: Result, words: Words = ENGLISH) -> bool:
     named: list[int] = []  # the bars the headline names keep their labels when thinned
     if not groups.ranked and layout is None:
         answer_values = floats(groups.table[answer])
-        kind = time_kind(answer, result.query, answer_values)
+        kind = value_kind(answer, result, answer_values)
         shown = value_texts(answer_values, unit(answer, result), kind, words, result)
         high, low = groups.extremes(answer_values, shown)
         named = [*high, *low] if len(high) + len(low) <= 2 else []
@@ -1012,7 +1013,7 @@ def draw_grouped(fig: Figure, result: Result, words: Words = ENGLISH) -> bool:
             _shade_blocks(ax, groups.table[groups.by[0]].tolist(), positions)
         values = floats(groups.table[column])
         value_unit = unit(column, result)
-        kind = time_kind(column, result.query, values)
+        kind = value_kind(column, result, values)
         extremes = column == answer and not groups.ranked
         upright = False
         above_px = 30.0  # a level label over its bar
@@ -1102,7 +1103,7 @@ def draw_grouped(fig: Figure, result: Result, words: Words = ENGLISH) -> bool:
             ax.yaxis.set_major_formatter(TickFormatter(words, value_unit))
             whole_number_ticks(ax.yaxis, values)
         label = axis_text(column, result, words)
-        value_label(ax, zoned(label, result) if kind is not None else label)
+        value_label(ax, zoned(label, result, column) if kind is not None else label)
     named = groups.by if layout is None else groups.by[:1]
     if groups.named_by:  # the runs' first days, not their counter
         named = [groups.named_by]

@@ -66,7 +66,7 @@ from barb.charts.one_row import card_values, value_text
 from barb.charts.rows import calendar_names, headline_columns, plain_candles, tied_places
 from barb.charts.side_by_side import series_extremes
 from barb.charts.tick_values import column_decimals, unit_text
-from barb.charts.time_of_day import part_text, time_kind
+from barb.charts.time_of_day import part_text, time_kind, value_kind
 from barb.charts.value_text import date_text, format_value, number_text, with_unit
 from barb.charts.words import Words, words_for
 from barb.column_units import (
@@ -298,7 +298,7 @@ def _groups(result: Result, words: Words) -> list[str]:
         return [words("rows_shown", count=format_value(count, words=words))]
     column = ranked_column(groups, result) if groups.ranked else answer_column(groups, result)
     values = floats(groups.table[column])
-    kind = time_kind(column, result.query, values)
+    kind = value_kind(column, result, values)
     value_unit = unit(column, result)
     # At the bars' one precision (``shared_decimals``), which keeps a percent's two
     # decimals: "Jul 2.092%" over a bar's "2.09%" read as two numbers (p47d D8).

@@ -33,7 +33,7 @@ from barb.charts.style import (
     LEGEND_ROW_PX,
 )
 from barb.charts.tick_values import unit_text
-from barb.charts.time_of_day import clock_axis, time_kind, time_text
+from barb.charts.time_of_day import clock_axis, time_text, value_kind
 from barb.charts.value_text import (
     TickFormatter,
     format_value,
@@ -86,7 +86,7 @@ def draw_histogram(
     )
     inside = values[(values >= lo) & (values <= hi)]
     drawn = np.concatenate([inside, other_values[(other_values >= lo) & (other_values <= hi)]])
-    kind = time_kind(column, result.query, values)  # times of the day: every statistic on the clock
+    kind = value_kind(column, result, values)  # times of the day: every statistic on the clock
     whole = kind is None and _whole_numbers(drawn)
     if whole:
         edges = _whole_number_edges(drawn)
@@ -173,7 +173,7 @@ def draw_histogram(
     count_ticks(ax.yaxis)
     ax.yaxis.set_major_formatter(TickFormatter(words))
     label = axis_text(column, result, words, compared[1:])
-    ax.set_xlabel(zoned(label, result) if kind is not None else label, fontsize=LABEL_PT)
+    ax.set_xlabel(zoned(label, result, column) if kind is not None else label, fontsize=LABEL_PT)
     value_label(ax, words("number_of", rows=row_word(result, words)))
     legend(ax, handles, loc="upper right")
     return True

@@ -26,6 +26,7 @@ from barb.time_keys import (
     is_clock_name,
     no_time_marker,
     time_kind,
+    zoned_clock,
 )
 from barb.timeframes import timeframe
 
@@ -42,6 +43,7 @@ __all__ = [
     "part_text",
     "time_kind",
     "time_text",
+    "value_kind",
 ]
 
 CLOCK_STEPS = (15, 30, 60, 120, 180, 240, 360, 720, 1440)  # minutes between clock ticks
@@ -74,6 +76,16 @@ def part_text(column: str, value: Any, result: Result, words: Words) -> str | No
     (``calendar_part``), else None: the answer ``most_year = 2025``, ``best = Oct``."""
     part = calendar_part(column, result.query)
     return None if part is None else calendar_text(value, part, words)
+
+
+def value_kind(name: str, result: Result, values: Any = ()) -> str | None:
+    """``time_kind`` of a result's column, or ``"minute"`` for minutes of the day on another
+    clock (``hour('MSK') * 60 + minute('MSK')``): the answer reads "1207 (20:07 MSK)", and
+    its chart drew 1,207 on an axis of numbers."""
+    kind = time_kind(name, result.query, values)
+    if kind is None and zoned_clock(name, result.query) is not None:
+        return "minute"
+    return kind
 
 
 def time_text(value: Any, kind: str) -> str:

@@ -436,6 +436,23 @@ def _time_key(shape: CsvShape, names: list[str], wanted: dict[str, int]) -> str 
     return names[wanted[key]] if key in wanted else None
 
 
+def read_as_numbers(path: Path, shape: CsvShape) -> bool:
+    """Whether ``read_csv`` most likely holds the file only as its numbers (``_Gathered``):
+    its prices written with '.', its times in one column as naive ISO or Unix times (the
+    first bar's say which). Other files are held as text, whole or in part, while read."""
+    if shape.decimal_comma:
+        return False
+    key = "time" if "time" in shape.indexes else "timestamp"
+    if shape.layout.time != "timestamp" or key not in shape.indexes:
+        return False
+    lines = _first_lines(path, 2 if shape.line else 1)
+    if len(lines) < (2 if shape.line else 1):
+        return False
+    cells = next(csv.reader([lines[-1][1]], delimiter=shape.delimiter), [])
+    index = shape.indexes[key]
+    return index < len(cells) and any(re.match(form, cells[index]) for form in (_NAIVE_ISO, _UNIX))
+
+
 TRIM_BATCHES = 32  # batches (of about 1 MB of text each) between two trims of the heap
 
 
@@ -589,6 +606,10 @@ def find_bad_line(
     lines = data_lines(path, shape)
     for number, text in lines:
         cells = next(csv.reader([text], delimiter=shape.delimiter), [])
+        if shape.line and [c.strip() for c in cells] == shape.names:
+            # Two exports joined with `cat` repeat the header where the second starts: it
+            # was refused as "open is not a number: 'open'".
+            return number, (N_("import.refuse.header_again"), {"header": shape.line})
         if len(cells) != shape.width:
             # The last line or two of a download ("Downloaded from Barchart.com as of …").
             # A cut bar starts with its time; a footer with words.
@@ -811,6 +832,7 @@ def parse_timestamps(
     abbreviated = _iso_abbreviated(column)
     if abbreviated is not None:
         return abbreviated
+    column, day_end = _iso_day_ends(column)
     zoned = pc.fill_null(pc.match_substring_regex(column, _ZONE.pattern), False)
     zoned = zoned.to_numpy(zero_copy_only=False)
     utc = bool(zoned[0])
@@ -820,7 +842,7 @@ def parse_timestamps(
         raise BadRow(row, (key, {"time": repr(column[row].as_py())}))
     target = pa.timestamp("ns", tz="UTC" if utc else None)
     try:
-        return pc.cast(column, target).to_numpy().view(np.int64), utc, None
+        return pc.cast(column, target).to_numpy().view(np.int64) + day_end, utc, None
     except pa.ArrowInvalid:
         pass
     # Find the row Arrow choked on. pandas' ISO 8601 reader is as strict (a guessing parser
@@ -831,7 +853,26 @@ def parse_timestamps(
     if bad.size:
         time = {"time": repr(values.iloc[bad[0]])}
         raise BadRow(int(bad[0]), (N_("import.refuse.timestamp"), time))
-    return parsed.to_numpy(dtype="datetime64[ns]").view(np.int64), utc, None
+    return parsed.to_numpy(dtype="datetime64[ns]").view(np.int64) + day_end, utc, None
+
+
+# An ISO date and time written at its day's end, 24:00 (ISO 8601 allows it), with seconds
+# and their fractions of zero and an offset if any: "2024-03-17 24:00:00", "…T24:00Z".
+_ISO_DAY_END = r"^(\s*\d{4}-\d\d-\d\d[ T])24:00(:00(?:\.0+)?)?(\s*(?:Z|[+-]\d\d(?::?\d\d)?)?\s*)$"
+
+
+def _iso_day_ends(column: pa.ChunkedArray) -> tuple[pa.ChunkedArray, np.ndarray | int]:
+    """ISO times with each day's end (24:00) written as its 00:00, and the ns to add to
+    each (a day where it was 24:00, else 0; 0 for all when none is): the next day's 00:00,
+    as ``parse_split``
+    reads a Time of 24:00. "2024-03-17 24:00:00" was refused as a timestamp that cannot
+    be read, where the same bar in Date and Time columns was imported."""
+    ends = pc.fill_null(pc.match_substring_regex(column, _ISO_DAY_END), False)
+    if not pc.any(ends).as_py():
+        return column, 0
+    # RE2 numbers groups by one digit: \1 then "00:00".
+    column = pc.replace_substring_regex(column, _ISO_DAY_END, r"\100:00\2\3")
+    return column, ends.to_numpy(zero_copy_only=False).astype(np.int64) * _DAY_NS
 
 
 # An ISO time followed by a zone's abbreviation: "2024-07-08 09:30:00 EST".

@@ -368,6 +368,17 @@ def utf8_text(path: Path, words: ImportWords, where: str) -> Iterator[tuple[Path
         yield target, True
 
 
+def _code_page_text(path: Path) -> bool:
+    """Whether a file that is not UTF-8 reads as text in a one-byte code page: lines of
+    printable characters, no control bytes. Excel on Windows saves "CSV" in the system's
+    code page (a Russian header, Дата;Время;…, in Windows-1251), which was refused as "not
+    UTF-8 text: is it a CSV or Parquet file?" though it was a CSV."""
+    with path.open("rb") as fh:
+        head = fh.read(64 * 1024)
+    controls = set(range(32)) - {9, 10, 13}
+    return b"\n" in head and not any(byte in controls or byte == 127 for byte in head)
+
+
 def check_options(
     *,
     timezone: str | None = None,
@@ -446,13 +457,16 @@ def check_file(
         if packed != path:  # a zipped workbook was refused as "not UTF-8 text"
             _check_kind(packed, words, where)
         with utf8_text(packed, words, where) as (inner, utf16):
-            _check_memory(inner, words, where)
             shape: CsvShape | None = None
             try:
                 if fmt == "parquet" or (fmt is None and formats.is_parquet(inner)):
+                    _check_memory(inner, READ_FACTOR["parquet"], words, where)
                     raw = formats.read_parquet(inner, None, mapping, date_order)
                 else:
                     shape = formats.read_csv_shape(inner, fmt, mapping)
+                    numbers = formats.read_as_numbers(inner, shape)
+                    factor = READ_FACTOR["numbers" if numbers else "text"]
+                    _check_memory(inner, factor, words, where)
                     raw = formats.read_csv(inner, shape, progress, date_order)
                     if utf16:
                         raw.notes.append((N_("import.note.utf16"), {}))
@@ -465,7 +479,12 @@ def check_file(
             except BadFile as exc:
                 raise Refused(words, exc.said, path=where, line=exc.line) from None
             except UnicodeDecodeError:
-                raise Refused(words, (N_("import.refuse.not_utf8"), {}), path=where) from None
+                key = (
+                    N_("import.refuse.code_page")
+                    if _code_page_text(inner)
+                    else N_("import.refuse.not_utf8")
+                )
+                raise Refused(words, (key, {}), path=where) from None
             except BadRow as exc:
                 line = formats.line_of_row(inner, shape, exc.row) if shape else None
                 prefix = "" if shape else words("import.row", row=exc.row + 1) + ": "
@@ -480,11 +499,14 @@ def check_file(
     return checked
 
 
-# Memory an import takes per byte of the (unpacked) text it reads: the bars as Arrow read
-# them, as arrays, sorted and as the stored frame are all in memory at once before the
-# write. Measured: 4.2 (24 MB of CSV -> 273 MB resident, 96 MB -> 577 MB); Parquet is
-# smaller on disk than its bars, so its factor is larger.
-READ_FACTOR = {"text": 5, "parquet": 25}
+# Memory an import takes per byte of the (unpacked) file it reads, over the process's own,
+# measured with bench/import_memory.py and the same bars in other layouts (docs/benchmarks.md,
+# "Import memory"): the bars' arrays, the stored frame and the largest step's temporaries.
+# A CSV read as numbers (one naive ISO or Unix time column, '.' decimals) peaked at 1.96
+# per byte on 350 MB and 2.30 on 118 MB; one held as text while read (Date and Time
+# columns: 3.51; ';' and decimal commas: 5.03, on 118 MB) takes more. Parquet is smaller on
+# disk than its bars, so its factor is larger.
+READ_FACTOR = {"numbers": 2.5, "text": 5.5, "parquet": 25.0}
 
 
 def available_memory() -> int | None:
@@ -500,7 +522,7 @@ def available_memory() -> int | None:
     return None
 
 
-def _check_memory(path: Path, words: ImportWords, where: str) -> None:
+def _check_memory(path: Path, factor: float, words: ImportWords, where: str) -> None:
     """``Refused`` when reading the file would need more memory than the system has free:
     a 2 GB file was read whole (about 8.5 GB resident) until the kernel killed the import,
     and the person read only "Killed". Nothing is read or written; the way is to import it
@@ -509,7 +531,7 @@ def _check_memory(path: Path, words: ImportWords, where: str) -> None:
     if free is None:
         return
     size = path.stat().st_size
-    need = size * READ_FACTOR["parquet" if formats.is_parquet(path) else "text"]
+    need = round(size * factor)
     if need <= free:
         return
     values = {
@@ -1275,6 +1297,13 @@ def _level_note(checked: CheckedFile, target: Path) -> str:
     ratio = float((shared["close"] / shared["close_stored"]).median())
     if 1 / SEAM_JUMP <= ratio <= SEAM_JUMP:
         return ""
+    middle = checked.frame["timestamp"].iloc[len(checked.frame) // 2].date()
+    if _anchor_level(checked.instrument, middle) is not None:
+        # Far from the stored prices and from the instrument's known level too: another
+        # instrument's file (a week of ES captioned NQ, which the bot offers as a replace
+        # of NQ's same dates) was written over NQ's bars with only this note. Refused as a
+        # first import is; near the known level, it is the stored data that was wrong.
+        _known_level(checked)
     first = shared.iloc[0]
     return checked.report.words(
         "import.level",

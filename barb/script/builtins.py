@@ -46,6 +46,7 @@ from barb.errors import ArgumentError, TypeMismatch, UnknownColumn
 from barb.frames import period_start
 from barb.result import CutRun
 from barb.script import ast, group_ranks
+from barb.script.bars_before import BAR_COLUMNS, Extreme
 from barb.script.clock_order import clocks
 from barb.script.conditions import as_known, as_numbers, condition, is_condition
 from barb.script.context import EvalContext, RowGroups
@@ -557,7 +558,7 @@ def _restart_hint(function: str, per: str) -> str:
 )
 def _cummax(ctx: EvalContext, col: pd.Series, per: str | None) -> pd.Series:
     if per is None and ctx.running_from_history:
-        return _in_period(ctx, col.cummax())
+        return _in_period(ctx, _from_history(ctx, col, col.cummax(), highest=True))
     running = _running(ctx, col, per, "cummax").cummax()
     if per is None:
         _warn_history_beyond(ctx, col, running, "cummax")
@@ -575,11 +576,35 @@ def _cummax(ctx: EvalContext, col: pd.Series, per: str | None) -> pd.Series:
 )
 def _cummin(ctx: EvalContext, col: pd.Series, per: str | None) -> pd.Series:
     if per is None and ctx.running_from_history:
-        return _in_period(ctx, col.cummin())
+        return _in_period(ctx, _from_history(ctx, col, col.cummin(), highest=False))
     running = _running(ctx, col, per, "cummin").cummin()
     if per is None:
         _warn_history_beyond(ctx, col, running, "cummin")
     return running
+
+
+def _extreme_before(ctx: EvalContext, col: pd.Series, highest: bool) -> Extreme | None:
+    """The highest (lowest) of ``col`` over the data's bars before the first stage's rows,
+    when those begin after its first bar because ``col`` is a bar's own column
+    (``barb.script.reach.extreme_of_bars``); None when nothing lies before them."""
+    cut, before = ctx.history_cut, ctx.bars_before
+    if cut is None or before is None or ctx.period is not cut.period:
+        return None  # all history is in the frame, or another frame (a caveat's)
+    if col.name not in BAR_COLUMNS:
+        raise AssertionError(f"rows cut short of a running extreme of {col.name!r}")
+    return before.extreme(str(col.name), highest)
+
+
+def _from_history(ctx: EvalContext, col: pd.Series, running: pd.Series, highest: bool) -> Any:
+    """``running`` (col's cummax or cummin over the frame) as over all history: raised
+    (lowered) to the extreme before the frame's first row, NaN rows left NaN as pandas'."""
+    prior = _extreme_before(ctx, col, highest)
+    if prior is None:
+        return running
+    value: float | int = prior.value
+    if running.dtype.kind in "iu":
+        value = int(value)  # a volume: integers stay integers
+    return running.clip(lower=value) if highest else running.clip(upper=value)
 
 
 def _warn_history_beyond(
@@ -601,16 +626,26 @@ def _warn_history_beyond(
     first = int(np.argmax(inside))
     before = pd.to_numeric(col.iloc[:first], errors="coerce")
     start = pd.to_numeric(running[inside], errors="coerce").dropna()
-    if not before.notna().any() or not len(start):
-        return
     highest = function == "cummax"
-    at = int(np.nanargmax(before) if highest else np.nanargmin(before))
-    beyond, opening = float(before.iloc[at]), float(start.iloc[0])
-    if (beyond <= opening) if highest else (beyond >= opening):
+    # The bars before the frame's first row, when it is not the data's: the earlier bar
+    # wins a tie, as np.nanargmax over all history finds the first.
+    prior = _extreme_before(ctx, col, highest)
+    if (not before.notna().any() and prior is None) or not len(start):
         return
     dates = _dates(ctx, function)
     when = _column(ctx, "timestamp", function) if ctx.intraday else dates
-    starts, went = when.iloc[first], when.iloc[at]
+    if before.notna().any():
+        at = int(np.nanargmax(before) if highest else np.nanargmin(before))
+        beyond, went = float(before.iloc[at]), when.iloc[at]
+    if prior is not None and (
+        not before.notna().any() or (prior.value >= beyond if highest else prior.value <= beyond)
+    ):
+        beyond = prior.value
+        went = prior.timestamp if ctx.intraday else prior.trading_date
+    opening = float(start.iloc[0])
+    if (beyond <= opening) if highest else (beyond >= opening):
+        return
+    starts = when.iloc[first]
     extreme = "highest" if highest else "lowest"
     # One sentence for every running high of the period (cummax(close), cummax(high)): the
     # first one's numbers show it.

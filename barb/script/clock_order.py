@@ -103,11 +103,13 @@ def minutes_form(night: NightSession | None) -> str:
     return "hour() * 60 + minute()" if night is None else night.expression
 
 
-def as_minutes_hint(night: NightSession | None, taken: str) -> str:
+def as_minutes_hint(night: NightSession | None, taken: str, zone: str | None = None) -> str:
     """Where times of day or bar times were given for a number: the minutes that are one,
-    mapped over the bars and taken where ``taken`` ('time()', 'timestamp') was."""
+    mapped over the bars and taken where ``taken`` ('time()', 'timestamp') was; of
+    ``zone``'s clock where the times were time('MSK')'s."""
+    form = minutes_form(night) if zone is None else f"hour('{zone}') * 60 + minute('{zone}')"
     return (
-        f'count minutes instead (TIME OF DAY AS A NUMBER): map {{"t": "{minutes_form(night)}"}} '
+        f'count minutes instead (TIME OF DAY AS A NUMBER): map {{"t": "{form}"}} '
         f"over the bars and take t where {taken} was taken, e.g. arg_max(t, high)"
     )
 

@@ -14,6 +14,7 @@ from barb.errors import UnknownSession
 from barb.frames import resample_calendar
 from barb.result import CutRun
 from barb.script import ast
+from barb.script.bars_before import BarsBefore
 from barb.script.bincount import as_codes, bincount
 from barb.script.clock_order import NightSession
 from barb.script.conditions import is_condition, kleene, plain_if_known
@@ -97,6 +98,9 @@ class EvalContext:
     # hour() * 60 + minute(), ``zone_midnight.clock_columns``): an arg_max's tied values
     # are named as times of day.
     clock_columns: dict[str, int] = field(default_factory=dict)
+    # The columns holding another zone's time() text, by that zone ({"t": "MSK"},
+    # ``zone_midnight.text_clock_zones``): a hint for their minutes names that clock.
+    text_zones: dict[str, str] = field(default_factory=dict)
     # A running high or low (cummax, cummin) under a period starts at its first bar; where
     # the bars before it went beyond, the warning waits here until the stage is run again
     # with them read from all history (``running_from_history``): said only when that
@@ -125,6 +129,10 @@ class EvalContext:
     # The first stage's rows when they begin after the data's first bar though a count
     # since an event reads all history: where its event must lie (``event_history``).
     history_cut: HistoryCut | None = None
+    # The data's bars before the first stage's rows, when those are cut short of its first
+    # bar: a running high or low of a bar's column reads its extreme there
+    # (``barb.script.bars_before``), the rows being the rest of the query's.
+    bars_before: BarsBefore | None = None
 
     @property
     def intraday(self) -> bool:

@@ -435,7 +435,7 @@ class _RowEvaluator:
             if kind == "string" and clocks(value) is not None:  # median(high_time): p43b Q30
                 hint = (
                     "times of day are text: min(), max() and mode() take them as they are; "
-                    f"for {spec.name}() " + as_minutes_hint(self.ctx.night, "time()")
+                    f"for {spec.name}() " + _minutes_hint(expr, self.ctx)
                 )
             raise TypeMismatch(
                 f"{spec.name}() needs {wanted} for {param.name}, got {KIND_NAMES[kind]}: "
@@ -1046,3 +1046,14 @@ def _labels_as_dates(param: Param, value: Any) -> bool:
         return False
     text = value.dropna()
     return bool(len(text)) and bool(text.astype(str).str.fullmatch(_BAR_LABEL).all())
+
+
+def _minutes_hint(expr: ast.Expr, ctx: EvalContext) -> str:
+    """``as_minutes_hint`` for times of day given where a number was wanted, on the clock
+    they were read on: time('MSK')'s, written or held in a column (``ctx.text_zones``)."""
+    zone = ctx.text_zones.get(expr.name) if isinstance(expr, ast.Column) else None
+    if isinstance(expr, ast.Call) and expr.name.lower() == "time" and expr.args:
+        written = expr.args[0]
+        zone = written.value if isinstance(written, ast.String) else None
+    taken = "time()" if zone is None else f"time('{zone}')"
+    return as_minutes_hint(ctx.night if zone is None else None, taken, zone)

@@ -13,9 +13,17 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from barb.script import ast
+from barb.script.bars_before import BAR_COLUMNS
 from barb.script.functions import FunctionSpec
 from barb.script.library import lookup
-from barb.script.warmup import ALL, ROW, Reach
+from barb.script.warmup import ALL, PERIOD_ROWS, ROW, Reach
+
+# The running highs and lows whose history is read apart (``extreme_of_bars``).
+RUNNING_EXTREMES = frozenset({"cummax", "cummin"})
+# The paths from the data's first bar over the bars' own columns (no argument a column):
+# their values on the rows are read from one path over all history, kept per process
+# (``barb.script.path_cache.served_path``), so the stage needs no bar before its rows.
+BAR_PATHS = frozenset({"sar", "supertrend", "obv"})
 
 
 def reach(
@@ -49,6 +57,13 @@ def reach(
             inner = inner.widest(reach(arg, columns, values=values, to_event=to_event))
         if to_event and _forgets(expr) and _bounded(inner):
             own = ROW
+        if to_event and extreme_of_bars(expr, columns):
+            # The bars before the period are read for one number, the data's own
+            # (``barb.script.bars_before``): the rows are the rest's.
+            own = PERIOD_ROWS
+        if to_event and expr.name.lower() in BAR_PATHS:
+            # Each row's value is the kept path's at that bar (``served_path``): a row.
+            own = ROW
         if values and _starts_with_rows(inner):
             # Empty before the rows it is given: what reads earlier rows of it reads them alone.
             return Reach(0, own.ahead + inner.ahead, in_period=True)
@@ -75,6 +90,23 @@ def map_reach(
 def _forgets(call: ast.Call) -> bool:
     spec = lookup(call.name)
     return spec is not None and spec.forgets
+
+
+def extreme_of_bars(call: ast.Call, columns: Mapping[str, Reach] | None = None) -> bool:
+    """Whether ``call`` is a running high or low of a bar's own column over the period, no
+    unit (cummax(close), cummin(low)): what it reads before the period is that column's
+    extreme over the data's bars there, read apart from the stage's rows."""
+    if call.name.lower() not in RUNNING_EXTREMES or not call.args:
+        return False
+    spec = lookup(call.name)
+    if spec is None or _literal_args(spec, call).get("per") is not None:
+        return False
+    column = call.args[0]
+    return (
+        isinstance(column, ast.Column)
+        and column.name in BAR_COLUMNS
+        and column.name not in (columns or {})
+    )
 
 
 def _bounded(inner: Reach) -> bool:

@@ -43,7 +43,7 @@ from bot.assistant.prompts import Prompts, Variant
 from bot.assistant.query_changes import runs_as_confirmed
 from bot.assistant.query_errors import query_error_text, unreadable_text
 from bot.assistant.replies import Asker, PendingView, PlanView, Proof, Reply
-from bot.assistant.result_text import Shown, person_text
+from bot.assistant.result_text import Shown, in_words, person_text
 from bot.assistant.tools import (
     TOOLS,
     AskClarificationArgs,
@@ -840,9 +840,13 @@ class Assistant:
         # No question id: nothing goes into the transcript, and the query was typed by the
         # person, so there is no "Query" button to show it back.
         csv_rows = outcome.csv_rows if outcome.csv else None
-        shown = Shown(outcome.names, outcome.units, outcome.key_words, outcome.answers)
+        shown = Shown(
+            outcome.names, outcome.units, outcome.key_words, outcome.answers, outcome.note_names
+        )
         return Reply(
-            text=person_text(outcome.result, lang, outcome.preview, csv_rows, shown),
+            text=person_text(
+                outcome.result, lang, outcome.preview, csv_rows, shown, run.proof.headline or ""
+            ),
             proofs=[run.proof],
             language=lang,
         )
@@ -1373,6 +1377,7 @@ class Assistant:
         if state.fixes and proofs:
             note = t("fixed_note", state.language)
             text = f"{text}\n\n{note}"
+        text = in_words(text, {k: v for proof in proofs for k, v in proof.names.items()})
         return Reply(
             question_id=state.question_id,
             text=text,

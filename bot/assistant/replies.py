@@ -49,6 +49,9 @@ class Proof(BaseModel):
     csv_cut_from: int = 0  # the rows it holds the first of, when cut; 0 when whole
     warnings: list[str] = Field(default_factory=list)
     metadata: dict[str, Any] = Field(default_factory=dict)
+    # The chart's words for the columns the engine named ("mean_range": «средний диапазон»,
+    # ``QueryOutcome.names``): the model's answer says them, not the engine's names.
+    names: dict[str, str] = Field(default_factory=dict)
     # Its place among every query its question showed, in every reply (None: its reply's
     # place): its kept CSV is asked for by it. A first run's answer and the answer after a
     # corrected plan were both proof 0, and the second's CSV button sent the first's file.
@@ -70,6 +73,7 @@ class Proof(BaseModel):
             csv_cut_from=outcome.csv_cut_from,
             warnings=outcome.warnings,
             metadata=outcome.result.get("metadata", {}),
+            names=outcome.names,
         )
 
 

@@ -28,12 +28,14 @@ class Shown:
     """How the chart writes a result's columns, for a text in the same words
     (``QueryOutcome``): ``names`` of columns ("mean_range": «средний диапазон»), ``units``
     of those that are shares or percents, ``key_words`` of a key's values ("Mon": «Пн»),
-    ``answers``: a scalar's or dict's numbers with their units ("138.34 points")."""
+    ``answers``: a scalar's or dict's numbers with their units ("138.34 points");
+    ``note_names``: the columns' names in English, for the engine's (English) notes."""
 
     names: Mapping[str, str] = field(default_factory=dict)
     units: Mapping[str, str] = field(default_factory=dict)
     key_words: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
     answers: Mapping[str, str] = field(default_factory=dict)
+    note_names: Mapping[str, str] = field(default_factory=dict)
 
 
 #: Rows of a table shown in the message; the CSV holds them all.
@@ -184,18 +186,9 @@ def result_lines(
     than the table's; ``shown``: how the chart writes the columns, where that is not the
     engine's way (``QueryOutcome.names``, ``units``, ``key_words``)."""
     shown = shown or Shown()
-    names, units = shown.names, shown.units
-
-    def answer(name: str, value: Any) -> str:
-        said = shown.answers.get(name) or _number(value, lang, unit=units.get(name))
-        return plain(f"{names.get(name, name)}: {said}")
-
-    kind = summary.get("type")
-    if kind == "scalar":
-        [name] = summary.get("columns") or ["value"]
-        return [answer(name, summary.get("value"))]
-    if kind == "dict":
-        return [answer(name, value) for name, value in summary.get("values", {}).items()]
+    answers = _answers(summary, lang, shown)
+    if answers is not None:
+        return [plain(f"{name}: {said}") for name, said in answers]
     columns, rows = _shown_rows(summary, preview)
     total = summary.get("rows", len(rows))
     values = {"rows": decimal(total, lang), "shown": len(rows)}
@@ -215,6 +208,49 @@ def result_lines(
     return lines
 
 
+def _answers(summary: dict[str, Any], lang: Language, shown: Shown) -> list[tuple[str, str]] | None:
+    """A number's or named numbers' names and values as the chart writes them ("average
+    range", "138.34 points"); None for a table."""
+    names, units = shown.names, shown.units
+
+    def answer(name: str, value: Any) -> tuple[str, str]:
+        said = shown.answers.get(name) or _number(value, lang, unit=units.get(name))
+        return names.get(name, name), said
+
+    kind = summary.get("type")
+    if kind == "scalar":
+        [name] = summary.get("columns") or ["value"]
+        return [answer(name, summary.get("value"))]
+    if kind == "dict":
+        return [answer(name, value) for name, value in summary.get("values", {}).items()]
+    return None
+
+
+#: Code in Markdown: a fenced block or an inline span, where a name is meant as written.
+_CODE = re.compile(r"(```.*?```|~~~.*?~~~|`[^`\n]*`)", re.S)
+
+
+def in_words(markdown: str, names: Mapping[str, str]) -> str:
+    """The model's answer with the names the engine made for columns ("mean_range",
+    "max_high") in the chart's words, as its headline and CSV say them: the model reads the
+    engine's names in its summary and repeated them («mean_range за 2024 год — 364,56»).
+    Code (`mean(range)`, a query quoted) stays as written."""
+    if not any("_" in name and name in markdown for name in names):
+        return markdown
+    parts = _CODE.split(markdown)
+    return "".join(p if i % 2 else _named(p, names) for i, p in enumerate(parts))
+
+
+def _named(note: str, names: Mapping[str, str]) -> str:
+    """An engine's note with the names it made for columns ("mean_range", "max_high") in
+    words ("average range"): the person never wrote them. Only names with an underscore:
+    a plain word ("count", "range") is also the note's own English."""
+    for name in sorted((n for n in names if "_" in n), key=len, reverse=True):
+        said = names[name]
+        note = re.sub(rf"(?<![\w']){re.escape(name)}(?![\w'])", lambda _, s=said: s, note)
+    return note
+
+
 def _timeframe(name: str, lang: Language) -> str:
     """The bars' timeframe as the chart and the plan name it ("недельные", not "weekly")."""
     found = resolve_timeframe(name)
@@ -227,12 +263,20 @@ def person_text(
     preview: Sequence[dict[str, Any]] = (),
     csv_rows: int | None = None,
     shown: Shown | None = None,
+    headline: str = "",
 ) -> str:
     """What ``/query`` answers (Markdown): the result, the bars it came from, the engine's
     notes under a lead-in that says they are its own (in English), and whether the data
     are synthetic. ``preview``: the table's first rows; ``csv_rows``, ``shown``: see
-    ``result_lines``."""
-    lines = result_lines(result.get("summary", {}), lang, preview, csv_rows, shown)
+    ``result_lines``; ``headline``: the chart's, which the person reads above this text."""
+    summary = result.get("summary", {})
+    answers = _answers(summary, lang, shown or Shown())
+    if answers and headline and all(f"{n} = {v}" in headline for n, v in answers):
+        # The headline above says every number: «средний диапазон = 138,34 пункта» was
+        # followed by «средний диапазон: 138,34 пункта».
+        lines: list[str] = []
+    else:
+        lines = result_lines(summary, lang, preview, csv_rows, shown)
     meta = result.get("metadata", {})
     if meta:
         source = t(
@@ -247,12 +291,13 @@ def person_text(
             first=meta.get("period_start", "?"),
             last=meta.get("period_end", "?"),
         )
-        lines += ["", plain(source)]
+        lines += ["", plain(source)] if lines else [plain(source)]
         warnings = meta.get("warnings", [])
         if warnings:
             # The engine writes its notes in English; no catalog holds them.
             lines += ["", plain(t("engine_notes", lang))]
-            lines += [plain(f"⚠ {warning}") for warning in warnings]
+            names = (shown or Shown()).note_names
+            lines += [plain(f"⚠ {_named(warning, names)}") for warning in warnings]
         if meta.get("data_source") == "synthetic":
             lines += ["", plain(t("result_synthetic", lang))]
     return "\n".join(lines)

@@ -96,6 +96,9 @@ class QueryOutcome(BaseModel):
     # What the chart calls the result's columns in the person's language, where that is
     # not the engine's name ("mean_range": "средний диапазон"): /query's text says them.
     names: dict[str, str] = Field(default_factory=dict)
+    # The same in English, for the engine's notes, which are English in every chat:
+    # "mean_range is in points over rows…" reached the person with the engine's name.
+    note_names: dict[str, str] = Field(default_factory=dict)
     # The columns that are shares of rows ("share") or percents ("%"), which /query's text
     # writes as percents, as the chart does.
     units: dict[str, str] = Field(default_factory=dict)
@@ -249,6 +252,7 @@ def _run(job: QueryJob, started: float) -> QueryOutcome:
         with _chart_time_limit(budget):
             # The chart's names for the columns, for /query's text in the same words.
             outcome.names = shown_names(result, words_for(job.language))
+            outcome.note_names = shown_names(result, words_for("en"))
             outcome.units = shown_units(result)
             outcome.key_words = key_words(result, words_for(job.language), PREVIEW_ROWS)
             outcome.answers = answer_values(result, words_for(job.language))

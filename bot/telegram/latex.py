@@ -1,177 +1,73 @@
 """LaTeX a model writes in its commentary, as the plain text a trader reads in Telegram.
 
 Telegram shows no formulas: ``\\( \\frac{312.4}{287.1} \\approx 1.09 \\)`` reached the person
-with its backslashes. Here it reads "312.4/287.1 ≈ 1.09": fractions become a slash (the parts
-in brackets when they are sums), symbols the characters they stand for, ``^2`` a superscript
-where Unicode has one, ``\\text{…}`` its words. Nothing is evaluated, only rewritten; a
-command we do not know loses its backslash and keeps its name.
+with its backslashes. Here it reads "312.4/287.1 ≈ 1.09". pylatexenc parses the LaTeX and
+writes its symbols as the characters they stand for (``\\approx``: ≈, ``\\sigma``: σ) and
+``\\text{…}`` as its words; this module only says how a trader reads the rest: fractions
+as a slash (the parts in brackets when they are sums), ``^2`` a superscript where Unicode
+has one (the one way Barb writes a power: ``10<sup>6</sup>`` too, see :func:`script`), a
+command pylatexenc does not know by its name without the backslash. Nothing is evaluated,
+only rewritten.
 
 :func:`math` reads what stood between math delimiters (``\\(…\\)``, ``$…$``); :func:`commands`
-rewrites only the known commands in ordinary text ("range \\times 2"), leaving every other
-character as written.
+rewrites only commands that are surely LaTeX in ordinary text ("range \\times 2"), leaving
+every other character as written ("C:\\Users\\text" is a path).
 """
 
 from __future__ import annotations
 
 import re
 
-#: Commands that stand for one character (or a few) a person reads.
-_SYMBOLS = {
-    "times": "×", "cdot": "·", "div": "÷", "pm": "±", "mp": "∓", "ast": "*",
-    "approx": "≈", "sim": "~", "simeq": "≃", "cong": "≅", "equiv": "≡", "propto": "∝",
-    "le": "≤", "leq": "≤", "leqslant": "≤", "ge": "≥", "geq": "≥", "geqslant": "≥",
-    "ne": "≠", "neq": "≠", "ll": "≪", "gg": "≫", "lt": "<", "gt": ">",
-    "to": "→", "rightarrow": "→", "Rightarrow": "⇒", "leftarrow": "←", "implies": "⇒",
-    "uparrow": "↑", "downarrow": "↓", "infty": "∞", "in": "∈", "notin": "∉",
-    "cdots": "…", "ldots": "…", "dots": "…", "vdots": "⋮", "sum": "Σ", "prod": "Π",
-    "int": "∫", "partial": "∂", "nabla": "∇", "sqrt": "√", "circ": "°", "degree": "°",
-    "alpha": "α", "beta": "β", "gamma": "γ", "delta": "δ", "epsilon": "ε",
-    "varepsilon": "ε", "zeta": "ζ", "eta": "η", "theta": "θ", "kappa": "κ", "lambda": "λ",
-    "mu": "μ", "nu": "ν", "xi": "ξ", "pi": "π", "rho": "ρ", "sigma": "σ", "tau": "τ",
-    "phi": "φ", "varphi": "φ", "chi": "χ", "psi": "ψ", "omega": "ω", "Gamma": "Γ",
-    "Delta": "Δ", "Theta": "Θ", "Lambda": "Λ", "Pi": "Π", "Sigma": "Σ", "Phi": "Φ",
-    "Psi": "Ψ", "Omega": "Ω", "%": "%", "$": "$", "_": "_", "&": "&", "#": "#", "{": "{",
-    "}": "}", ",": " ", ";": " ", ":": " ", " ": " ", "!": "", "quad": " ", "qquad": "  ",
-    "\\": "\n", "max": "max", "min": "min", "log": "log", "ln": "ln", "exp": "exp",
-    "mid": "|", "vert": "|", "lvert": "|", "rvert": "|", "lbrace": "{", "rbrace": "}",
-    "langle": "⟨", "rangle": "⟩", "lfloor": "⌊", "rfloor": "⌋", "lceil": "⌈", "rceil": "⌉",
-}  # fmt: skip
-#: Commands whose one argument is shown as it is (fonts, words inside a formula).
-_WORDS = frozenset(
-    [
-        "text",
-        "textbf",
-        "textit",
-        "textrm",
-        "texttt",
-        "textsf",
-        "mathrm",
-        "mathbf",
-        "mathit",
-        "mathsf",
-        "mathtt",
-        "mathbb",
-        "mathcal",
-        "operatorname",
-        "boldsymbol",
-        "bm",
-        "emph",
-        "mbox",
-        "hbox",
-        "overline",
-        "underline",
-        "bar",
-        "hat",
-        "tilde",
-        "vec",
-        "widehat",
-        "widetilde",
-    ]
+from pylatexenc import latexwalker, macrospec
+from pylatexenc.latex2text import (
+    LatexNodes2Text,
+    MacroTextSpec,
+    SpecialsTextSpec,
+    get_default_latex_context_db,
 )
-#: Accents over one letter, as the combining mark that draws them (``\\bar{r}``: r̄).
-_ACCENTS = {"bar": "\u0304", "overline": "\u0304", "hat": "\u0302", "tilde": "\u0303"}
-#: Sizing commands that only change how a bracket is drawn: dropped.
-_SIZING = frozenset(
-    [
-        "left",
-        "right",
-        "big",
-        "Big",
-        "bigg",
-        "Bigg",
-        "bigl",
-        "bigr",
-        "Bigl",
-        "Bigr",
-        "biggl",
-        "biggr",
-        "displaystyle",
-        "textstyle",
-        "limits",
-        "nolimits",
-    ]
-)
-_FRACTIONS = frozenset(["frac", "dfrac", "tfrac", "cfrac"])
+
 _SUPERSCRIPTS = str.maketrans("0123456789+-=()n", "⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁼⁽⁾ⁿ")
 _SUBSCRIPTS = str.maketrans("0123456789+-=()", "₀₁₂₃₄₅₆₇₈₉₊₋₌₍₎")
-_KNOWN = _SYMBOLS.keys() | _WORDS | _SIZING | _FRACTIONS
-#: A command in ordinary text that is surely LaTeX: its name is one we know, whole.
-_COMMAND_IN_TEXT = re.compile(
-    r"\\(" + "|".join(sorted((re.escape(k) for k in _KNOWN if k.isalpha()), key=len, reverse=True))
-    + r")(?![A-Za-z])|[\^_]\{[^{}]*\}|\{,\}"
+_SCRIPT_TABLES = {"^": _SUPERSCRIPTS, "_": _SUBSCRIPTS}
+_FRACTIONS = ("frac", "dfrac", "tfrac", "cfrac")
+#: What pylatexenc writes otherwise or not at all: ``\\ne`` it dropped ("a ≠ b" read
+#: "a  b"); Σ and Π are in every phone's font, ∑ and ∏ not always.
+_SYMBOLS = {
+    "ne": "≠", "lt": "<", "gt": ">", "implies": "⇒", "degree": "°", "sum": "Σ", "prod": "Π",
+    "leqslant": "≤", "geqslant": "≥", "ast": "*",
+}  # fmt: skip
+#: Commands that only change how a bracket or a formula is drawn: dropped ("\\left(" read
+#: "left(", a name pylatexenc does not know).
+_SIZING = (
+    "left", "right", "big", "Big", "bigg", "Bigg", "bigl", "bigr", "Bigl", "Bigr", "biggl",
+    "biggr", "displaystyle", "textstyle", "limits", "nolimits",
 )  # fmt: skip
-#: Commands that take an argument: in ordinary text, LaTeX only when a brace follows
-#: ("C:\\Users\\text and" is a path).
-_TAKES_ARGUMENT = _WORDS | _FRACTIONS | {"sqrt"}
-
-
-class _Reader:
-    """One pass over LaTeX source, writing what it means as plain text."""
-
-    def __init__(self, source: str) -> None:
-        self.src = source
-        self.pos = 0
-
-    def formula(self, end: str = "") -> str:
-        """Everything up to ``end`` (a closing brace) or the end of the source."""
-        out: list[str] = []
-        while self.pos < len(self.src):
-            ch = self.src[self.pos]
-            if end and ch == end:
-                self.pos += 1
-                break
-            out.append(self.atom())
-        return _tidy("".join(out))
-
-    def atom(self) -> str:
-        ch = self.src[self.pos]
-        self.pos += 1
-        if ch == "{":
-            inner = self.formula("}")
-            return "," if inner == "," else inner  # {,} is a decimal comma: 134{,}5
-        if ch == "\\":
-            return self.command()
-        if ch in "^_":
-            return self.script(ch)
-        if ch == "~":
-            return " "
-        return ch
-
-    def argument(self) -> str:
-        """A command's argument: a braced group, a command, or one character."""
-        while self.pos < len(self.src) and self.src[self.pos] == " ":
-            self.pos += 1
-        if self.pos >= len(self.src):
-            return ""
-        return self.atom()
-
-    def command(self) -> str:
-        match = re.compile(r"[A-Za-z]+|.", re.S).match(self.src, self.pos)
-        if match is None:  # a backslash at the very end
-            return ""
-        name = match.group(0)
-        self.pos = match.end()
-        if name in _FRACTIONS:
-            top, bottom = self.argument(), self.argument()
-            return f"{_grouped(top)}/{_grouped(bottom)}"
-        if name == "sqrt":
-            return "√" + _grouped(self.argument())
-        if name in _ACCENTS:  # a mean's bar: r̄ (a letter with a combining mark)
-            inner = self.argument()
-            return inner + _ACCENTS[name] if len(inner) == 1 else inner
-        if name in _WORDS:
-            return self.argument()
-        if name in _SIZING:
-            return ""
-        return _SYMBOLS.get(name, name)
-
-    def script(self, mark: str) -> str:
-        value = self.argument()
-        table = _SUPERSCRIPTS if mark == "^" else _SUBSCRIPTS
-        keys = "0123456789+-=()n" if mark == "^" else "0123456789+-=()"
-        if value and all(c in keys for c in value):
-            return value.translate(table)
-        return mark + _grouped(value)
+#: Accents over one letter, as the combining mark a mean's bar is read by (``\\bar{r}``: r̄).
+_ACCENTS = {"bar": "\u0304", "overline": "\u0304"}
+#: Commands that are surely LaTeX when a model writes them in ordinary text: rewritten
+#: there; any other backslash is the person's text (a path, an escape).
+_IN_TEXT = frozenset((
+    "times", "cdot", "div", "pm", "mp", "approx", "sim", "simeq", "cong", "equiv", "propto", "le",
+    "leq", "leqslant", "ge", "geq", "geqslant", "ne", "neq", "ll", "gg", "to", "rightarrow",
+    "Rightarrow", "leftarrow", "implies", "uparrow", "downarrow", "infty", "in", "notin", "cdots",
+    "ldots", "dots", "sum", "prod", "int", "partial", "nabla", "sqrt", "circ", "degree", "alpha",
+    "beta", "gamma", "delta", "epsilon", "varepsilon", "zeta", "eta", "theta", "kappa", "lambda",
+    "mu", "nu", "xi", "pi", "rho", "sigma", "tau", "phi", "varphi", "chi", "psi", "omega", "Gamma",
+    "Delta", "Theta", "Lambda", "Pi", "Sigma", "Phi", "Psi", "Omega", "quad", "qquad", "mid",
+    "langle", "rangle", "text", "textbf", "textit", "textrm", "mathrm", "mathbf", "mathit",
+    "operatorname", "bar", "hat", "tilde", "overline", "frac", "dfrac", "tfrac", "cfrac", "left",
+    "right", "displaystyle",
+))  # fmt: skip
+#: Of those, the ones that take an argument: LaTeX in ordinary text only when a brace
+#: follows ("C:\\Users\\text and" is a path).
+_TAKES_ARGUMENT = frozenset((
+    "sqrt", "text", "textbf", "textit", "textrm", "mathrm", "mathbf", "mathit", "operatorname",
+    "bar", "hat", "tilde", "overline", "frac", "dfrac", "tfrac", "cfrac",
+))  # fmt: skip
+_COMMAND_IN_TEXT = re.compile(
+    r"\\(" + "|".join(sorted(_IN_TEXT, key=len, reverse=True)) + r")(?![A-Za-z])"
+    r"|[\^_]\{[^{}]*\}|\{,\}"
+)
 
 
 def _grouped(part: str) -> str:
@@ -193,37 +89,152 @@ def _bracketed(part: str) -> bool:
     return True
 
 
+def script(mark: str, value: str) -> str:
+    """A power (``mark`` "^") or an index ("_") as a trader reads it: in Unicode's
+    superscript or subscript digits where it has them all ("10⁶", "σ₁"), else after the
+    mark, in brackets when it has several terms ("x_(t-1)")."""
+    value = value.strip()
+    table = _SCRIPT_TABLES[mark]
+    if value and all(ord(c) in table for c in value):
+        return value.translate(table)
+    return mark + _grouped(value) if value else mark
+
+
+class _Plain(LatexNodes2Text):
+    """pylatexenc's text of LaTeX, with the spaces a model wrote kept where LaTeX drops
+    them: "a \\le b" read "a ≤b"."""
+
+    def nodelist_to_text(self, nodelist: list) -> str:
+        out = []
+        for node in nodelist:
+            out.append(self.node_to_text(node))
+            if node.isNodeType(latexwalker.LatexMacroNode) and not _arguments(node):
+                out.append(node.macro_post_space)
+        return "".join(out)
+
+
+def _arguments(node: latexwalker.LatexNode) -> list:
+    parsed = getattr(node, "nodeargd", None)
+    return [a for a in (parsed.argnlist if parsed is not None else []) if a is not None]
+
+
+def _argument_text(node: latexwalker.LatexNode, l2tobj: LatexNodes2Text, index: int) -> str:
+    found = _arguments(node)
+    return l2tobj.nodelist_to_text([found[index]]) if len(found) > index else ""
+
+
+def _fraction(n: latexwalker.LatexMacroNode, l2tobj: LatexNodes2Text) -> str:
+    top, bottom = _argument_text(n, l2tobj, 0), _argument_text(n, l2tobj, 1)
+    return f"{_grouped(top)}/{_grouped(bottom)}"
+
+
+def _root(n: latexwalker.LatexMacroNode, l2tobj: LatexNodes2Text) -> str:
+    found = _arguments(n)  # \sqrt[3]{x}: the last argument is what is under the root
+    degree = l2tobj.nodelist_to_text(found[:-1]) if len(found) > 1 else ""
+    root = "√" + _grouped(l2tobj.nodelist_to_text(found[-1:]))
+    return script("^", degree) + root if degree.strip() else root
+
+
+def _accent(n: latexwalker.LatexMacroNode, l2tobj: LatexNodes2Text) -> str:
+    inner = _argument_text(n, l2tobj, 0).strip()
+    return inner + _ACCENTS[n.macroname] if len(inner) == 1 else inner
+
+
+def _script(n: latexwalker.LatexSpecialsNode, l2tobj: LatexNodes2Text) -> str:
+    return script(n.specials_chars, _argument_text(n, l2tobj, 0))
+
+
+def _unknown(n: latexwalker.LatexMacroNode) -> str:
+    return n.macroname  # "\\Var(X)": "Var(X)", not "(X)"
+
+
+def _walker_context() -> macrospec.LatexContextDb:
+    """pylatexenc's parser, with ``^`` and ``_`` taking their one argument (a letter, a
+    digit or a braced group) as LaTeX does in math."""
+    db = latexwalker.get_default_latex_context_db()
+    one = macrospec.MacroStandardArgsParser("{")
+    db.add_context_category(
+        "barb-scripts",
+        prepend=True,
+        specials=[macrospec.SpecialsSpec(mark, args_parser=one) for mark in "^_"],
+    )
+    return db
+
+
+def _text_context() -> macrospec.LatexContextDb:
+    db = get_default_latex_context_db()
+    macros = [MacroTextSpec(name, simplify_repl=_fraction) for name in _FRACTIONS]
+    macros += [MacroTextSpec(name, simplify_repl=_accent) for name in _ACCENTS]
+    macros += [MacroTextSpec(name, simplify_repl=text) for name, text in _SYMBOLS.items()]
+    macros += [MacroTextSpec(name, simplify_repl="") for name in _SIZING]
+    macros.append(MacroTextSpec("sqrt", simplify_repl=_root))
+    specials = [SpecialsTextSpec(mark, simplify_repl=_script) for mark in "^_"]
+    specials.append(SpecialsTextSpec("~", simplify_repl=" "))
+    db.add_context_category("barb", prepend=True, macros=macros, specials=specials)
+    db.set_unknown_macro_spec(MacroTextSpec("", simplify_repl=_unknown))
+    return db
+
+
+_WALKER_CONTEXT = _walker_context()
+_TO_TEXT = _Plain(latex_context=_text_context(), math_mode="text", strict_latex_spaces={
+    "between-macro-and-chars": False, "between-latex-constructs": True, "after-comment": False,
+    "in-equations": None,
+})  # fmt: skip
+
+
+def _walker(source: str) -> latexwalker.LatexWalker:
+    return latexwalker.LatexWalker(source, latex_context=_WALKER_CONTEXT, tolerant_parsing=True)
+
+
 def _tidy(text: str) -> str:
     return re.sub(r"[ \t]{2,}", " ", text)
 
 
+#: What a formula too deep for pylatexenc's recursive reader raises (2,000 nested "{"):
+#: shown as written, the answer still sent.
+_UNREADABLE = (RecursionError, latexwalker.LatexWalkerError)
+
+
 def math(source: str) -> str:
     """A formula (what stood between math delimiters) as plain text."""
-    return _Reader(source).formula().strip()
+    try:
+        nodes, _, _ = _walker(source).get_latex_nodes()
+        return _tidy(_TO_TEXT.nodelist_to_text(nodes)).strip()
+    except _UNREADABLE:
+        return source.strip()
 
 
 def commands(text: str) -> str:
-    """Ordinary text with the LaTeX commands we know in it rewritten ("a \\times b" →
-    "a × b"), every other character as written."""
+    """Ordinary text with the LaTeX commands that are surely LaTeX rewritten ("a \\times b"
+    → "a × b"), every other character as written."""
     if "\\" not in text and "{" not in text:
         return text
+    try:
+        return _commands(text)
+    except _UNREADABLE:
+        return text
+
+
+def _commands(text: str) -> str:
     out: list[str] = []
     at = 0
+    walker: latexwalker.LatexWalker | None = None
     for match in _COMMAND_IN_TEXT.finditer(text):
         if match.start() < at:
             continue
-        name = match.group(1)
         if match.group(0) == "{,}":  # a decimal comma: 134{,}5
             out += [text[at : match.start()], ","]
             at = match.end()
             continue
+        name = match.group(1)
         if name in _TAKES_ARGUMENT and not text.startswith("{", match.end()):
             continue
-        out.append(text[at : match.start()])
-        reader = _Reader(text)
-        reader.pos = match.start() + 1
-        # A command, or a braced power or index ("10^{6}", "x_{t-1}").
-        out.append(reader.command() if name else reader.script(match.group(0)[0]))
-        at = reader.pos
+        walker = walker or _walker(text)
+        # The command with its arguments, or a braced power or index ("10^{6}", "x_{t-1}").
+        [node], _, _ = walker.get_latex_nodes(pos=match.start(), read_max_nodes=1)
+        out += [text[at : match.start()], _TO_TEXT.node_to_text(node)]
+        at = node.pos + node.len
+        if node.isNodeType(latexwalker.LatexMacroNode) and not _arguments(node):
+            out.append(node.macro_post_space)  # "2 \\times 22.5": the space LaTeX drops
     out.append(text[at:])
     return "".join(out)

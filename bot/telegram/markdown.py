@@ -4,8 +4,8 @@ Models write CommonMark with GitHub tables. ``markdown-it-py`` parses it; this m
 renders the syntax tree into the few tags Telegram accepts (``b``, ``i``, ``u``, ``s``,
 ``code``, ``pre``, ``a``, ``blockquote``) and escapes every other character, so that nothing
 a model writes (a stray ``<``, ``*`` or ``_``) can make Telegram refuse the message. Raw HTML
-is mapped to those tags where it means the same (``<b>``, ``<br>``), a superscript to
-"^" (``<sup>``), else dropped.
+is mapped to those tags where it means the same (``<b>``, ``<br>``), a superscript as LaTeX's
+reads (``10<sup>6</sup>``: "10⁶"), else dropped.
 Headings become bold lines, lists bullets with indentation, tables monospaced ``<pre>``
 blocks with aligned columns.
 
@@ -70,7 +70,44 @@ def _stars(state: StateInline, silent: bool) -> bool:
     elif run >= 2 and before != marker and isPunctChar(before) and after.isalnum():
         for delimiter in added:
             delimiter.close = True
+    elif (
+        marker == "*"
+        and run == 2
+        and not before.isspace()
+        and not (before.isdecimal() or before in ")]")  # "2** 3": a power, spaced oddly
+        and after.isspace()
+        and not _open_before(state.delimiters[:count])
+        and _closer_follows(state, marker * run)
+    ):
+        # "Итог:** 42 дня**": the space went inside the opening marker; a reader sees bold
+        # "42 дня" (CommonMark: no run opens before a space, and the person saw the marks).
+        for delimiter in added:
+            delimiter.open = True
+    elif (
+        marker == "*"
+        and run == 2
+        and before.isspace()
+        and after.isalnum()
+        and _open_before(state.delimiters[:count])
+    ):
+        # "**ровно 7 **раз": the space went inside the closing marker, which then closes.
+        for delimiter in added:
+            delimiter.open, delimiter.close = False, True
     return True
+
+
+def _open_before(delimiters: list) -> bool:
+    """Whether a ``*`` emphasis opened earlier in the paragraph is still waiting to close
+    (then a run glued to the word before it closes it: "**Итог:** 42")."""
+    depth = 0
+    for delimiter in delimiters:
+        if delimiter.marker != ord("*"):
+            continue
+        if delimiter.close and depth > 0:
+            depth -= 1
+        elif delimiter.open:
+            depth += 1
+    return depth > 0
 
 
 def _closer_follows(state: StateInline, run: str) -> bool:
@@ -138,8 +175,11 @@ _RAW_TAGS = {
     "b": "b", "strong": "b", "i": "i", "em": "i", "u": "u", "ins": "u",
     "s": "s", "strike": "s", "del": "s", "code": "code", "pre": "pre", "a": "a",
 }  # fmt: skip
-#: Raw super- and subscripts, as the plain mark that keeps "10<sup>6</sup>" a power.
+#: Raw super- and subscripts, as the mark of the power or index they are: "10<sup>6</sup>"
+#: reads "10⁶" as LaTeX's "10^{6}" does (``latex.script``); a mark alone where one is not
+#: closed.
 _SCRIPTS = {"sup": "^", "sub": "_"}
+_RAW_SCRIPT = re.compile(r"<(sup|sub)\s*>([^<]*)</\1\s*>", re.I)
 #: Other HTML elements a model may write: dropped, their text kept. A name outside both
 #: ("<over all data>", "<symbol>") is no tag but the model's words, shown as written.
 _HTML_ELEMENTS = frozenset(
@@ -366,9 +406,83 @@ def _inline_of(node: SyntaxTreeNode) -> list[Piece]:
     # left open are closed here, so that every node's pieces stay balanced.
     raw = _RawHtml()
     pieces: list[Piece] = []
-    for child in node.children:
-        pieces += raw.tag(child.content) if child.type == "html_inline" else _inline(child)
+    glued = False  # the last child was bold, its closing mark glued to what follows
+    children = list(node.children)
+    skip_to = 0
+    for at, child in enumerate(children):
+        if at < skip_to:
+            continue
+        if child.type == "html_inline":
+            closed = _script_end(children, at)
+            if closed is not None:  # 10<sup>6</sup>: "10⁶", as a LaTeX power reads
+                inner = "".join(_plain(c) for c in children[at + 1 : closed])
+                pieces.append(_text(latex.script(_SCRIPTS[_tag_name(child.content)], inner)))
+                skip_to = closed + 1
+                continue
+            pieces += raw.tag(child.content)
+            continue
+        shown = _inline(child)
+        if child.type == "strong":
+            shown = _spaced_bold(pieces, shown)
+        elif (
+            glued
+            and pieces[-1].kind == "close"  # no space of the bold's own moved out after it
+            and shown
+            and shown[0].kind == "text"
+            and shown[0].value[:1].isalnum()
+        ):
+            shown[0] = _text(" " + shown[0].value)
+        glued = child.type == "strong"
+        pieces += shown
     return pieces + raw.close_all()
+
+
+def _tag_name(raw: str) -> str:
+    match = _RAW_MARKUP.fullmatch(raw.strip())
+    return match.group(2).lower() if match is not None and match.group(2) else ""
+
+
+def _script_end(children: list[SyntaxTreeNode], at: int) -> int | None:
+    """Where the ``<sup>`` or ``<sub>`` opened at ``children[at]`` closes, with only text
+    between (a power or an index); None otherwise."""
+    opening = _RAW_MARKUP.fullmatch(children[at].content.strip())
+    if opening is None or opening.group(1) or (opening.group(2) or "").lower() not in _SCRIPTS:
+        return None
+    name = opening.group(2).lower()
+    for end in range(at + 1, len(children)):
+        child = children[end]
+        if child.type == "html_inline":
+            closing = _RAW_MARKUP.fullmatch(child.content.strip())
+            found = closing is not None and closing.group(1) == "/"
+            return end if found and (closing.group(2) or "").lower() == name else None
+        if child.type not in ("text", "math_inline", "code_inline"):
+            return None
+    return None
+
+
+def _spaced_bold(before: list[Piece], bold: list[Piece]) -> list[Piece]:
+    """Bold set apart by a space from a word it is glued to: «год**2020**» read «год2020»
+    (Telegram draws no gap between a plain and a bold letter), so the person reads «год
+    2020». Spaces the model put inside the marks («** 42 дня**») stand outside the bold."""
+    opening, *inner, closing = bold
+    lead = inner[0].value[: len(inner[0].value) - len(inner[0].value.lstrip())] if inner else ""
+    if lead and inner[0].kind == "text":
+        inner[0] = _text(inner[0].value.lstrip())
+    else:
+        lead = ""
+    trail = ""
+    if inner and inner[-1].kind == "text" and inner[-1].value != inner[-1].value.rstrip():
+        value = inner[-1].value
+        trail = value[len(value.rstrip()) :]
+        inner[-1] = _text(value.rstrip())
+    if before and before[-1].kind == "text" and before[-1].value[-1:].isalnum():
+        lead = lead or " "
+    out = [opening, *inner, closing]
+    if lead:
+        out.insert(0, _text(lead))
+    if trail:
+        out.append(_text(trail))
+    return out
 
 
 class _RawHtml:
@@ -383,6 +497,12 @@ class _RawHtml:
     def render(self, source: str) -> list[Piece]:
         """A block of raw HTML: its text (entities decoded) and tags, balanced, without the
         blank lines that dropped tags (``<div>``) leave at its ends."""
+        source = _RAW_SCRIPT.sub(
+            lambda m: html.escape(
+                latex.script(_SCRIPTS[m.group(1).lower()], html.unescape(m.group(2))), quote=False
+            ),
+            source,
+        )
         pieces: list[Piece] = []
         at = 0
         for match in _RAW_MARKUP.finditer(source):

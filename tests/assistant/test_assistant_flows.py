@@ -930,3 +930,24 @@ async def test_in_a_group_a_follow_up_without_words_takes_the_askers_own_languag
     assert (await assistant.ask(bob, "how many days are in the data?")).language == "en"
     assert (await assistant.ask(alice, "ES?")).language == "ru"
     assert (await assistant.ask(bob, "2023?")).language == "en"
+
+
+async def test_the_engines_column_names_reach_the_person_in_words(make_assistant) -> None:
+    """The model reads the engine's names ("weekday,mean_range" in its summary) and
+    repeated them: «mean_range выше всего в среду» reached the person, beside a chart and a
+    CSV that say «средний диапазон». The answer says the chart's words; code stays code."""
+    answer = (
+        "**mean_range** выше всего в среду (140,78), а `mean(range)` и `mean_range` в коде "
+        "остаются; mean_range_rth — чужое имя."
+    )
+    assistant = make_assistant(tool_call("execute_query", query=WEEKDAY_RANGE), text(answer))
+    asker = Asker(chat_id=300, user_id=3, language_code="ru")
+    reply = await assistant.ask(asker, "какой день самый широкий?")
+    done = await assistant.resume(reply.pending.id, asker.user_id, run=True)
+    [request] = [r for r in assistant.provider.requests if tool_results(r)]
+    [summary] = tool_results(request)
+    assert "mean_range" in summary.content  # what the model read
+    assert done.text == (
+        "**средний диапазон** выше всего в среду (140,78), а `mean(range)` и `mean_range` в "
+        "коде остаются; mean_range_rth — чужое имя."
+    )

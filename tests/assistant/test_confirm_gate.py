@@ -7,6 +7,7 @@ import json
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 
+import pandas as pd
 import pytest
 
 from barb.script.query import Query, Stage
@@ -109,13 +110,46 @@ async def test_query_command_runs_the_same_path_without_the_model(make_assistant
     )
     [proof] = reply.proofs
     assert proof.query == {"instrument": "NQ", **COUNT_DAYS}
-    assert reply.text.startswith("number of days: ")  # as the chart names count()
+    # The number as the chart names count(), in the headline above the text (once).
+    assert proof.headline is not None and proof.headline.startswith("number of days = ")
+    assert "number of days" not in reply.text
     assert "say so" not in reply.text
     assert assistant.provider.requests == []
     bad = await assistant.query_command(ALICE, '{"select": "mean(rnage)"}')
     assert bad.failed and bad.text.startswith(
         "The query did not run: an unknown column in field `select`.\n`Column 'rnage'"
     )
+
+
+async def test_query_command_says_each_number_once_and_notes_in_words(
+    make_assistant, sample_settings
+) -> None:
+    """/query's caption read «средний диапазон = 138,34 пункта» in its bold headline, then
+    «средний диапазон: 138,34 пункта» under it; and its engine notes named the column as
+    the engine does ("mean_range is in points…"), a name the person never wrote. A number
+    is said once, where the headline says them all, and the notes name columns in words."""
+    bars = pd.read_parquet(sample_settings.data_dir / "NQ.parquet", columns=["timestamp", "high"])
+    bars = bars[bars["timestamp"].dt.year == 2024]
+    minute = bars["timestamp"].dt.hour * 60 + bars["timestamp"].dt.minute
+    rth = bars[(minute >= 9 * 60 + 30) & (minute < 17 * 60)]  # NQ's RTH: 09:30-17:00 ET
+    high = f"{rth['high'].max():,.2f}"  # "23,464.50"
+    assistant = make_assistant()
+    scalar = {"session": "RTH", "from": "daily", "period": "2024", "select": "max(high)"}
+    for lang, said in (("en", f"maximum high = {high}"), ("ru", "максимум максимума = ")):
+        asker = Asker(chat_id=100 if lang == "en" else 200, user_id=1, language_code=lang)
+        reply = await assistant.query_command(asker, json.dumps(scalar))
+        [proof] = reply.proofs
+        assert proof.headline is not None and said in proof.headline
+        assert high.replace(",", "\u00a0").replace(".", ",") in proof.headline or lang == "en"
+        assert high not in reply.text and "максимум максимума" not in reply.text
+        notes = [line for line in reply.text.splitlines() if line.startswith("⚠")]
+        assert notes and notes[0].startswith("⚠ maximum high is the highest high of RTH")
+        assert "max_high" not in reply.text
+    # The headline names three of five numbers: the text lists them all.
+    many = {**scalar, "select": ["mean(range)", "count()", "max(high)", "min(low)", "sum(volume)"]}
+    reply = await assistant.query_command(ALICE, json.dumps(many))
+    assert f"maximum high: {high}" in reply.text
+    assert len([line for line in reply.text.splitlines() if ": " in line]) >= 5
 
 
 def test_typed_queries_are_read_like_a_person_types_them() -> None:

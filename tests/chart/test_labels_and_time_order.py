@@ -4,6 +4,7 @@ from DuckDB over the sample's minute bars (the ``days`` fixture), never from the
 
 from __future__ import annotations
 
+import io
 import re
 
 import duckdb
@@ -19,6 +20,7 @@ from barb import execute
 from barb.charts import chart_headline
 from barb.data.sample import write_samples
 from barb.data.store import data_path
+from barb.export import csv_bytes
 
 pytestmark = pytest.mark.slow
 
@@ -182,6 +184,42 @@ def test_the_time_of_each_days_high_is_drawn_on_a_clock(sample_settings, con) ->
     np.testing.assert_allclose(bar_heights(clock), days["high_minute"])
     ticks = [t.get_text() for t in clock.get_yticklabels() if t.get_text()]
     assert len(ticks) >= 2 and all(re.fullmatch(r"\d\d:00", t) for t in ticks)  # a clock
+
+
+def test_times_on_moscow_s_clock_reach_the_csv_and_the_chart_as_times(sample_settings, con):
+    """ "At what time Moscow is each day's high": the model read "1207 (20:07 MSK)", while the
+    CSV held 1207 and the chart drew bars of 1,207 on an axis of numbers. The times are
+    pandas' own tz conversion of the first minute of each day's high."""
+    query = {
+        "session": "RTH",
+        "from": "1m",
+        "period": "2025-12",
+        "map": {"m": "hour('MSK') * 60 + minute('MSK')"},
+        "group_by": "date()",
+        "select": ["arg_max(m, high) as high_at", "max(high) as day_high"],
+        "sort": "date asc",
+    }
+    result = run(query, sample_settings)
+    days = december_highs(con)
+    stamps = pd.to_datetime(days["d"]) + pd.to_timedelta(days["high_minute"], unit="min")
+    moscow = stamps.dt.tz_localize("America/New_York").dt.tz_convert("Europe/Moscow")
+    assert (moscow.dt.date != pd.to_datetime(days["d"]).dt.date).any()  # some past midnight
+    expected = list(moscow.dt.strftime("%H:%M"))
+    frame = pd.read_csv(io.BytesIO(csv_bytes(result)), dtype=str)
+    assert list(frame["high_at_msk"]) == expected  # named with its clock, as the answer
+    fig = figure(result, "ru")
+    clock = next(ax for ax in fig.axes if "high_at (MSK)" in {t.get_text() for t in ax.texts})
+    np.testing.assert_allclose(bar_heights(clock), moscow.dt.hour * 60 + moscow.dt.minute)
+    ticks = [t.get_text() for t in clock.get_yticklabels() if t.get_text()]
+    assert len(ticks) >= 2 and all(re.fullmatch(r"\d\d:00", t) for t in ticks)  # a clock
+    # Their median, as the chart's headline writes it: on Moscow's clock, named so.
+    median = {**query, "select": "arg_max(m, high) as high_at", "sort": None}
+    median = {k: v for k, v in median.items() if v is not None}
+    median["then"] = {"select": "median(high_at) as typical"}
+    middle = round(float(np.median(moscow.dt.hour * 60 + moscow.dt.minute)))
+    assert chart_headline(run(median, sample_settings)) == (
+        f"typical = {middle // 60:02d}:{middle % 60:02d} MSK"
+    )
 
 
 def test_a_filtered_list_sorted_newest_first_is_not_numbered(sample_settings, days) -> None:

@@ -198,8 +198,39 @@ def test_the_file_opens_in_excel_and_speaks_the_chat_language(
     # The query's columns and values are its own; the words Barb adds are Russian.
     # The bars' columns in the chart's words; the query's own "day" as it wrote it.
     assert lines[0] == "дата;открытие;максимум;минимум;закрытие;объём;диапазон;day;источник"
-    assert lines[1].endswith(";Mon;my bars.csv, 2024-03-18 — 2024-03-22")
+    # Weekdays in the chart's words (its axis reads «Пн» … «Пт»): the file read "Mon".
+    assert lines[1].endswith(";Пн;my bars.csv, 2024-03-18 — 2024-03-22")
+    assert [line.split(";")[-2] for line in lines[1:]] == ["Пн", "Вт", "Ср", "Чт", "Пт"]
     assert all(line.endswith(";") for line in lines[2:])
+    # The English file keeps the engine's names, which a script reading it may know.
+    english = rows(csv_bytes(result))
+    assert [row["day"] for row in english] == ["Mon", "Tue", "Wed", "Thu", "Fri"]
+
+
+def test_a_russian_file_names_weekday_groups_as_its_chart_does(
+    imported: pd.DataFrame, settings: EngineSettings
+) -> None:
+    """A Russian chat's file of weekday groups read "Mon" … "Fri" beside a chart and a
+    ``/query`` table of «Пн» … «Пт»: the file names them in the same words, and its numbers
+    stay numbers a Russian spreadsheet reads, the English file's."""
+    from barb.charts.grouped import group_labels
+    from barb.charts.words import words_for
+
+    query = {
+        "session": "RTH",
+        "from": "daily",
+        "map": {"weekday": "dayname()"},
+        "group_by": "weekday",
+        "select": "mean(range)",
+    }
+    result = execute(query, "NQ", settings=settings)
+    assert result.error is None and result.table is not None
+    russian = pd.read_csv(io.BytesIO(csv_bytes(result, "ru")), sep=";", decimal=",")
+    english = pd.read_csv(io.BytesIO(csv_bytes(result, "en")))
+    chart = group_labels(result.table, ["weekday"], result.query, words_for("ru"))
+    assert russian.iloc[:, 0].tolist() == chart == ["Пн", "Вт", "Ср", "Чт", "Пт"]
+    assert english["weekday"].tolist() == ["Mon", "Tue", "Wed", "Thu", "Fri"]
+    assert russian.iloc[:, 1].tolist() == english["mean_range"].tolist()
 
 
 BAR_NAMES = ["open", "high", "low", "close", "volume", "range"]

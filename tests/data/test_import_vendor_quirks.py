@@ -16,7 +16,7 @@ import bar_files as bf
 import pandas as pd
 import pytest
 
-from barb.data.importer import ImportRefused, import_file
+from barb.data.importer import ImportRefused, check_file, import_file
 from barb.data.store import data_path, read_bars
 from barb.errors import DataError
 from barb.settings import EngineSettings
@@ -925,3 +925,72 @@ def test_times_written_as_digits_alone_are_read(
     import_file(path, "NQ", settings)
 
     assert_stored(settings, bars)
+
+
+@pytest.mark.parametrize(
+    ("form", "line"),
+    [
+        ("%Y-%m-%d %H:%M:%S", "2024-03-17 24:00:00,"),
+        ("%Y-%m-%dT%H:%M", "2024-03-17T24:00,"),
+        ("%Y-%m-%dT%H:%M:%S%z", "2024-03-17T24:00:00-0400,"),
+    ],
+)
+def test_a_days_end_24_00_in_one_timestamp_column_is_the_next_days_midnight(
+    form: str, line: str, tmp_path: Path, settings: EngineSettings
+) -> None:
+    """The same close stamps in the plain layout's one timestamp column: "2024-03-17
+    24:00:00" was refused as a timestamp that cannot be read, though the Date and Time
+    columns' "24:00" is read."""
+    bars = bf.week_of_bars()
+    close = bars["timestamp"] + pd.Timedelta(minutes=1)
+    shown = close.dt.strftime(form)
+    day_end = close.dt.strftime("%H:%M") == "00:00"
+    before = (close - pd.Timedelta(days=1)).dt.strftime(form)
+    shown = shown.where(
+        ~day_end, before.str.replace("T00:00", "T24:00").str.replace(" 00:", " 24:")
+    )
+    path = tmp_path / "plain2400.csv"
+    pd.DataFrame(
+        {"timestamp": shown, **{c: bars[c] for c in ("open", "high", "low", "close", "volume")}}
+    ).to_csv(path, index=False)
+    assert f"\n{line}" in path.read_text()
+
+    result = import_file(path, "NQ", settings)
+
+    assert result.report.stamp == "close"
+    assert_stored(settings, bars)
+
+
+def test_a_header_repeated_mid_file_is_named(tmp_path: Path, settings: EngineSettings) -> None:
+    """Two exports joined with ``cat`` repeat the header where the second starts: refused
+    as "open is not a number: 'open'", which did not say what was wrong with the file."""
+    bars = bf.week_of_bars()
+    first = bf.plain_csv(tmp_path / "a.csv", bars.iloc[:3000]).read_text()
+    second = bf.plain_csv(tmp_path / "b.csv", bars.iloc[3000:]).read_text()
+    path = tmp_path / "joined.csv"
+    path.write_text(first + second)
+
+    with pytest.raises(DataError, match=r"line 3002: this line repeats the header of line 1"):
+        import_file(path, "NQ", settings)
+    with pytest.raises(DataError, match=r"строка 3002: эта строка повторяет заголовок"):
+        check_file(path, "NQ", settings, lang="ru")
+    assert not data_path("NQ", settings).exists()
+
+
+def test_a_csv_in_a_windows_code_page_is_told_to_be_saved_as_utf8(
+    tmp_path: Path, settings: EngineSettings
+) -> None:
+    """Excel on Windows saves "CSV" in the system's code page: a Russian header in
+    Windows-1251 was refused as "not UTF-8 text: is it a CSV or Parquet file?"."""
+    bars = bf.week_of_bars()
+    path = tmp_path / "ru.csv"
+    text = bars.assign(timestamp=bars["timestamp"].dt.strftime("%d.%m.%Y %H:%M")).to_csv(
+        sep=";", decimal=",", index=False, header=["Дата", "Откр", "Макс", "Мин", "Закр", "Объём"]
+    )
+    path.write_bytes(text.encode("cp1251"))
+
+    with pytest.raises(DataError, match=r"ru\.csv: the file is text, but not in UTF-8: Excel"):
+        import_file(path, "NQ", settings)
+    with pytest.raises(DataError, match=r"файл — текст, но не в кодировке UTF-8"):
+        check_file(path, "NQ", settings, lang="ru")
+    assert not data_path("NQ", settings).exists()

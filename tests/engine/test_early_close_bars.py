@@ -111,6 +111,29 @@ def test_only_the_selected_columns_shifts_are_weighed_and_said(sample_settings) 
     assert f"without them its mean volume {shifts['volume'] * 100:+.1f}%, its mean range " in said
 
 
+def test_the_shift_said_is_of_the_statistic_the_query_takes(sample_settings) -> None:
+    """ "Total volume by hour" (sum(volume)) was told "without them its mean volume +1.4%", a
+    statistic it never took; a median is told of the median. A sum is not set against the sum
+    of fewer bars (leaving any out lowers it) but against as many whole bars at their mean."""
+    bars = session_bars(sample_settings, 60)
+    group = bars[bars["bucket"] == 750]
+    whole = group.loc[~group["cut"], "volume"]
+    median = whole.median() / group["volume"].median() - 1
+    under = 1 - group["volume"].sum() / (whole.mean() * len(group))
+    assert abs(median) > 0.01 and under > 0.01  # the case
+    query = {"session": "RTH", "from": "1h", "period": str(YEAR), "group_by": "time()"}
+    totals = {**query, "select": "sum(volume) as vol"}
+    [said] = early_close_warnings(execute(totals, "NQ", settings=sample_settings))
+    assert "mean" not in said
+    assert (
+        f"{len(group)}: its total volume is {under * 100:.1f}% under what as many whole bars "
+        in said
+    )
+    medians = {**query, "select": "median(volume) as vol"}
+    [said] = early_close_warnings(execute(medians, "NQ", settings=sample_settings))
+    assert f"without them its median volume {median * 100:+.1f}%. " in said
+
+
 def test_bars_an_early_close_ends_on_their_edge_say_nothing(sample_settings) -> None:
     """5-minute bars end at 13:00 and 13:15: none is cut, nothing is said."""
     assert not session_bars(sample_settings, 5)["cut"].any()

@@ -134,14 +134,7 @@ def test_a_month_of_minutes_reads_back_to_the_event_not_the_first_bar(
     """A streak of up minutes on 2024-03-12 reads a few thousand bars back (its run breaks
     within minutes), not the 80,000 from 2024-01-02; a count since a rarer event reads
     further, widening until its event is among the rows."""
-    read: list[int] = []
-    original = interpreter.run_on
-
-    def spied(plan, settings, scope, cut=None):
-        read.append(len(scope.frame))
-        return original(plan, settings, scope, cut)
-
-    monkeypatch.setattr(interpreter, "run_on", spied)
+    read = _spy_rows_read(monkeypatch)
     every = len(bars_in_scope(_plan({"session": "ETH", "from": "1m"}, engine_settings)).frame)
     query = {"session": "ETH", "from": "1m", "period": "2024-03-12", "select": "max(run)"}
     ask({**query, "map": {"run": "streak(close > open)"}}, engine_settings)
@@ -155,5 +148,82 @@ def test_a_month_of_minutes_reads_back_to_the_event_not_the_first_bar(
     assert len(read) > 1 and read == sorted(read)  # widened, each time further back
 
 
+def _spy_rows_read(monkeypatch) -> list[int]:
+    """The number of bars each run of a first stage is given, as the query runs."""
+    read: list[int] = []
+    original = interpreter.run_on
+
+    def spied(plan, settings, scope, cut=None):
+        read.append(len(scope.frame))
+        return original(plan, settings, scope, cut)
+
+    monkeypatch.setattr(interpreter, "run_on", spied)
+    return read
+
+
 def _plan(query: dict[str, Any], settings):
     return plan_query(parse_query(query).with_instrument("NQ"), "NQ", settings)
+
+
+# Running highs and lows of a bar's own column: the stage runs on the rest's rows, and the
+# extreme before them is read from the data apart (``barb.script.bars_before``).
+EXTREMES: list[dict[str, Any]] = [
+    {"map": {"dd": "close - cummax(close)"}, "select": ["min(dd)", "mean(dd)", "count()"]},
+    {"map": {"nh": "high > prev(cummax(high))"}, "where": "nh", "select": "count()"},
+    {"map": {"lo": "cummin(low)", "v": "cummax(volume)"}, "select": ["last(lo)", "last(v)"]},
+    {
+        "map": {"r": "cummax(range)", "run": "streak(close > open)"},
+        "select": ["max(r)", "max(run)"],
+    },
+    {"map": {"dd": "close - cummax(close)"}, "sort": "dd asc", "limit": 5},
+]
+
+
+@pytest.mark.parametrize("query", EXTREMES, ids=range(len(EXTREMES)))
+def test_running_extremes_answer_as_over_all_history(engine_settings, query) -> None:
+    """cummax()/cummin() of a bar's column read on the rest's rows: every field of the
+    Result (the number, the warning that history went beyond, said only when the answer from
+    all history differs, the rows) is the one over every bar from the first; on minute bars
+    built per query and on cached 15-minute and daily bars."""
+    said = 0
+    for session, bars, periods in (
+        ("ETH", "1m", ["2024-01-03", "2024-02-20", "2024-03-11:2024-03-15", "last_30_bars"]),
+        ("RTH", "1m", ["2024-02-20", "2024-03"]),
+        ("ETH", "15m", ["2024-03-05", "2024-02"]),
+        ("ETH", "daily", ["2024-03", "2024-02-26:2024-03-08"]),
+    ):
+        for period in periods:
+            asked = {**query, "session": session, "from": bars, "period": period}
+            narrow, whole = _both(asked, engine_settings)
+            _assert_same(narrow, whole, asked)
+            said += any("went higher" in w or "went lower" in w for w in whole.metadata.warnings)
+    assert said  # the history-beyond path is among them
+
+
+def test_a_drawdown_reads_the_period_s_rows_and_history_s_high_apart(
+    engine_settings, minutes, monkeypatch
+) -> None:
+    """A drawdown on 2024-03-12's minutes reads that day's rows, not the 80,000 from
+    2024-01-02; the warning names the highest close before the day, as a loop over every
+    earlier bar finds it (its first bar when tied)."""
+    read = _spy_rows_read(monkeypatch)
+    every = len(bars_in_scope(_plan({"session": "ETH", "from": "1m"}, engine_settings)).frame)
+    query = {
+        "session": "ETH",
+        "from": "1m",
+        "period": "2024-03-12",
+        "map": {"dd": "close - cummax(close)"},
+        "select": "min(dd)",
+    }
+    result = ask(query, engine_settings)
+    assert len(read) == 1 and read[0] < every / 10
+    day = (minutes["timestamp"] + pd.Timedelta(hours=6)).dt.normalize()
+    earlier = minutes[day < pd.Timestamp("2024-03-12")]
+    best, at = -np.inf, None
+    for stamp, close in zip(earlier["timestamp"], earlier["close"], strict=True):
+        if close > best:
+            best, at = close, stamp
+    inside = minutes[day == pd.Timestamp("2024-03-12")]
+    assert best > inside["close"].iloc[0]  # the case: history went higher
+    said = [w for w in result.metadata.warnings if w.startswith("cummax() starts")]
+    assert said and f"{best:.10g} on {at:%Y-%m-%d %H:%M}" in said[0], said

@@ -225,3 +225,35 @@ def test_weekly_join_says_the_weeks_whose_last_day_closed_at_other_times(sample_
     kept = both.drop(apart.index)
     assert again.summary.values["days"] == len(kept)
     assert again.summary.values["corr"] == pytest.approx(kept["r_es"].corr(kept["r_cl"]))
+
+
+def test_weekly_join_says_a_short_day_inside_the_week_when_sizes_are_read(sample_settings):
+    """Thanksgiving Thursday 2024 ES stops at 13:00 and CL at 14:30: the week's last day is
+    the Friday, so its close was said, but CL's weekly volume (and its high and low) holds 90
+    minutes of that Thursday ES's bar has none of. Said to a query reading sizes, not to one
+    reading closes alone."""
+    es, cl = _days("ES", sample_settings), _days("CL", sample_settings)
+    both = es.join(cl, how="inner", lsuffix="_es", rsuffix="_cl").loc["2024-01-01":"2024-12-31"]
+    dates = pd.DatetimeIndex(both.index)
+    monday = dates - pd.to_timedelta(dates.weekday, unit="D")
+    last = pd.Series(dates, index=dates).groupby(monday).transform("max")
+    inside = both[(dates != last.to_numpy()) & (both["end_es"] != both["end_cl"])]
+    weeks = sorted({d - pd.Timedelta(days=d.weekday()) for d in inside.index})
+    assert pd.Timestamp("2024-11-28") in inside.index and len(weeks) >= 2  # the case
+    # What CL's week holds past ES's close that Thursday: bars with volume.
+    bars = pd.read_parquet(data_path("CL", sample_settings), columns=["trading_date", "minute"])
+    day = bars[bars["trading_date"] == pd.Timestamp("2024-11-28")]
+    after = (day["minute"] >= inside.loc["2024-11-28", "end_es"]) & (day["minute"] < 1080)
+    assert after.sum() == 90  # 13:00-14:30, the evening's 18:00 open aside
+    base = {"session": "ETH", "from": "weekly", "period": "2024", "join": {"instrument": "CL"}}
+    sizes = ask(base | {"select": ["volume", "cl_volume"]}, sample_settings, instrument="ES")
+    said = [w for w in sizes.metadata.warnings if "a short day before the week's last" in w]
+    first = inside.iloc[0]
+    assert len(said) == 1 and said[0].startswith(
+        f"In {len(weeks)} of the {len(sizes.table)} weeks kept a short day before the week's "
+        f"last closed ES's ETH bar and CL's at different hours: the week {weeks[0]:%Y-%m-%d} "
+        f"({inside.index[0]:%Y-%m-%d}: ES until {_clock(first['end_es'])}, CL "
+        f"{_clock(first['end_cl'])})"
+    )
+    closes = ask(base | {"select": ["close", "cl_close"]}, sample_settings, instrument="ES")
+    assert not [w for w in closes.metadata.warnings if "a short day before" in w]

@@ -34,14 +34,20 @@ def since_open(minute):
     return (np.asarray(minute) - OPEN) % 1440
 
 
-@pytest.fixture(scope="module")
-def overnight(minutes: pd.DataFrame) -> pd.DataFrame:
-    """The OVERNIGHT minute bars, each with its trading date and minute of the day."""
+def session_minutes(minutes: pd.DataFrame, length: int) -> pd.DataFrame:
+    """The minute bars of a session opening at 18:00 and ``length`` minutes long, each with
+    its trading date and minute of the day."""
     stamps = minutes["timestamp"]
     minute = (stamps.dt.hour * 60 + stamps.dt.minute).to_numpy()
     dates = stamps.dt.normalize() + pd.to_timedelta((minute >= OPEN).astype(int), unit="D")
     frame = minutes.assign(minute=minute, tdate=dates)
-    return frame[since_open(minute) < LENGTH].reset_index(drop=True)
+    return frame[since_open(minute) < length].reset_index(drop=True)
+
+
+@pytest.fixture(scope="module")
+def overnight(minutes: pd.DataFrame) -> pd.DataFrame:
+    """The OVERNIGHT minute bars, each with its trading date and minute of the day."""
+    return session_minutes(minutes, LENGTH)
 
 
 @pytest.fixture(scope="module")
@@ -63,6 +69,10 @@ def extremes(overnight: pd.DataFrame) -> pd.DataFrame:
 def clock_warnings(result) -> list[str]:
     assert result.ok, result.to_dict()
     return [w for w in result.metadata.warnings if "as text" in w]
+
+
+def midnight_warnings(result) -> list[str]:
+    return [w for w in result.metadata.warnings if "at midnight" in w]
 
 
 EXTREMES = {
@@ -177,11 +187,7 @@ ETH_OPEN, ETH_LENGTH, CASH_OPEN = 18 * 60, 23 * 60, 9 * 60 + 30  # ETH: 18:00-17
 @pytest.fixture(scope="module")
 def eth(minutes: pd.DataFrame) -> pd.DataFrame:
     """The ETH minute bars, each with its trading date and minute of the day."""
-    stamps = minutes["timestamp"]
-    minute = (stamps.dt.hour * 60 + stamps.dt.minute).to_numpy()
-    dates = stamps.dt.normalize() + pd.to_timedelta((minute >= ETH_OPEN).astype(int), unit="D")
-    frame = minutes.assign(minute=minute, tdate=dates)
-    return frame[(minute - ETH_OPEN) % 1440 < ETH_LENGTH].reset_index(drop=True)
+    return session_minutes(minutes, ETH_LENGTH)
 
 
 def test_a_time_of_the_high_against_the_cash_open_says_the_evening_highs(
@@ -487,9 +493,6 @@ def test_a_day_ranked_by_its_clock_as_a_number_says_midnight_and_the_form_from_t
         assert result.ok, result.to_dict()
         return result
 
-    def midnight(result) -> list[str]:
-        return [w for w in result.metadata.warnings if "at midnight" in w]
-
     rows = eth.sort_values("timestamp").groupby("tdate").tail(30)
     last = rows.groupby("tdate").agg(v=("volume", "sum"), start=("minute", "min"))
     assert (last["start"] < ETH_OPEN).all()  # the last 30 bars lie after midnight
@@ -500,7 +503,7 @@ def test_a_day_ranked_by_its_clock_as_a_number_says_midnight_and_the_form_from_t
         "mode_start": "23:30",
     }
     assert wrong.summary.values["mean_v"] != pytest.approx(last["v"].mean())
-    assert midnight(wrong) == [
+    assert midnight_warnings(wrong) == [
         "hour(), and t with it, falls back to 0 at midnight inside ETH (18:00-17:00, from the "
         "evening before): place(t, 'day') orders 00:00-16:59 before 18:00-23:59, though it "
         "comes after it, so a day's latest minute reads 23:59, not 16:59. "
@@ -513,21 +516,40 @@ def test_a_day_ranked_by_its_clock_as_a_number_says_midnight_and_the_form_from_t
         "mean_v": pytest.approx(last["v"].mean(), abs=0.01),  # rounded to quotable digits
         "mode_start": clock(int(last["start"].mode().iloc[0])),
     }
-    assert midnight(fixed) == []
+    assert midnight_warnings(fixed) == []
 
 
-def test_a_day_ranked_by_its_clock_inside_one_calendar_day_says_nothing(engine_settings) -> None:
-    """RTH (09:30-17:00) never crosses midnight: its clock ranks as the session runs."""
-    query = {
-        "session": "RTH",
-        "from": "1m",
-        "map": {"t": "hour() * 60 + minute()"},
-        "where": 'place(t, "day") <= 30',
-        "select": "sum(volume)",
-    }
+@pytest.mark.parametrize(
+    "query",
+    [
+        # RTH (09:30-17:00) never crosses midnight: its clock ranks as the session runs.
+        {
+            "session": "RTH",
+            "from": "1m",
+            "map": {"t": "hour() * 60 + minute()"},
+            "where": 'place(t, "day") <= 30',
+            "select": "sum(volume)",
+        },
+        # A where that keeps ETH's 09:00-15:59 bars: no value crosses midnight, the answer
+        # counted from the open is the same.
+        {
+            "session": "ETH",
+            "from": "1m",
+            "map": {"t": "hour() * 60 + minute()"},
+            "where": "hour() >= 9 and hour() < 16",
+            "group_by": "date()",
+            "select": "arg_max(t, high) as hi_t",
+            "then": {"select": "mean(hi_t)"},
+        },
+        # hour() >= 18 of each ETH bar is its evening, a window written on purpose.
+        {"session": "ETH", "from": "1h", "where": "hour() >= 18", "select": "mean(range)"},
+    ],
+    ids=["rth-ranked-by-its-clock", "eth-high-kept-inside-the-day", "eth-bars-own-hour-window"],
+)
+def test_a_clock_number_that_never_crosses_midnight_says_nothing(engine_settings, query) -> None:
     result = execute(query, "NQ", settings=engine_settings)
     assert result.ok, result.to_dict()
-    assert not [w for w in result.metadata.warnings if "at midnight" in w]
+    assert not midnight_warnings(result)
 
 
 def test_two_clock_numbers_compared_say_midnight_and_the_form_gives_the_sessions_order(
@@ -549,7 +571,7 @@ def test_two_clock_numbers_compared_say_midnight_and_the_form_gives_the_sessions
         query = {**first, "map": {"t": t}, "select": select, "then": {"select": "mean(hi < lo)"}}
         result = execute(query, "NQ", settings=engine_settings)
         assert result.ok, result.to_dict()
-        return result, [w for w in result.metadata.warnings if "at midnight" in w]
+        return result, midnight_warnings(result)
 
     result, said = run("hour() * 60 + minute()")
     assert result.summary.value == pytest.approx(np.mean(wrapped), abs=1e-4)
@@ -596,7 +618,7 @@ def test_the_mean_time_of_the_high_over_eth_says_midnight_and_the_mean_from_the_
 
     result = execute(query, "NQ", settings=engine_settings)
     assert result.summary.value == pytest.approx(wrong)
-    said = [w for w in result.metadata.warnings if "at midnight" in w]
+    said = midnight_warnings(result)
     assert said == [
         "hour(), and t with it, falls back to 0 at midnight inside ETH (18:00-17:00, from the "
         "evening before): mean(hi_t) takes 00:00-16:59 for earlier than 18:00-23:59, though "
@@ -609,7 +631,7 @@ def test_the_mean_time_of_the_high_over_eth_says_midnight_and_the_mean_from_the_
     fixed = {**query, "map": {"t": MINUTES_FORM}}
     result = execute(fixed, "NQ", settings=engine_settings)
     assert result.summary.value == pytest.approx(right)
-    assert not [w for w in result.metadata.warnings if "at midnight" in w]
+    assert not midnight_warnings(result)
 
 
 def test_the_mean_hour_of_the_low_by_weekday_gives_each_end_from_the_open(
@@ -631,7 +653,7 @@ def test_the_mean_hour_of_the_low_by_weekday_gives_each_end_from_the_open(
     low, high = counted.idxmin(), counted.idxmax()
 
     result = execute(query, "NQ", settings=engine_settings)
-    said = [w for w in result.metadata.warnings if "at midnight" in w]
+    said = midnight_warnings(result)
     assert len(said) == 1
     assert said[0].startswith("hour() falls back to 0 at midnight inside ETH")
     assert (
@@ -639,23 +661,6 @@ def test_the_mean_hour_of_the_low_by_weekday_gives_each_end_from_the_open(
         f"({_clock_minutes(counted[low] * 60)}) to '{high}' {value_text(counted[high])} "
         f"({_clock_minutes(counted[high] * 60)}), not from" in said[0]
     )
-
-
-def test_the_mean_time_of_a_high_kept_inside_the_day_says_nothing(engine_settings) -> None:
-    """A where that keeps ETH's 09:00-15:59 bars: no value crosses midnight, the answer
-    counted from the open is the same, and nothing is said."""
-    query = {
-        "session": "ETH",
-        "from": "1m",
-        "map": {"t": "hour() * 60 + minute()"},
-        "where": "hour() >= 9 and hour() < 16",
-        "group_by": "date()",
-        "select": "arg_max(t, high) as hi_t",
-        "then": {"select": "mean(hi_t)"},
-    }
-    result = execute(query, "NQ", settings=engine_settings)
-    assert result.ok, result.to_dict()
-    assert not [w for w in result.metadata.warnings if "at midnight" in w]
 
 
 def test_a_days_high_before_the_cash_open_as_a_number_says_the_evening_highs(
@@ -681,7 +686,7 @@ def test_a_days_high_before_the_cash_open_as_a_number_says_the_evening_highs(
 
     result = execute(query, "NQ", settings=engine_settings)
     assert result.summary.value == pytest.approx(wrong, abs=1e-4)
-    said = [w for w in result.metadata.warnings if "at midnight" in w]
+    said = midnight_warnings(result)
     assert len(said) == 1
     assert "hi_t < 570 takes 00:00-16:59 for earlier than 18:00-23:59" in said[0]
     found = re.search(r"the answer is ([\d.]+), not ([\d.]+)\.$", said[0])
@@ -692,20 +697,7 @@ def test_a_days_high_before_the_cash_open_as_a_number_says_the_evening_highs(
     fixed = {**query, "map": {"t": MINUTES_FORM}}
     result = execute(fixed, "NQ", settings=engine_settings)
     assert result.summary.value == pytest.approx(right, abs=1e-4)
-    assert not [w for w in result.metadata.warnings if "at midnight" in w]
-
-
-def test_a_bars_own_hour_in_a_where_stays_a_window(engine_settings) -> None:
-    """``hour() >= 18`` of each ETH bar is its evening, written on purpose: nothing said."""
-    query = {
-        "session": "ETH",
-        "from": "1h",
-        "where": "hour() >= 18",
-        "select": "mean(range)",
-    }
-    result = execute(query, "NQ", settings=engine_settings)
-    assert result.ok, result.to_dict()
-    assert not [w for w in result.metadata.warnings if "at midnight" in w]
+    assert not midnight_warnings(result)
 
 
 def test_a_close_picked_by_the_earliest_hour_over_eth_says_the_first_bars_close(
@@ -728,7 +720,7 @@ def test_a_close_picked_by_the_earliest_hour_over_eth_says_the_first_bars_close(
 
     result = execute(query, "NQ", settings=engine_settings)
     assert result.summary.value == pytest.approx(midnight, abs=0.01)
-    said = [w for w in result.metadata.warnings if "at midnight" in w]
+    said = midnight_warnings(result)
     assert len(said) == 1
     found = re.search(r"the answer is ([\d.,]+), not ([\d.,]+)\.$", said[0])
     assert found is not None
@@ -825,7 +817,7 @@ def test_the_mean_from_the_open_runs_only_the_stage_it_changes(
     monkeypatch.setattr(interpreter, "execute", execute_again)  # ``execute`` here is the test's
     result = execute(query, "NQ", settings=engine_settings)
     assert result.ok, result.to_dict()
-    said = [w for w in result.metadata.warnings if "at midnight" in w]
+    said = midnight_warnings(result)
     assert len(said) == 1
     assert f"the answer is {value_text(right)} ({_clock_minutes(right)})" in said[0]
     assert len(first_runs) == 1
@@ -857,3 +849,28 @@ def test_a_mode_of_the_days_times_held_by_few_days_says_so(engine_settings, eth)
         f"({top / len(high):.1%}), among {high.nunique():,} different values: it is no usual "
         "value. Counting rows by a coarser key (an hour, a bucket) says where most fall."
     ]
+
+
+def test_a_median_of_moscow_times_of_day_is_told_of_moscow_s_minutes(engine_settings, eth):
+    """ "Median Moscow time of the day's high" (во сколько обычно хай дня по Москве):
+    median(t) of time('MSK') was told to map hour() * 60 + minute(), the exchange's clock, a
+    median 8 hours off. The hint names Moscow's minutes; its answer is pandas' median of
+    each day's first high minute converted by the tz database."""
+    query = {
+        "session": "ETH",
+        "from": "1m",
+        "group_by": "date()",
+        "select": "arg_max(time('MSK'), high) as high_time",
+        "then": {"select": "median(high_time)"},
+    }
+    said = execute(query, "NQ", settings=engine_settings).to_dict()
+    form = "hour('MSK') * 60 + minute('MSK')"
+    assert f'map {{"t": "{form}"}} over the bars and take t where time(\'MSK\')' in said["hint"]
+    counted = {**query, "map": {"t": form}, "select": "arg_max(t, high) as high_t"}
+    counted["then"] = {"select": "median(high_t)"}
+    stamps = eth.loc[eth.groupby("tdate")["high"].idxmax(), "timestamp"]
+    moscow = stamps.dt.tz_localize("America/New_York").dt.tz_convert("Europe/Moscow")
+    minutes = (moscow.dt.hour * 60 + moscow.dt.minute).to_numpy()
+    assert execute(counted, "NQ", settings=engine_settings).summary.value == pytest.approx(
+        np.median(minutes)
+    )

@@ -73,3 +73,19 @@ def test_supertrend_months_in_any_order_are_the_reference_loop_s(
     for month in ("2024-03", "2024-01", "2024-02"):
         asked = _asked(engine_settings, "ETH", month, "supertrend(10, 3)")
         assert asked == _above(eth, line, int(month[-1])), month
+
+
+def test_obv_months_in_any_order_are_talib_s_from_the_first_bar(
+    empty_cache, engine_settings, minutes
+) -> None:
+    # obv() is a running total from the data's first bar: kept as a path (its volume the
+    # mapped int64 column), each month's last value the total over every bar up to it.
+    eth = _bars(minutes)
+    line = talib.OBV(eth["close"].to_numpy(), eth["volume"].to_numpy(dtype=np.float64))
+    for number, month in enumerate(("2024-02", "2024-01", "2024-03")):
+        query = {"session": "ETH", "from": "1m", "period": month, "select": "last(obv())"}
+        asked = ask(query, engine_settings).summary.value
+        last = np.flatnonzero((eth["trading_date"].dt.month == int(month[-1])).to_numpy())[-1]
+        assert asked == line[last], month
+        if number == 0:
+            assert "obv" in path_cache._kept  # the ETH minutes are the mapped data's own

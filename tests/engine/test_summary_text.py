@@ -535,3 +535,13 @@ def test_a_plain_list_names_the_rows_of_its_min_and_max(year_settings, year_minu
     low, low_at, high, high_at, _ = _extremes(text, "ret")
     assert (low, high) == (pytest.approx(ret.min(), rel=1e-3), pytest.approx(ret.max(), rel=1e-3))
     assert low_at == f"{ret.idxmin():%Y-%m-%d}" and high_at == f"{ret.idxmax():%Y-%m-%d}"
+
+
+def test_a_few_named_and_the_rest_counted() -> None:
+    """The caveats' one way of naming a few of many (``named_text``): counts in sentences
+    carry thousands separators."""
+    from barb.summary_text import named_text
+
+    assert named_text(["a"], 1) == "a"
+    assert named_text(["a", "b"], 2) == "a, b"
+    assert named_text(["a", "b"], 1_236) == "a, b and 1,234 more"

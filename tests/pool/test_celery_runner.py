@@ -17,6 +17,7 @@ import signal
 import threading
 import time
 from collections.abc import AsyncIterator, Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
@@ -87,11 +88,62 @@ def data_env(two_instrument_data_dir: Path, monkeypatch: pytest.MonkeyPatch) -> 
     default_settings.cache_clear()
 
 
+@dataclass
+class Pool:
+    """A test's queue: the Redis at ``url`` (the session's, or a test's own once it sets
+    ``url``), the workers it starts and the runners and clients it opens, all closed when
+    the test ends (the workers last, by the ``workers`` fixture)."""
+
+    url: str
+    data_dir: Path
+    logs: Path
+    workers: list[WorkerProcess]
+    _runners: list[CeleryRunner] = field(default_factory=list)
+    _clients: list[redis.Redis] = field(default_factory=list)
+
+    def worker(
+        self,
+        log: str = "worker.log",
+        instruments: str = "NQ",
+        *,
+        timeout_s: float = 20,
+        concurrency: int = 1,
+        memory_gb: float | None = None,
+        barb: bool = False,
+    ) -> WorkerProcess:
+        """A worker started and ready: the test's misbehaving one, or ``barb worker``."""
+        env = worker_env(self.url, self.data_dir, timeout_s=timeout_s)
+        if memory_gb is not None:
+            env["BARB_WORKER_MEMORY_GB"] = str(memory_gb)
+        start = barb_worker if barb else misbehaving_worker
+        worker = start(env, self.logs / log, instruments, concurrency)
+        self.workers.append(worker)
+        return worker
+
+    def runner(self, timeout_s: float = 20, queue_wait_s: float = 60, **kwargs) -> CeleryRunner:
+        runner = CeleryRunner(self.url, timeout_s=timeout_s, queue_wait_s=queue_wait_s, **kwargs)
+        self._runners.append(runner)
+        return runner
+
+    def redis(self) -> redis.Redis:
+        client = redis.Redis.from_url(self.url)
+        self._clients.append(client)
+        return client
+
+    async def close(self) -> None:
+        for client in self._clients:
+            client.close()
+        for runner in self._runners:
+            await runner.close()
+
+
 @pytest.fixture
-async def runner(redis_url: str) -> AsyncIterator[CeleryRunner]:
-    runner = CeleryRunner(redis_url, timeout_s=20, queue_wait_s=60)
-    yield runner
-    await runner.close()
+async def pool(
+    redis_url: str, data_env: Path, workers: list[WorkerProcess], tmp_path: Path
+) -> AsyncIterator[Pool]:
+    pool = Pool(redis_url, data_env, tmp_path, workers)
+    yield pool
+    await pool.close()
 
 
 def quick(query: dict, instrument: str = "NQ") -> QueryJob:
@@ -127,11 +179,9 @@ def assert_said_with_its_reference(outcome: QueryOutcome, caplog: pytest.LogCapt
     assert any(f"(ref {ref})" in record.getMessage() for record in caplog.records)
 
 
-async def test_an_outcome_from_a_worker_equals_the_in_process_one(
-    redis_url: str, data_env: Path, runner: CeleryRunner, workers: list, tmp_path: Path
-) -> None:
-    env = worker_env(redis_url, data_env, timeout_s=20)
-    workers.append(barb_worker(env, tmp_path / "worker.log", "NQ,ES", concurrency=2))
+async def test_an_outcome_from_a_worker_equals_the_in_process_one(pool: Pool) -> None:
+    runner = pool.runner()
+    pool.worker(instruments="NQ,ES", concurrency=2, barb=True)
     inline = InlineRunner()
     jobs = [
         QueryJob(query=BY_WEEKDAY, instrument="NQ"),
@@ -156,39 +206,34 @@ async def test_an_outcome_from_a_worker_equals_the_in_process_one(
     assert error.error["error_type"] == "UnknownColumn"
 
 
-async def test_a_worker_serves_only_its_instruments_queues(
-    redis_url: str, data_env: Path, runner: CeleryRunner, workers: list, tmp_path: Path
-) -> None:
-    env = worker_env(redis_url, data_env, timeout_s=20)
-    workers.append(barb_worker(env, tmp_path / "nq.log", "NQ"))
+async def test_a_worker_serves_only_its_instruments_queues(pool: Pool, tmp_path: Path) -> None:
+    runner = pool.runner()
+    pool.worker("nq.log", barb=True)
     es_job = asyncio.create_task(runner.run(quick(COUNT, "ES")))
     assert count_of(await runner.run(quick(COUNT, "NQ"))) == DAYS
     await asyncio.sleep(1.0)  # time enough for a worker to take it, were it listening
     assert not es_job.done()
-    client = redis.Redis.from_url(redis_url)
-    assert client.llen(queue_name("ES")) == 1  # still waiting in ES's own queue
-    client.close()
-    workers.append(barb_worker(env, tmp_path / "es.log", "ES"))
+    assert pool.redis().llen(queue_name("ES")) == 1  # still waiting in ES's own queue
+    pool.worker("es.log", "ES", barb=True)
     assert count_of(await asyncio.wait_for(es_job, 60)) == DAYS
     assert (tmp_path / "nq.log").read_text().count("barb.query[") == 1  # the NQ job only
     assert (tmp_path / "es.log").read_text().count("barb.query[") == 1
 
 
 async def test_a_job_no_worker_takes_ends_in_a_sentence_and_never_runs(
-    redis_url: str, data_env: Path, workers: list, tmp_path: Path, caplog
+    pool: Pool, tmp_path: Path, caplog
 ) -> None:
-    runner = CeleryRunner(redis_url, timeout_s=20, queue_wait_s=1)
+    runner = CeleryRunner(pool.url, timeout_s=20, queue_wait_s=1)
     try:
         outcome = await runner.run(quick(COUNT, "ES"))
     finally:
-        await runner.close()
+        await runner.close()  # before the worker starts
     assert worker_failure(outcome)
     assert "No query worker took the query within 1 seconds" in outcome.summary_text
     assert_said_with_its_reference(outcome, caplog)
     # A worker that starts later discards it (expired) instead of answering nobody.
-    env = worker_env(redis_url, data_env, timeout_s=20)
-    workers.append(barb_worker(env, tmp_path / "es.log", "ES"))
-    client = redis.Redis.from_url(redis_url)
+    pool.worker("es.log", "ES", barb=True)
+    client = pool.redis()
     for _ in range(100):
         if client.llen(queue_name("ES")) == 0:
             break
@@ -201,98 +246,74 @@ async def test_a_job_no_worker_takes_ends_in_a_sentence_and_never_runs(
         await asyncio.sleep(0.1)
     assert "Discarding revoked task: barb.query" in log, log
     assert not any(b'"SUCCESS"' in client.get(key) for key in client.keys("celery-task-meta-*"))
-    client.close()
 
 
-async def test_past_the_soft_limit_the_person_gets_the_timeout_sentence(
-    redis_url: str, data_env: Path, workers: list, tmp_path: Path
-) -> None:
-    env = worker_env(redis_url, data_env, timeout_s=1)
-    workers.append(misbehaving_worker(env, tmp_path / "worker.log", "NQ"))
-    runner = CeleryRunner(redis_url, timeout_s=1, queue_wait_s=60)
-    try:
-        outcome = await runner.run(quick({**COUNT, "sleep": 30}))
-        assert outcome == timeout_outcome(1)
-        # Met inside the engine, where a slow query spends its time: the engine's catch-all
-        # for its own bugs answered "Internal error while running the query (reference …)",
-        # a query error the model was asked to correct (p48b #1).
-        outcome = await runner.run(quick({**COUNT, "engine_sleep": 30}))
-        assert outcome == timeout_outcome(1)
-        assert count_of(await runner.run(quick(COUNT))) == DAYS
-    finally:
-        await runner.close()
+async def test_past_the_soft_limit_the_person_gets_the_timeout_sentence(pool: Pool) -> None:
+    pool.worker(timeout_s=1)
+    runner = pool.runner(timeout_s=1, queue_wait_s=60)
+    outcome = await runner.run(quick({**COUNT, "sleep": 30}))
+    assert outcome == timeout_outcome(1)
+    # Met inside the engine, where a slow query spends its time: the engine's catch-all
+    # for its own bugs answered "Internal error while running the query (reference …)",
+    # a query error the model was asked to correct (p48b #1).
+    outcome = await runner.run(quick({**COUNT, "engine_sleep": 30}))
+    assert outcome == timeout_outcome(1)
+    assert count_of(await runner.run(quick(COUNT))) == DAYS
 
 
-async def test_the_soft_limit_met_while_the_answer_is_stored_keeps_the_answer(
-    redis_url: str, data_env: Path, workers: list, tmp_path: Path
-) -> None:
+async def test_the_soft_limit_met_while_the_answer_is_stored_keeps_the_answer(pool: Pool) -> None:
     """A query that ends just before its soft limit, its result stored while the limit
     fires (Redis slow to take it). Celery met ``SoftTimeLimitExceeded`` outside the task
     ("Exception raised outside body"), stored the job as failed, and the person read "The
     query could not be run (reference …)" for an answer computed in time. Now the soft
     limit is held off from the answer on: the answer is stored, and the worker goes on."""
-    env = worker_env(redis_url, data_env, timeout_s=2)
-    worker = misbehaving_worker(env, tmp_path / "worker.log", "NQ")
-    workers.append(worker)
-    runner = CeleryRunner(redis_url, timeout_s=2, queue_wait_s=60)
-    try:
-        outcome = await runner.run(quick({**COUNT, "store_past_soft_limit": True}))
-        log = worker.log.read_text()
-        assert "Soft time limit (2s) exceeded" in log, "the limit never fired: nothing tested"
-        assert count_of(outcome) == DAYS
-        assert "raised outside body" not in log
-        # The next job has its soft limit again (not left held off), and the worker lives.
-        assert await runner.run(quick({**COUNT, "sleep": 30})) == timeout_outcome(2)
-        assert count_of(await runner.run(quick(COUNT))) == DAYS
-    finally:
-        await runner.close()
+    worker = pool.worker(timeout_s=2)
+    runner = pool.runner(timeout_s=2, queue_wait_s=60)
+    outcome = await runner.run(quick({**COUNT, "store_past_soft_limit": True}))
+    log = worker.log.read_text()
+    assert "Soft time limit (2s) exceeded" in log, "the limit never fired: nothing tested"
+    assert count_of(outcome) == DAYS
+    assert "raised outside body" not in log
+    # The next job has its soft limit again (not left held off), and the worker lives.
+    assert await runner.run(quick({**COUNT, "sleep": 30})) == timeout_outcome(2)
+    assert count_of(await runner.run(quick(COUNT))) == DAYS
 
 
 async def test_a_stuck_query_is_killed_at_the_hard_limit_and_the_worker_goes_on(
-    redis_url: str, data_env: Path, workers: list, tmp_path: Path
+    pool: Pool, tmp_path: Path
 ) -> None:
-    env = worker_env(redis_url, data_env, timeout_s=1)
-    worker = misbehaving_worker(env, tmp_path / "worker.log", "NQ")
-    workers.append(worker)
-    runner = CeleryRunner(redis_url, timeout_s=1, queue_wait_s=60)
-    client = redis.Redis.from_url(redis_url)
-    try:
-        outcome = await runner.run(quick({**COUNT, "stuck": 60}))
-        assert outcome == timeout_outcome(1)  # the same sentence as the in-process pool's
-        # Its claim is finished (once, by ``on_failure``): a copy on its way does not run
-        # again the query the person was told timed out.
-        [claim] = client.keys(claim_key("*"))
-        for _ in range(200):
-            if client.get(claim) == b"done":
-                break
-            await asyncio.sleep(0.05)
-        assert client.get(claim) == b"done"
-        assert count_of(await runner.run(quick(COUNT))) == DAYS
-    finally:
-        client.close()
-        await runner.close()
+    worker = pool.worker(timeout_s=1)
+    runner = pool.runner(timeout_s=1, queue_wait_s=60)
+    client = pool.redis()
+    outcome = await runner.run(quick({**COUNT, "stuck": 60}))
+    assert outcome == timeout_outcome(1)  # the same sentence as the in-process pool's
+    # Its claim is finished (once, by ``on_failure``): a copy on its way does not run
+    # again the query the person was told timed out.
+    [claim] = client.keys(claim_key("*"))
+    for _ in range(200):
+        if client.get(claim) == b"done":
+            break
+        await asyncio.sleep(0.05)
+    assert client.get(claim) == b"done"
+    assert count_of(await runner.run(quick(COUNT))) == DAYS
     log = (tmp_path / "worker.log").read_text()
     assert "Hard time limit (3.0s) exceeded" in log
     assert worker.process.poll() is None  # the same worker, with a new child
 
 
 async def test_a_query_that_kills_its_child_process_ends_in_the_failure_sentence(
-    redis_url: str, data_env: Path, workers: list, tmp_path: Path
+    pool: Pool,
 ) -> None:
-    env = worker_env(redis_url, data_env, timeout_s=20)
-    workers.append(misbehaving_worker(env, tmp_path / "worker.log", "NQ"))
-    runner = CeleryRunner(redis_url, timeout_s=20, queue_wait_s=60)
-    try:
-        outcome = await runner.run(quick({**COUNT, "die": True}))
-        assert worker_failure(outcome)
-        assert "The query could not be run (reference " in outcome.summary_text
-        assert count_of(await runner.run(quick(COUNT))) == DAYS
-    finally:
-        await runner.close()
+    pool.worker()
+    runner = pool.runner()
+    outcome = await runner.run(quick({**COUNT, "die": True}))
+    assert worker_failure(outcome)
+    assert "The query could not be run (reference " in outcome.summary_text
+    assert count_of(await runner.run(quick(COUNT))) == DAYS
 
 
 async def test_a_child_killed_mid_query_by_the_system_is_said_plainly(
-    redis_url: str, data_env: Path, workers: list, tmp_path: Path
+    pool: Pool, tmp_path: Path
 ) -> None:
     """The kernel's OOM killer SIGKILLs a ``barb worker`` child mid-query: the person read
     "The query could not be run (reference …)"; now the sentence says the system stopped
@@ -301,57 +322,48 @@ async def test_a_child_killed_mid_query_by_the_system_is_said_plainly(
     The job's claim says it is done: it said "running" until its expiry (the hard limit),
     and a copy of the job Redis handed out after that ran the query just killed for its
     memory again, for nobody (r47a #4)."""
-    env = worker_env(redis_url, data_env, timeout_s=20)
-    workers.append(misbehaving_worker(env, tmp_path / "worker.log", "NQ"))
-    runner = CeleryRunner(redis_url, timeout_s=20, queue_wait_s=60)
+    pool.worker()
+    runner = pool.runner()
     started = tmp_path / "started"
-    client = redis.Redis.from_url(redis_url)
-    try:
-        job = quick({**COUNT, "sleep": 60, "started": str(started)})
-        running = asyncio.create_task(runner.run(job))
-        for _ in range(600):
-            if started.exists() and started.read_text():
-                break
-            await asyncio.sleep(0.05)
-        os.kill(int(started.read_text()), signal.SIGKILL)
-        outcome = await asyncio.wait_for(running, 30)
-        assert outcome.error is not None and outcome.error["error_type"] == "WorkerKilled"
-        assert outcome.summary_text == (
-            "Error (WorkerKilled): The query's worker was stopped by the system, most likely "
-            f"because the machine ran out of memory (reference {outcome.error['reference']}); "
-            "try a shorter period or a longer timeframe."
-        )
-        [claim] = client.keys(claim_key("*"))
-        for _ in range(200):  # finished by the worker once it has recorded the failure
-            if client.get(claim) == b"done":
-                break
-            await asyncio.sleep(0.05)
-        assert client.get(claim) == b"done"
-        assert count_of(await runner.run(quick(COUNT))) == DAYS
-    finally:
-        client.close()
-        await runner.close()
+    client = pool.redis()
+    job = quick({**COUNT, "sleep": 60, "started": str(started)})
+    running = asyncio.create_task(runner.run(job))
+    for _ in range(600):
+        if started.exists() and started.read_text():
+            break
+        await asyncio.sleep(0.05)
+    os.kill(int(started.read_text()), signal.SIGKILL)
+    outcome = await asyncio.wait_for(running, 30)
+    assert outcome.error is not None and outcome.error["error_type"] == "WorkerKilled"
+    assert outcome.summary_text == (
+        "Error (WorkerKilled): The query's worker was stopped by the system, most likely "
+        f"because the machine ran out of memory (reference {outcome.error['reference']}); "
+        "try a shorter period or a longer timeframe."
+    )
+    [claim] = client.keys(claim_key("*"))
+    for _ in range(200):  # finished by the worker once it has recorded the failure
+        if client.get(claim) == b"done":
+            break
+        await asyncio.sleep(0.05)
+    assert client.get(claim) == b"done"
+    assert count_of(await runner.run(quick(COUNT))) == DAYS
 
 
 async def test_a_query_past_the_workers_memory_ceiling_is_told_so_and_the_next_answered(
-    redis_url: str, data_env: Path, workers: list, tmp_path: Path
+    pool: Pool,
 ) -> None:
     """``barb worker`` caps its processes' memory (BARB_WORKER_MEMORY_GB): a query that
     builds a 1 GB frame under 0.5 GB gets the memory sentence, as in the bot's own pool."""
-    env = {**worker_env(redis_url, data_env, timeout_s=20), "BARB_WORKER_MEMORY_GB": "0.5"}
-    workers.append(misbehaving_worker(env, tmp_path / "worker.log", "NQ"))
-    runner = CeleryRunner(redis_url, timeout_s=20, queue_wait_s=60)
-    try:
-        assert count_of(await runner.run(quick({**COUNT, "grow_mb": 100}))) == DAYS
-        outcome = await runner.run(quick({**COUNT, "grow_mb": 1024}))
-        assert outcome.error is not None and outcome.error["error_type"] == "OutOfMemory"
-        assert outcome.summary_text == (
-            "Error (OutOfMemory, step execute): The query needed more memory than a worker "
-            "has (512 MB); join fewer instruments, use a shorter period or a longer timeframe."
-        )
-        assert count_of(await runner.run(quick(COUNT))) == DAYS
-    finally:
-        await runner.close()
+    pool.worker(memory_gb=0.5)
+    runner = pool.runner()
+    assert count_of(await runner.run(quick({**COUNT, "grow_mb": 100}))) == DAYS
+    outcome = await runner.run(quick({**COUNT, "grow_mb": 1024}))
+    assert outcome.error is not None and outcome.error["error_type"] == "OutOfMemory"
+    assert outcome.summary_text == (
+        "Error (OutOfMemory, step execute): The query needed more memory than a worker "
+        "has (512 MB); join fewer instruments, use a shorter period or a longer timeframe."
+    )
+    assert count_of(await runner.run(quick(COUNT))) == DAYS
 
 
 async def _pid(runner: CeleryRunner) -> int:
@@ -360,37 +372,30 @@ async def _pid(runner: CeleryRunner) -> int:
     return json.loads(outcome.summary_text)["pid"]
 
 
-async def test_a_process_that_ran_out_of_memory_is_replaced_after_its_answer(
-    redis_url: str, data_env: Path, workers: list, tmp_path: Path
-) -> None:
+async def test_a_process_that_ran_out_of_memory_is_replaced_after_its_answer(pool: Pool) -> None:
     """A ``barb worker`` child whose query or chart ran out of memory went on with the
     heap the query had grown (fragmented, it can keep the freed pages): the next queries
     ran in it. Now it answers, then ends, and the next query runs in a fresh child; its job
     is done, not lost with the child (no failure recorded over the answer the bot read)."""
-    env = {**worker_env(redis_url, data_env, timeout_s=20), "BARB_WORKER_MEMORY_GB": "0.5"}
-    worker = misbehaving_worker(env, tmp_path / "worker.log", "NQ")
-    workers.append(worker)
-    runner = CeleryRunner(redis_url, timeout_s=20, queue_wait_s=60)
-    try:
-        first = await _pid(runner)
-        assert count_of(await runner.run(quick({**COUNT, "grow_mb": 100}))) == DAYS
-        assert await _pid(runner) == first  # a query that fits leaves its child in place
-        outcome = await runner.run(quick({**COUNT, "grow_mb": 1024}))
-        assert outcome.error is not None and outcome.error["error_type"] == "OutOfMemory"
-        second = await _pid(runner)
-        assert second != first
-        charted = await runner.run(QueryJob(query={**COUNT, "chart_oom": True}, csv=False))
-        assert count_of(charted) == DAYS and charted.chart_png is None
-        assert charted.warnings == [
-            "No chart: drawing it needed more memory than this worker has (512 MB); the "
-            "numbers and the CSV are complete."
-        ]
-        third = await _pid(runner)
-        assert third not in (first, second)
-        assert count_of(await runner.run(quick(COUNT))) == DAYS
-        assert await _pid(runner) == third
-    finally:
-        await runner.close()
+    worker = pool.worker(memory_gb=0.5)
+    runner = pool.runner()
+    first = await _pid(runner)
+    assert count_of(await runner.run(quick({**COUNT, "grow_mb": 100}))) == DAYS
+    assert await _pid(runner) == first  # a query that fits leaves its child in place
+    outcome = await runner.run(quick({**COUNT, "grow_mb": 1024}))
+    assert outcome.error is not None and outcome.error["error_type"] == "OutOfMemory"
+    second = await _pid(runner)
+    assert second != first
+    charted = await runner.run(QueryJob(query={**COUNT, "chart_oom": True}, csv=False))
+    assert count_of(charted) == DAYS and charted.chart_png is None
+    assert charted.warnings == [
+        "No chart: drawing it needed more memory than this worker has (512 MB); the "
+        "numbers and the CSV are complete."
+    ]
+    third = await _pid(runner)
+    assert third not in (first, second)
+    assert count_of(await runner.run(quick(COUNT))) == DAYS
+    assert await _pid(runner) == third
     assert worker.process.poll() is None  # the same worker, with new children
     log = worker.log.read_text()
     assert log.count("query process ran out of memory: replaced after its answer") == 2
@@ -398,83 +403,62 @@ async def test_a_process_that_ran_out_of_memory_is_replaced_after_its_answer(
     assert "WorkerLostError" not in log and "ERROR" not in log, log
 
 
-async def _kill_once_started(redis_url: str, doomed: WorkerProcess) -> None:
-    client = redis.Redis.from_url(redis_url)
-    try:
-        for _ in range(600):  # until its state is STARTED: it is running
-            if client.keys("celery-task-meta-*"):
-                break
-            await asyncio.sleep(0.05)
-    finally:
-        client.close()
+async def _kill_once_started(pool: Pool, doomed: WorkerProcess) -> None:
+    client = pool.redis()
+    for _ in range(600):  # until its state is STARTED: it is running
+        if client.keys("celery-task-meta-*"):
+            break
+        await asyncio.sleep(0.05)
     doomed.kill()
 
 
-async def test_the_job_of_a_worker_killed_mid_query_is_run_by_another_worker(
-    redis_url: str, data_env: Path, workers: list, tmp_path: Path
-) -> None:
-    env = worker_env(redis_url, data_env, timeout_s=2)
-    doomed = misbehaving_worker(env, tmp_path / "doomed.log", "NQ")
-    workers.append(doomed)
-    runner = CeleryRunner(redis_url, timeout_s=2, queue_wait_s=60)
-    try:
-        job = asyncio.create_task(runner.run(quick({**COUNT, "sleep": 1.0})))
-        await _kill_once_started(redis_url, doomed)
-        # Never acknowledged, the job goes back to its queue once no live worker could
-        # still be running it (the visibility timeout), and the next worker runs it: the
-        # dead run's claim on the job (job_claims) has expired by then.
-        survivor = misbehaving_worker(env, tmp_path / "survivor.log", "NQ")
-        workers.append(survivor)
-        assert count_of(await asyncio.wait_for(job, 60)) == DAYS
-        assert "Task barb.query[" in survivor.log.read_text()
-    finally:
-        await runner.close()
+async def test_the_job_of_a_worker_killed_mid_query_is_run_by_another_worker(pool: Pool) -> None:
+    doomed = pool.worker("doomed.log", timeout_s=2)
+    runner = pool.runner(timeout_s=2, queue_wait_s=60)
+    job = asyncio.create_task(runner.run(quick({**COUNT, "sleep": 1.0})))
+    await _kill_once_started(pool, doomed)
+    # Never acknowledged, the job goes back to its queue once no live worker could
+    # still be running it (the visibility timeout), and the next worker runs it: the
+    # dead run's claim on the job (job_claims) has expired by then.
+    survivor = pool.worker("survivor.log", timeout_s=2)
+    assert count_of(await asyncio.wait_for(job, 60)) == DAYS
+    assert "Task barb.query[" in survivor.log.read_text()
 
 
 async def test_a_worker_killed_mid_query_with_no_other_ends_the_job_in_the_failure_sentence(
-    redis_url: str, data_env: Path, workers: list, tmp_path: Path
+    pool: Pool,
 ) -> None:
-    env = worker_env(redis_url, data_env, timeout_s=2)
-    doomed = misbehaving_worker(env, tmp_path / "doomed.log", "NQ")
-    workers.append(doomed)
+    doomed = pool.worker("doomed.log", timeout_s=2)
     # Once the job has expired (queue_wait_s after it was sent) no worker may take it any
     # more: past that and the hard limit, the person is told.
-    runner = CeleryRunner(redis_url, timeout_s=2, queue_wait_s=3)
-    try:
-        job = asyncio.create_task(runner.run(quick({**COUNT, "stuck": 60})))
-        await _kill_once_started(redis_url, doomed)
-        outcome = await asyncio.wait_for(job, 60)
-        assert worker_failure(outcome)
-        assert "The query could not be run (reference " in outcome.summary_text
-        # A worker started again serves the next query; the expired job is not run.
-        workers.append(barb_worker(env, tmp_path / "restarted.log", "NQ"))
-        runner.queue_wait_s = 60
-        assert count_of(await runner.run(quick(COUNT))) == DAYS
-    finally:
-        await runner.close()
+    runner = pool.runner(timeout_s=2, queue_wait_s=3)
+    job = asyncio.create_task(runner.run(quick({**COUNT, "stuck": 60})))
+    await _kill_once_started(pool, doomed)
+    outcome = await asyncio.wait_for(job, 60)
+    assert worker_failure(outcome)
+    assert "The query could not be run (reference " in outcome.summary_text
+    # A worker started again serves the next query; the expired job is not run.
+    pool.worker("restarted.log", timeout_s=2, barb=True)
+    runner.queue_wait_s = 60
+    assert count_of(await runner.run(quick(COUNT))) == DAYS
 
 
 async def test_a_check_whose_worker_is_killed_ends_at_once_not_after_the_plans_wait(
-    redis_url: str, data_env: Path, workers: list, tmp_path: Path
+    pool: Pool,
 ) -> None:
     """kill -9 of the worker running a plan's query check: the check would go back to its
     queue only after the visibility timeout, past its expiry, so nobody answers it. Before,
     the plan waited its whole wait for it (``BARB_CHECK_WAIT_S``, 15 s by default; here
     600 s); now the worker's heartbeat is gone within seconds and the check ends in the
     failure sentence, which shows the plan unchecked (``orchestrator._NOT_THE_QUERYS``)."""
-    env = worker_env(redis_url, data_env, timeout_s=20)
-    doomed = misbehaving_worker(env, tmp_path / "doomed.log", "NQ")
-    workers.append(doomed)
-    runner = CeleryRunner(redis_url, timeout_s=20, queue_wait_s=600, check_wait_s=600)
+    doomed = pool.worker("doomed.log")
+    runner = pool.runner(queue_wait_s=600, check_wait_s=600)
     check = QueryJob(query={**COUNT, "sleep": 60}, chart=False, csv=False, check_only=True)
-    try:
-        job = asyncio.create_task(runner.check(check))
-        await _kill_once_started(redis_url, doomed)
-        outcome = await asyncio.wait_for(job, 60)
-        assert worker_failure(outcome), outcome.summary_text
-        assert not runner._in_flight
-    finally:
-        await runner.close()
+    job = asyncio.create_task(runner.check(check))
+    await _kill_once_started(pool, doomed)
+    outcome = await asyncio.wait_for(job, 60)
+    assert worker_failure(outcome), outcome.summary_text
+    assert not runner._in_flight
 
 
 class FrozenClock:
@@ -489,7 +473,7 @@ class FrozenClock:
 
 
 async def test_a_check_whose_worker_is_killed_ends_once_its_entry_is_past_its_moment(
-    redis_url: str, data_env: Path, workers: list, tmp_path: Path, monkeypatch
+    pool: Pool, monkeypatch
 ) -> None:
     """kill -9 of the worker running a plan's check while Redis answers all along: its entry
     in the registry passes its moment (no beat for ``HEARTBEAT_TTL_S``) and the check ends
@@ -500,23 +484,18 @@ async def test_a_check_whose_worker_is_killed_ends_once_its_entry_is_past_its_mo
     ends the check (before: never)."""
     from bot.pool import celery_runner
 
-    env = worker_env(redis_url, data_env, timeout_s=20)
-    doomed = misbehaving_worker(env, tmp_path / "doomed.log", "NQ")
-    workers.append(doomed)
+    doomed = pool.worker("doomed.log")
     monkeypatch.setattr(celery_runner, "time", FrozenClock())
-    runner = CeleryRunner(redis_url, timeout_s=20, queue_wait_s=600, check_wait_s=600)
+    runner = pool.runner(queue_wait_s=600, check_wait_s=600)
     check = QueryJob(query={**COUNT, "sleep": 60}, chart=False, csv=False, check_only=True)
-    try:
-        job = asyncio.create_task(runner.check(check))
-        await _kill_once_started(redis_url, doomed)
-        outcome = await asyncio.wait_for(job, 30)
-        assert worker_failure(outcome), outcome.summary_text
-    finally:
-        await runner.close()
+    job = asyncio.create_task(runner.check(check))
+    await _kill_once_started(pool, doomed)
+    outcome = await asyncio.wait_for(job, 30)
+    assert worker_failure(outcome), outcome.summary_text
 
 
 async def test_workers_say_what_data_they_serve_and_see_an_import_made_there(
-    redis_url: str, workers: list, tmp_path: Path
+    pool: Pool, tmp_path: Path
 ) -> None:
     """The bot, on another machine, counts relative periods from the data the workers say
     they serve (``CeleryRunner.data_meta``). Its bars replaced on the workers' machine (an
@@ -535,23 +514,20 @@ async def test_workers_say_what_data_they_serve_and_see_an_import_made_there(
         rows=len(minutes),
     )
     write_bars(minutes, meta, path)
-    env = worker_env(redis_url, settings.data_dir, timeout_s=20)
-    workers.append(barb_worker(env, tmp_path / "worker.log", "NQ"))
-    runner = CeleryRunner(redis_url, timeout_s=20, queue_wait_s=60)
-    try:
-        while runner.data_meta("NQ") is None:
-            await asyncio.sleep(0.1)
-        assert runner.data_meta("NQ") == read_meta(path)
-        assert count_of(await runner.run(quick(COUNT))) == DAYS
-        first_week = minutes[minutes["trading_date"] <= "2024-03-08"].reset_index(drop=True)
-        week = meta.model_copy(update={"last_date": dt.date(2024, 3, 8), "rows": len(first_week)})
-        write_bars(first_week, week, path)
-        while runner.data_meta("NQ").last_date != dt.date(2024, 3, 8):
-            await asyncio.sleep(0.1)
-        assert runner.data_meta("NQ") == read_meta(path)
-        assert count_of(await runner.run(quick(COUNT))) == 5  # RTH days of the first week
-    finally:
-        await runner.close()
+    pool.data_dir = settings.data_dir
+    pool.worker(barb=True)
+    runner = pool.runner()
+    while runner.data_meta("NQ") is None:
+        await asyncio.sleep(0.1)
+    assert runner.data_meta("NQ") == read_meta(path)
+    assert count_of(await runner.run(quick(COUNT))) == DAYS
+    first_week = minutes[minutes["trading_date"] <= "2024-03-08"].reset_index(drop=True)
+    week = meta.model_copy(update={"last_date": dt.date(2024, 3, 8), "rows": len(first_week)})
+    write_bars(first_week, week, path)
+    while runner.data_meta("NQ").last_date != dt.date(2024, 3, 8):
+        await asyncio.sleep(0.1)
+    assert runner.data_meta("NQ") == read_meta(path)
+    assert count_of(await runner.run(quick(COUNT))) == 5  # RTH days of the first week
 
 
 async def test_with_redis_hung_questions_never_stall_the_loop_and_keep_the_workers_dates(
@@ -624,7 +600,7 @@ async def test_with_redis_hung_questions_never_stall_the_loop_and_keep_the_worke
 
 
 async def test_a_run_sent_to_a_hung_redis_ends_in_a_sentence_and_the_next_is_answered(
-    tmp_path: Path, data_env: Path, workers: list, caplog
+    pool: Pool, tmp_path: Path, caplog
 ) -> None:
     """Redis hung (its machine lost: the port takes the connection and never answers; a
     stopped process here) when Run is pressed. Before, the send waited on its socket for
@@ -633,9 +609,9 @@ async def test_a_run_sent_to_a_hung_redis_ends_in_a_sentence_and_the_next_is_ans
     gives up after a few seconds: the person reads the failure sentence with its
     reference, and once Redis answers again the next query is answered."""
     server = RedisServer(tmp_path)
-    url = server.url()
-    workers.append(misbehaving_worker(worker_env(url, data_env, 20), tmp_path / "w.log", "NQ"))
-    runner = CeleryRunner(url, timeout_s=20, queue_wait_s=60)
+    url = pool.url = server.url()
+    pool.worker("w.log")
+    runner = CeleryRunner(url, timeout_s=20, queue_wait_s=60)  # closed before its Redis stops
     try:
         assert count_of(await runner.run(quick(COUNT))) == DAYS  # connected
         server.process.send_signal(signal.SIGSTOP)
@@ -708,47 +684,43 @@ def persistent_redis(tmp_path: Path) -> Iterator[RedisServer]:
 
 
 async def test_redis_restarted_while_jobs_run_each_job_is_run_once(
-    persistent_redis: RedisServer, data_env: Path, workers: list, tmp_path: Path
+    persistent_redis: RedisServer, pool: Pool, tmp_path: Path
 ) -> None:
     """p46n #6: Redis restarted (its queues kept) while each of two workers runs a job. Each
     worker, reconnecting, puts the job it runs back in the queue (kombu's restore of the
     unacknowledged), and a worker receives it again. Before, that copy was computed again
     (6 runs for 4 queries, heavy ones pushed past their time limit); now it is dropped: each
     job is run once and answered once."""
-    url = persistent_redis.url()
-    env = worker_env(url, data_env, timeout_s=20)
-    workers += [misbehaving_worker(env, tmp_path / f"worker{n}.log", "NQ") for n in (1, 2)]
-    runner = CeleryRunner(url, timeout_s=20, queue_wait_s=60)
+    pool.url = persistent_redis.url()
+    for n in (1, 2):
+        pool.worker(f"worker{n}.log")
+    runner = pool.runner()
     traces = [tmp_path / f"job{n}.trace" for n in (1, 2)]  # a line per run to its end
-    client = redis.Redis.from_url(url)
-    try:
-        jobs = [
-            asyncio.create_task(runner.run(quick({**COUNT, "sleep": 3.0, "trace": str(trace)})))
-            for trace in traces
-        ]
-        while len(client.keys("celery-task-meta-*")) < 2:  # both taken: one by each worker
-            await asyncio.sleep(0.05)
-        # The workers' main processes (not their children, which compute on) see the lost
-        # connection only once Redis is back, as a busy worker does: the case where it hands
-        # the job it runs back to the queue. Paused, not timed.
-        for worker in workers:
-            os.kill(worker.process.pid, signal.SIGSTOP)
-        persistent_redis.stop()
-        persistent_redis.start()
-        for worker in workers:
-            os.kill(worker.process.pid, signal.SIGCONT)
-        outcomes = await asyncio.wait_for(asyncio.gather(*jobs), 120)
-        assert [count_of(outcome) for outcome in outcomes] == [DAYS, DAYS]
-        dropped = await asyncio.wait_for(_every_delivery_ended(workers, traces), 60)
-        assert [len(trace.read_text().splitlines()) for trace in traces] == [1, 1]
-        assert dropped > 0, "no job was delivered again: the restart tested nothing"
-    finally:
-        client.close()
-        await runner.close()
+    client = pool.redis()
+    jobs = [
+        asyncio.create_task(runner.run(quick({**COUNT, "sleep": 3.0, "trace": str(trace)})))
+        for trace in traces
+    ]
+    while len(client.keys("celery-task-meta-*")) < 2:  # both taken: one by each worker
+        await asyncio.sleep(0.05)
+    # The workers' main processes (not their children, which compute on) see the lost
+    # connection only once Redis is back, as a busy worker does: the case where it hands
+    # the job it runs back to the queue. Paused, not timed.
+    for worker in pool.workers:
+        os.kill(worker.process.pid, signal.SIGSTOP)
+    persistent_redis.stop()
+    persistent_redis.start()
+    for worker in pool.workers:
+        os.kill(worker.process.pid, signal.SIGCONT)
+    outcomes = await asyncio.wait_for(asyncio.gather(*jobs), 120)
+    assert [count_of(outcome) for outcome in outcomes] == [DAYS, DAYS]
+    dropped = await asyncio.wait_for(_every_delivery_ended(pool.workers, traces), 60)
+    assert [len(trace.read_text().splitlines()) for trace in traces] == [1, 1]
+    assert dropped > 0, "no job was delivered again: the restart tested nothing"
 
 
 async def test_redis_restarted_past_the_jobs_expiry_the_copies_neither_fail_nor_wait(
-    persistent_redis: RedisServer, data_env: Path, workers: list, tmp_path: Path
+    persistent_redis: RedisServer, pool: Pool, tmp_path: Path
 ) -> None:
     """p46ah #7: Redis restarted while one worker (3 processes) runs two jobs, one of them
     already past its expiry (the bot's queue wait). Each comes back as a copy. Before, the
@@ -758,44 +730,37 @@ async def test_redis_restarted_past_the_jobs_expiry_the_copies_neither_fail_nor_
     dying (the OOM killer, here SIGKILL) recorded the job as failed. Now neither copy
     records anything or holds a process: both jobs are answered, once, and the query sent
     after the restart is answered before them."""
-    url = persistent_redis.url()
-    env = worker_env(url, data_env, timeout_s=20)
-    worker = misbehaving_worker(env, tmp_path / "worker.log", "NQ", concurrency=3)
-    workers.append(worker)
-    expiring = CeleryRunner(url, timeout_s=20, queue_wait_s=1)
-    runner = CeleryRunner(url, timeout_s=20, queue_wait_s=60)
+    pool.url = persistent_redis.url()
+    worker = pool.worker(concurrency=3)
+    expiring = pool.runner(queue_wait_s=1)
+    runner = pool.runner()
     traces = [tmp_path / f"job{n}.trace" for n in (1, 2)]
-    client = redis.Redis.from_url(url)
-    try:
-        long_jobs = [
-            asyncio.create_task(sender.run(quick({**COUNT, "sleep": 8.0, "trace": str(trace)})))
-            for sender, trace in zip((expiring, runner), traces, strict=True)
-        ]
-        while len(client.keys("celery-task-meta-*")) < 2:  # both running
-            await asyncio.sleep(0.05)
-        metas = [json.loads(client.get(key)) for key in client.keys("celery-task-meta-*")]
-        running = {meta["result"]["pid"] for meta in metas}  # the processes of the runs
-        await asyncio.sleep(1.0)  # the first job's expiry is past
-        os.kill(worker.process.pid, signal.SIGSTOP)
-        persistent_redis.stop()
-        persistent_redis.start()
-        os.kill(worker.process.pid, signal.SIGCONT)
-        while worker.log.read_text().count("] received") < 4:  # both copies are in
-            await asyncio.sleep(0.05)
-        assert "Discarding revoked task" in worker.log.read_text()  # the expired copy
-        for pid in _children(worker.process.pid) - running:  # where a copy would wait
-            os.kill(pid, signal.SIGKILL)
-        assert count_of(await asyncio.wait_for(runner.run(quick(COUNT)), 60)) == DAYS
-        ended_before = [job.done() for job in long_jobs]
-        outcomes = await asyncio.wait_for(asyncio.gather(*long_jobs), 60)
-        assert [outcome.summary_text for outcome in outcomes if not outcome.ok] == []
-        assert [count_of(outcome) for outcome in outcomes] == [DAYS, DAYS]
-        assert ended_before == [False, False], "the query sent meanwhile waited for them"
-        assert [len(trace.read_text().splitlines()) for trace in traces] == [1, 1]
-    finally:
-        client.close()
-        await expiring.close()
-        await runner.close()
+    client = pool.redis()
+    long_jobs = [
+        asyncio.create_task(sender.run(quick({**COUNT, "sleep": 8.0, "trace": str(trace)})))
+        for sender, trace in zip((expiring, runner), traces, strict=True)
+    ]
+    while len(client.keys("celery-task-meta-*")) < 2:  # both running
+        await asyncio.sleep(0.05)
+    metas = [json.loads(client.get(key)) for key in client.keys("celery-task-meta-*")]
+    running = {meta["result"]["pid"] for meta in metas}  # the processes of the runs
+    await asyncio.sleep(1.0)  # the first job's expiry is past
+    os.kill(worker.process.pid, signal.SIGSTOP)
+    persistent_redis.stop()
+    persistent_redis.start()
+    os.kill(worker.process.pid, signal.SIGCONT)
+    while worker.log.read_text().count("] received") < 4:  # both copies are in
+        await asyncio.sleep(0.05)
+    assert "Discarding revoked task" in worker.log.read_text()  # the expired copy
+    for pid in _children(worker.process.pid) - running:  # where a copy would wait
+        os.kill(pid, signal.SIGKILL)
+    assert count_of(await asyncio.wait_for(runner.run(quick(COUNT)), 60)) == DAYS
+    ended_before = [job.done() for job in long_jobs]
+    outcomes = await asyncio.wait_for(asyncio.gather(*long_jobs), 60)
+    assert [outcome.summary_text for outcome in outcomes if not outcome.ok] == []
+    assert [count_of(outcome) for outcome in outcomes] == [DAYS, DAYS]
+    assert ended_before == [False, False], "the query sent meanwhile waited for them"
+    assert [len(trace.read_text().splitlines()) for trace in traces] == [1, 1]
 
 
 @pytest.fixture
@@ -809,44 +774,39 @@ def volatile_redis(tmp_path: Path) -> Iterator[RedisServer]:
 
 
 async def test_redis_restarted_empty_the_jobs_in_its_queue_are_sent_again_and_run_once(
-    volatile_redis: RedisServer, data_env: Path, workers: list, tmp_path: Path
+    volatile_redis: RedisServer, pool: Pool, tmp_path: Path
 ) -> None:
     """Redis without persistence restarted while one job runs and two wait in the queue
     behind it. The queue went with Redis: each of the two waited the whole queue wait
     (60 s) and its person read "No query worker took the query within 60 seconds …". Now
     the bot sees that Redis lost its data (its mark gone) and sends them again at once:
     each of the three is answered, in the order sent, and computed once."""
-    url = volatile_redis.url()
-    env = worker_env(url, data_env, timeout_s=20)
-    workers.append(misbehaving_worker(env, tmp_path / "worker.log", "NQ"))
-    runner = CeleryRunner(url, timeout_s=20, queue_wait_s=60)
+    pool.url = volatile_redis.url()
+    pool.worker()
+    runner = pool.runner()
     traces = [tmp_path / f"job{n}.trace" for n in (1, 2, 3)]
-    client = redis.Redis.from_url(url)
-    try:
-        running = asyncio.create_task(
-            runner.run(quick({**COUNT, "sleep": 2.0, "trace": str(traces[0])}))
-        )
-        while not client.keys("celery-task-meta-*"):  # the first is running
-            await asyncio.sleep(0.05)
-        queued = []
-        for trace in traces[1:]:
-            queued.append(asyncio.create_task(runner.run(quick({**COUNT, "trace": str(trace)}))))
-            await asyncio.sleep(0.2)  # sent one after the other
-        while client.llen(queue_name("NQ")) < 2:
-            await asyncio.sleep(0.05)
-        volatile_redis.stop()
-        volatile_redis.start()
-        assert client.llen(queue_name("NQ")) == 0  # the queued jobs are gone
-        # Before: 60 s, then "No query worker took the query within 60 seconds".
-        outcomes = await asyncio.wait_for(asyncio.gather(running, *queued), 45)
-        assert [count_of(outcome) for outcome in outcomes] == [DAYS] * 3
-        await asyncio.wait_for(_each_delivery_ran_or_was_dropped(workers[0], traces), 30)
-        assert [len(trace.read_text().splitlines()) for trace in traces] == [1, 1, 1]
-        ended = [trace.stat().st_mtime_ns for trace in traces[1:]]
-        assert ended == sorted(ended)  # the second sent ran before the third
-    finally:
-        client.close()
-        await runner.close()
+    client = pool.redis()
+    running = asyncio.create_task(
+        runner.run(quick({**COUNT, "sleep": 2.0, "trace": str(traces[0])}))
+    )
+    while not client.keys("celery-task-meta-*"):  # the first is running
+        await asyncio.sleep(0.05)
+    queued = []
+    for trace in traces[1:]:
+        queued.append(asyncio.create_task(runner.run(quick({**COUNT, "trace": str(trace)}))))
+        await asyncio.sleep(0.2)  # sent one after the other
+    while client.llen(queue_name("NQ")) < 2:
+        await asyncio.sleep(0.05)
+    volatile_redis.stop()
+    volatile_redis.start()
+    assert client.llen(queue_name("NQ")) == 0  # the queued jobs are gone
+    # Before: 60 s, then "No query worker took the query within 60 seconds".
+    outcomes = await asyncio.wait_for(asyncio.gather(running, *queued), 45)
+    assert [count_of(outcome) for outcome in outcomes] == [DAYS] * 3
+    await asyncio.wait_for(_each_delivery_ran_or_was_dropped(pool.workers[0], traces), 30)
+    assert [len(trace.read_text().splitlines()) for trace in traces] == [1, 1, 1]
+    ended = [trace.stat().st_mtime_ns for trace in traces[1:]]
+    assert ended == sorted(ended)  # the second sent ran before the third
 
 
 @contextlib.contextmanager
@@ -868,7 +828,7 @@ def job_state(client: redis.Redis) -> str | None:
 
 
 async def test_an_answer_stored_just_before_redis_restarts_empty_still_reaches_the_person(
-    volatile_redis: RedisServer, data_env: Path, workers: list, tmp_path: Path
+    volatile_redis: RedisServer, pool: Pool, tmp_path: Path
 ) -> None:
     """The worker stores its answer, and Redis (no persistence) restarts before the bot's
     next poll reads it: the answer went with Redis. Before, the bot, which had seen the job
@@ -876,33 +836,28 @@ async def test_an_answer_stored_just_before_redis_restarts_empty_still_reaches_t
     run (reference …)" though it was computed. Now its worker no longer names it among the
     jobs it runs, nothing of it is in the new Redis: it is sent again and answered (computed
     a second time: the first answer is gone)."""
-    url = volatile_redis.url()
-    env = worker_env(url, data_env, timeout_s=5)
-    workers.append(misbehaving_worker(env, tmp_path / "worker.log", "NQ"))
+    pool.url = volatile_redis.url()
+    pool.worker(timeout_s=5)
     # Before, its deadline: the queue wait (10 s), the hard limit (7 s) and 3 s.
-    runner = CeleryRunner(url, timeout_s=5, queue_wait_s=10)
+    runner = pool.runner(timeout_s=5, queue_wait_s=10)
     trace = tmp_path / "job.trace"
-    client = redis.Redis.from_url(url)
-    try:
-        job = asyncio.create_task(runner.run(quick({**COUNT, "sleep": 1.0, "trace": str(trace)})))
-        while not any(flight.started for flight in runner._in_flight.values()):
-            await asyncio.sleep(0.01)  # the bot saw it started
-        with bot_not_reading(runner):
-            while job_state(client) != "SUCCESS":  # answered, not yet read
-                await asyncio.sleep(0.01)
-            volatile_redis.stop()
-            volatile_redis.start()
-            assert job_state(client) is None  # the answer is gone
-        outcome = await asyncio.wait_for(job, 15)
-        assert count_of(outcome) == DAYS, outcome.summary_text
-        assert len(trace.read_text().splitlines()) == 2
-    finally:
-        client.close()
-        await runner.close()
+    client = pool.redis()
+    job = asyncio.create_task(runner.run(quick({**COUNT, "sleep": 1.0, "trace": str(trace)})))
+    while not any(flight.started for flight in runner._in_flight.values()):
+        await asyncio.sleep(0.01)  # the bot saw it started
+    with bot_not_reading(runner):
+        while job_state(client) != "SUCCESS":  # answered, not yet read
+            await asyncio.sleep(0.01)
+        volatile_redis.stop()
+        volatile_redis.start()
+        assert job_state(client) is None  # the answer is gone
+    outcome = await asyncio.wait_for(job, 15)
+    assert count_of(outcome) == DAYS, outcome.summary_text
+    assert len(trace.read_text().splitlines()) == 2
 
 
 async def test_a_job_taken_just_before_redis_restarts_empty_is_computed_once(
-    volatile_redis: RedisServer, data_env: Path, workers: list, tmp_path: Path
+    volatile_redis: RedisServer, pool: Pool, tmp_path: Path
 ) -> None:
     """A worker takes the job, and Redis (no persistence) restarts before the bot's next
     poll has seen it started; the job's claim goes with Redis. Before, the bot sent it
@@ -910,28 +865,23 @@ async def test_a_job_taken_just_before_redis_restarts_empty_is_computed_once(
     a second time beside the first (one answer reached the person, the load doubled). Now
     the worker names it among the jobs it runs in its beat to the new Redis: the bot waits
     for that answer, and the job is computed once."""
-    url = volatile_redis.url()
-    env = worker_env(url, data_env, timeout_s=20)
-    workers.append(misbehaving_worker(env, tmp_path / "worker.log", "NQ", concurrency=2))
-    runner = CeleryRunner(url, timeout_s=20, queue_wait_s=60)
+    pool.url = volatile_redis.url()
+    pool.worker(concurrency=2)
+    runner = pool.runner()
     trace = tmp_path / "job.trace"
-    client = redis.Redis.from_url(url)
-    try:
-        job = asyncio.create_task(runner.run(quick({**COUNT, "sleep": 3.0, "trace": str(trace)})))
-        while not runner._in_flight:  # sent
-            await asyncio.sleep(0.001)
-        with bot_not_reading(runner):
-            while job_state(client) != "STARTED":  # taken
-                await asyncio.sleep(0.01)
-            assert not any(flight.started for flight in runner._in_flight.values())
-            volatile_redis.stop()
-            volatile_redis.start()
-        assert count_of(await asyncio.wait_for(job, 30)) == DAYS
-        await asyncio.wait_for(_each_delivery_ran_or_was_dropped(workers[0], [trace]), 30)
-        assert len(trace.read_text().splitlines()) == 1
-    finally:
-        client.close()
-        await runner.close()
+    client = pool.redis()
+    job = asyncio.create_task(runner.run(quick({**COUNT, "sleep": 3.0, "trace": str(trace)})))
+    while not runner._in_flight:  # sent
+        await asyncio.sleep(0.001)
+    with bot_not_reading(runner):
+        while job_state(client) != "STARTED":  # taken
+            await asyncio.sleep(0.01)
+        assert not any(flight.started for flight in runner._in_flight.values())
+        volatile_redis.stop()
+        volatile_redis.start()
+    assert count_of(await asyncio.wait_for(job, 30)) == DAYS
+    await asyncio.wait_for(_each_delivery_ran_or_was_dropped(pool.workers[0], [trace]), 30)
+    assert len(trace.read_text().splitlines()) == 1
 
 
 def counted(runner: CeleryRunner, name: str) -> list[int]:
@@ -948,7 +898,7 @@ def counted(runner: CeleryRunner, name: str) -> list[int]:
 
 
 async def test_a_running_jobs_worker_beating_late_in_a_redis_restarted_empty_is_waited_for(
-    volatile_redis: RedisServer, data_env: Path, workers: list, tmp_path: Path
+    volatile_redis: RedisServer, pool: Pool, tmp_path: Path
 ) -> None:
     """Redis (no persistence) restarts while a worker computes a job the bot saw started,
     and that worker's first beat in the new Redis comes late (its main process stalled:
@@ -956,63 +906,54 @@ async def test_a_running_jobs_worker_beating_late_in_a_redis_restarted_empty_is_
     worker's own beat, which names the job: computed once. Before, the beats were read
     2.5 s after the loss was found; the job, named by no worker yet, was sent again, and the
     worker computed it a second time once it went on (its claim had gone with Redis)."""
-    url = volatile_redis.url()
-    env = worker_env(url, data_env, timeout_s=20)
-    workers.append(misbehaving_worker(env, tmp_path / "worker.log", "NQ", concurrency=2))
-    main = workers[0].process.pid
-    runner = CeleryRunner(url, timeout_s=20, queue_wait_s=60)
+    pool.url = volatile_redis.url()
+    pool.worker(concurrency=2)
+    main = pool.workers[0].process.pid
+    runner = pool.runner()
     sends, reads = counted(runner, "_send"), counted(runner, "_read_after_loss")
     trace, started, gate = tmp_path / "job.trace", tmp_path / "started", tmp_path / "gate"
     query = {**COUNT, "trace": str(trace), "started": str(started), "gate": str(gate)}
+    job = asyncio.create_task(runner.run(quick(query)))
+    while not any(flight.started for flight in runner._in_flight.values()):
+        await asyncio.sleep(0.01)  # the bot saw it started
+    os.kill(main, signal.SIGSTOP)  # no beat from here; its child computes on
     try:
-        job = asyncio.create_task(runner.run(quick(query)))
-        while not any(flight.started for flight in runner._in_flight.values()):
-            await asyncio.sleep(0.01)  # the bot saw it started
-        os.kill(main, signal.SIGSTOP)  # no beat from here; its child computes on
-        try:
-            volatile_redis.stop()
-            volatile_redis.start()
-            # The bot has read the new Redis's beats twice (or sent the job again).
-            while len(reads) < 2 and len(sends) < 2:
-                assert not job.done(), job.result()
-                await asyncio.sleep(0.05)
-            assert len(sends) == 1  # not sent again
-        finally:
-            os.kill(main, signal.SIGCONT)
-        gate.touch()
-        assert count_of(await asyncio.wait_for(job, 30)) == DAYS
-        await asyncio.wait_for(_each_delivery_ran_or_was_dropped(workers[0], [trace]), 30)
-        assert runs_of(trace) == 1
+        volatile_redis.stop()
+        volatile_redis.start()
+        # The bot has read the new Redis's beats twice (or sent the job again).
+        while len(reads) < 2 and len(sends) < 2:
+            assert not job.done(), job.result()
+            await asyncio.sleep(0.05)
+        assert len(sends) == 1  # not sent again
     finally:
-        await runner.close()
+        os.kill(main, signal.SIGCONT)
+    gate.touch()
+    assert count_of(await asyncio.wait_for(job, 30)) == DAYS
+    await asyncio.wait_for(_each_delivery_ran_or_was_dropped(pool.workers[0], [trace]), 30)
+    assert runs_of(trace) == 1
 
 
 async def test_a_running_jobs_worker_lost_with_a_redis_restarted_empty_is_sent_again(
-    volatile_redis: RedisServer, data_env: Path, workers: list, tmp_path: Path
+    volatile_redis: RedisServer, pool: Pool, tmp_path: Path
 ) -> None:
     """Redis (no persistence) restarts and the worker computing the job is lost with it
     (killed): it never beats in the new Redis. Once the job would have ended on a live
     worker (its hard limit past), no copy of it can be computing: it is sent again, and the
     worker up now answers it."""
-    url = volatile_redis.url()
-    env = worker_env(url, data_env, timeout_s=3)
-    doomed = misbehaving_worker(env, tmp_path / "doomed.log", "NQ")
-    workers.append(doomed)
-    runner = CeleryRunner(url, timeout_s=3, queue_wait_s=30)
+    pool.url = volatile_redis.url()
+    doomed = pool.worker("doomed.log", timeout_s=3)
+    runner = pool.runner(timeout_s=3, queue_wait_s=30)
     trace, started = tmp_path / "job.trace", tmp_path / "started"
     query = {**COUNT, "trace": str(trace), "started": str(started), "sleep": 2.0}
-    try:
-        job = asyncio.create_task(runner.run(quick(query)))
-        while not any(flight.node for flight in runner._in_flight.values()):
-            await asyncio.sleep(0.01)  # the bot saw it started on that worker
-        doomed.kill()
-        volatile_redis.stop()
-        volatile_redis.start()
-        workers.append(misbehaving_worker(env, tmp_path / "w.log", "NQ"))
-        assert count_of(await asyncio.wait_for(job, 60)) == DAYS
-        assert runs_of(trace) == 1  # the killed one never got to its end
-    finally:
-        await runner.close()
+    job = asyncio.create_task(runner.run(quick(query)))
+    while not any(flight.node for flight in runner._in_flight.values()):
+        await asyncio.sleep(0.01)  # the bot saw it started on that worker
+    doomed.kill()
+    volatile_redis.stop()
+    volatile_redis.start()
+    pool.worker("w.log", timeout_s=3)
+    assert count_of(await asyncio.wait_for(job, 60)) == DAYS
+    assert runs_of(trace) == 1  # the killed one never got to its end
 
 
 async def _each_delivery_ran_or_was_dropped(worker: WorkerProcess, traces: list[Path]) -> None:
@@ -1025,7 +966,7 @@ async def _each_delivery_ran_or_was_dropped(worker: WorkerProcess, traces: list[
 
 
 async def test_redis_away_longer_than_a_runs_claim_the_job_is_still_run_once(
-    persistent_redis: RedisServer, data_env: Path, workers: list, tmp_path: Path
+    persistent_redis: RedisServer, pool: Pool, tmp_path: Path
 ) -> None:
     """Redis (its queues kept) away longer than the claim of the job a worker runs. Before,
     the worker itself stopped ("Unrecoverable error: AttributeError … 'hostname'": kombu
@@ -1036,104 +977,84 @@ async def test_redis_away_longer_than_a_runs_claim_the_job_is_still_run_once(
     reconnects, the run marks its job finished though its claim expired (nobody took it
     since), also when the soft limit fires while it waits for Redis: the copy is dropped,
     the job run once and answered once."""
-    url = persistent_redis.url()
-    env = worker_env(url, data_env, timeout_s=2)  # a claim of 2 + 2 + 1 s
-    workers.append(misbehaving_worker(env, tmp_path / "worker.log", "NQ", concurrency=2))
-    runner = CeleryRunner(url, timeout_s=2, queue_wait_s=60)
+    pool.url = persistent_redis.url()
+    pool.worker(timeout_s=2, concurrency=2)  # a claim of 2 + 2 + 1 s
+    runner = pool.runner(timeout_s=2, queue_wait_s=60)
     trace = tmp_path / "job.trace"
-    client = redis.Redis.from_url(url)
-    try:
-        job = asyncio.create_task(runner.run(quick({**COUNT, "sleep": 0.3, "trace": str(trace)})))
-        while not (claims := client.keys(f"{CLAIM_PREFIX}*")):
-            await asyncio.sleep(0.05)
-        claim_left_s = client.pttl(claims[0]) / 1000
-        persistent_redis.stop()
-        await asyncio.sleep(claim_left_s + 0.5)  # the outage outlasts the claim
-        persistent_redis.start()
-        assert count_of(await asyncio.wait_for(job, 60)) == DAYS
-        dropped = await asyncio.wait_for(_every_delivery_ended(workers, [trace]), 60)
-        assert len(trace.read_text().splitlines()) == 1  # computed once
-        assert dropped == 1, "the job was not delivered again: the outage tested nothing"
-    finally:
-        client.close()
-        await runner.close()
+    client = pool.redis()
+    job = asyncio.create_task(runner.run(quick({**COUNT, "sleep": 0.3, "trace": str(trace)})))
+    while not (claims := client.keys(f"{CLAIM_PREFIX}*")):
+        await asyncio.sleep(0.05)
+    claim_left_s = client.pttl(claims[0]) / 1000
+    persistent_redis.stop()
+    await asyncio.sleep(claim_left_s + 0.5)  # the outage outlasts the claim
+    persistent_redis.start()
+    assert count_of(await asyncio.wait_for(job, 60)) == DAYS
+    dropped = await asyncio.wait_for(_every_delivery_ended(pool.workers, [trace]), 60)
+    assert len(trace.read_text().splitlines()) == 1  # computed once
+    assert dropped == 1, "the job was not delivered again: the outage tested nothing"
 
 
 async def test_a_worker_stopped_at_once_hands_its_job_to_another_that_runs_it(
-    redis_url: str, data_env: Path, workers: list, tmp_path: Path
+    pool: Pool, tmp_path: Path
 ) -> None:
     """A cold shutdown (SIGQUIT) stops the job and puts it back in its queue at once: its
     claim is given up first, so the other worker runs it instead of dropping it as a copy
     of a running job, and the stopped run records no failure."""
-    env = worker_env(redis_url, data_env, timeout_s=20)
-    workers += [misbehaving_worker(env, tmp_path / f"worker{n}.log", "NQ") for n in (1, 2)]
-    runner = CeleryRunner(redis_url, timeout_s=20, queue_wait_s=60)
+    for n in (1, 2):
+        pool.worker(f"worker{n}.log")
+    runner = pool.runner()
     trace, started, gate = tmp_path / "job.trace", tmp_path / "started", tmp_path / "gate"
-    try:
-        # Held in the worker until the test opens the gate, once the stopped worker is gone:
-        # a fixed sleep (3 s, then 6 s) ran out in loaded CI runs before the signal took
-        # effect, and the first worker finished the job itself.
-        query = {**COUNT, "started": str(started), "gate": str(gate), "trace": str(trace)}
-        job = asyncio.create_task(runner.run(quick(query)))
-        while not (started.exists() and started.read_text()):  # its child is in the query
-            await asyncio.sleep(0.05)
-        [stopped] = [w for w in workers if "] received" in w.log.read_text()]
-        os.kill(stopped.process.pid, signal.SIGQUIT)
-        await asyncio.to_thread(stopped.process.wait, 30)
-        gate.touch()
-        assert count_of(await asyncio.wait_for(job, 60)) == DAYS
-        [other] = [w for w in workers if w is not stopped]
-        assert "] received" in other.log.read_text()
-        assert len(trace.read_text().splitlines()) == 1  # only the second run got to its end
-    finally:
-        await runner.close()
+    # Held in the worker until the test opens the gate, once the stopped worker is gone:
+    # a fixed sleep (3 s, then 6 s) ran out in loaded CI runs before the signal took
+    # effect, and the first worker finished the job itself.
+    query = {**COUNT, "started": str(started), "gate": str(gate), "trace": str(trace)}
+    job = asyncio.create_task(runner.run(quick(query)))
+    while not (started.exists() and started.read_text()):  # its child is in the query
+        await asyncio.sleep(0.05)
+    [stopped] = [w for w in pool.workers if "] received" in w.log.read_text()]
+    os.kill(stopped.process.pid, signal.SIGQUIT)
+    await asyncio.to_thread(stopped.process.wait, 30)
+    gate.touch()
+    assert count_of(await asyncio.wait_for(job, 60)) == DAYS
+    [other] = [w for w in pool.workers if w is not stopped]
+    assert "] received" in other.log.read_text()
+    assert len(trace.read_text().splitlines()) == 1  # only the second run got to its end
 
 
 async def test_sigterm_to_every_process_of_a_worker_lets_its_query_finish(
-    redis_url: str, data_env: Path, workers: list, tmp_path: Path
+    pool: Pool, tmp_path: Path
 ) -> None:
     """SIGTERM to the worker's whole process group, as systemd's default
     ``KillMode=control-group`` sends it on every restart, is a warm shutdown: the query in
     progress finishes and is answered, once. Before, its child ended at once ("exited with
     signal 15 (SIGTERM)"), and the person read "…a failure on my side…" (p48b #2)."""
-    env = worker_env(redis_url, data_env, timeout_s=20)
-    worker = misbehaving_worker(env, tmp_path / "worker.log", "NQ")
-    workers.append(worker)
-    runner = CeleryRunner(redis_url, timeout_s=20, queue_wait_s=60)
+    worker = pool.worker()
+    runner = pool.runner()
     started, trace = tmp_path / "started", tmp_path / "job.trace"
     query = {**COUNT, "trace": str(trace), "started": str(started), "sleep": 2.0}
-    try:
-        job = asyncio.create_task(runner.run(quick(query)))
-        while not (started.exists() and started.read_text()):  # its child is in the query
-            await asyncio.sleep(0.05)
-        os.killpg(worker.process.pid, signal.SIGTERM)
-        assert count_of(await asyncio.wait_for(job, 60)) == DAYS
-    finally:
-        await runner.close()
+    job = asyncio.create_task(runner.run(quick(query)))
+    while not (started.exists() and started.read_text()):  # its child is in the query
+        await asyncio.sleep(0.05)
+    os.killpg(worker.process.pid, signal.SIGTERM)
+    assert count_of(await asyncio.wait_for(job, 60)) == DAYS
     assert worker.process.wait(30) == 0  # the warm shutdown, to its end
     assert len(trace.read_text().splitlines()) == 1
 
 
-async def test_a_check_given_up_on_expires_with_the_plans_wait(
-    redis_url: str, data_env: Path, workers: list, tmp_path: Path
-) -> None:
+async def test_a_check_given_up_on_expires_with_the_plans_wait(pool: Pool, tmp_path: Path) -> None:
     """A check the plan stopped waiting for (``check_wait_s``) expires then, not after the
     queue wait of runs: a worker that meets it later, the revoke unheard (sent while Redis
     was away, or before the worker started), drops it. Before, it expired after 60 s, and
     with Redis away 18 s a check given up at 15 s ran again once Redis was back, for
     nobody (p48b #4)."""
-    runner = CeleryRunner(redis_url, timeout_s=20, queue_wait_s=60, check_wait_s=1)
+    runner = pool.runner(queue_wait_s=60, check_wait_s=1)
     trace = tmp_path / "check.trace"
     check = QueryJob(query={**COUNT, "trace": str(trace)}, chart=False, csv=False, check_only=True)
-    try:
-        with contextlib.suppress(TimeoutError):  # as a plan waits for it
-            await asyncio.wait_for(runner.check(check), 1)
-        env = worker_env(redis_url, data_env, timeout_s=20)
-        worker = misbehaving_worker(env, tmp_path / "worker.log", "NQ")
-        workers.append(worker)
-        assert count_of(await runner.run(quick(COUNT))) == DAYS  # taken after the check
-    finally:
-        await runner.close()
+    with contextlib.suppress(TimeoutError):  # as a plan waits for it
+        await asyncio.wait_for(runner.check(check), 1)
+    worker = pool.worker()
+    assert count_of(await runner.run(quick(COUNT))) == DAYS  # taken after the check
     for _ in range(100):  # the worker logs the discard a moment after taking the task
         if "Discarding revoked task: barb.query" in worker.log.read_text():
             break
@@ -1200,16 +1121,14 @@ async def _every_delivery_ended(workers: list[WorkerProcess], traces: list[Path]
 
 
 async def test_checks_given_up_on_are_revoked_and_never_run(
-    redis_url: str, data_env: Path, workers: list, tmp_path: Path, monkeypatch
+    pool: Pool, tmp_path: Path, monkeypatch
 ) -> None:
     """A plan waits ``check_wait_s`` for its checks, then is shown unchecked: each check
     given up on is revoked, whether it waited in its queue behind a run or was still being
     sent (Redis slow to take it; that one had been sent after the wait and run for nobody),
     and the worker drops both once the run ends."""
-    env = worker_env(redis_url, data_env, timeout_s=20)
-    worker = misbehaving_worker(env, tmp_path / "worker.log", "NQ")
-    workers.append(worker)
-    runner = CeleryRunner(redis_url, timeout_s=20, queue_wait_s=60)
+    worker = pool.worker()
+    runner = pool.runner()
     queued, sending = tmp_path / "queued.trace", tmp_path / "sending.trace"
     send = runner._send
 
@@ -1220,53 +1139,45 @@ async def test_checks_given_up_on_are_revoked_and_never_run(
 
     monkeypatch.setattr(runner, "_send", slow_send)
     started = tmp_path / "run.started"
-    try:
-        run = asyncio.create_task(runner.run(quick({**COUNT, "started": str(started), "sleep": 2})))
-        while not started.exists():  # the worker's only process is taken
-            await asyncio.sleep(0.05)
-        checks = [
-            QueryJob(query={**COUNT, "trace": str(trace)}, chart=False, csv=False, check_only=True)
-            for trace in (queued, sending)
-        ]
-        given_up = await asyncio.gather(
-            *(asyncio.wait_for(runner.check(job), 0.2) for job in checks), return_exceptions=True
-        )
-        assert [type(outcome) for outcome in given_up] == [TimeoutError, TimeoutError]
-        assert count_of(await run) == DAYS
-        assert count_of(await runner.run(quick(COUNT))) == DAYS  # taken after both checks
-        assert not runner._in_flight
-    finally:
-        await runner.close()
+    run = asyncio.create_task(runner.run(quick({**COUNT, "started": str(started), "sleep": 2})))
+    while not started.exists():  # the worker's only process is taken
+        await asyncio.sleep(0.05)
+    checks = [
+        QueryJob(query={**COUNT, "trace": str(trace)}, chart=False, csv=False, check_only=True)
+        for trace in (queued, sending)
+    ]
+    given_up = await asyncio.gather(
+        *(asyncio.wait_for(runner.check(job), 0.2) for job in checks), return_exceptions=True
+    )
+    assert [type(outcome) for outcome in given_up] == [TimeoutError, TimeoutError]
+    assert count_of(await run) == DAYS
+    assert count_of(await runner.run(quick(COUNT))) == DAYS  # taken after both checks
+    assert not runner._in_flight
     assert worker.log.read_text().count("Discarding revoked task: barb.query") == 2
     assert not queued.exists() and not sending.exists()
 
 
 async def test_a_check_waiting_while_redis_restarts_gets_its_answer(
-    persistent_redis: RedisServer, data_env: Path, workers: list, tmp_path: Path
+    persistent_redis: RedisServer, pool: Pool
 ) -> None:
     """Redis (its data kept, as a restart with persistence or a replica promoted leaves it)
     away longer than a worker's beat lives while the worker computes a plan's check. Back,
     Redis holds the check's STARTED record and the worker's entry in the registry past its
     moment (by Redis's clock, which ran on), until the worker's next beat; the bot must not
     take that for a worker gone and show the plan unchecked while its check computes."""
-    url = persistent_redis.url()
-    env = worker_env(url, data_env, timeout_s=30)
-    workers.append(misbehaving_worker(env, tmp_path / "worker.log", "NQ"))
-    runner = CeleryRunner(url, timeout_s=30, queue_wait_s=120, check_wait_s=120)
+    pool.url = persistent_redis.url()
+    pool.worker(timeout_s=30)
+    runner = pool.runner(timeout_s=30, queue_wait_s=120, check_wait_s=120)
     check = QueryJob(query={**COUNT, "sleep": 8.0}, chart=False, csv=False, check_only=True)
-    client = redis.Redis.from_url(url)
-    try:
-        job = asyncio.create_task(runner.check(check))
-        while not client.keys("celery-task-meta-*"):  # the worker computes it
-            await asyncio.sleep(0.05)
-        persistent_redis.stop()
-        await asyncio.sleep(worker_registry.HEARTBEAT_TTL_S + 1)  # every beat's moment past
-        persistent_redis.start()
-        outcome = await asyncio.wait_for(job, 120)
-        assert outcome.ok, outcome.summary_text  # checked: the query runs as it is
-    finally:
-        client.close()
-        await runner.close()
+    client = pool.redis()
+    job = asyncio.create_task(runner.check(check))
+    while not client.keys("celery-task-meta-*"):  # the worker computes it
+        await asyncio.sleep(0.05)
+    persistent_redis.stop()
+    await asyncio.sleep(worker_registry.HEARTBEAT_TTL_S + 1)  # every beat's moment past
+    persistent_redis.start()
+    outcome = await asyncio.wait_for(job, 120)
+    assert outcome.ok, outcome.summary_text  # checked: the query runs as it is
 
 
 # --- a run resumed after a kill of the bot (``QueryJob.key``) ---------------------------------
@@ -1295,152 +1206,120 @@ def runs_of(trace: Path) -> int:
 
 
 async def test_a_resumed_run_takes_the_answer_stored_before_the_restart(
-    redis_url: str, data_env: Path, workers: list, tmp_path: Path
+    pool: Pool, tmp_path: Path
 ) -> None:
     """Killed after the worker stored the answer, before reading it: the resumed run takes
     that answer. Before, it sent the job again under a new task id, and the worker computed
     it a second time."""
-    workers.append(
-        misbehaving_worker(worker_env(redis_url, data_env, 20), tmp_path / "w.log", "NQ")
-    )
+    pool.worker("w.log")
     trace = tmp_path / "job.trace"
     job = keyed({**COUNT, "trace": str(trace)})
-    task_id = await sent_by_a_killed_bot(redis_url, job)
-    client = redis.Redis.from_url(redis_url)
-    try:
-        while b'"SUCCESS"' not in (client.get(f"celery-task-meta-{task_id}") or b""):
-            await asyncio.sleep(0.05)
-        runner = CeleryRunner(redis_url, timeout_s=20, queue_wait_s=60)
-        try:
-            assert count_of(await asyncio.wait_for(runner.run(job), 30)) == DAYS
-            assert count_of(await asyncio.wait_for(runner.run(quick(COUNT)), 30)) == DAYS
-        finally:
-            await runner.close()
-        assert runs_of(trace) == 1
-        # Taken: left for another reader of the run as long as the answer lives, no longer.
-        [sent] = client.keys("barb.sent.*")
-        assert 0 < client.ttl(sent) <= RESULT_EXPIRES_S
-    finally:
-        client.close()
+    task_id = await sent_by_a_killed_bot(pool.url, job)
+    client = pool.redis()
+    while b'"SUCCESS"' not in (client.get(f"celery-task-meta-{task_id}") or b""):
+        await asyncio.sleep(0.05)
+    runner = pool.runner()
+    assert count_of(await asyncio.wait_for(runner.run(job), 30)) == DAYS
+    assert count_of(await asyncio.wait_for(runner.run(quick(COUNT)), 30)) == DAYS
+    assert runs_of(trace) == 1
+    # Taken: left for another reader of the run as long as the answer lives, no longer.
+    [sent] = client.keys("barb.sent.*")
+    assert 0 < client.ttl(sent) <= RESULT_EXPIRES_S
 
 
 async def test_a_resumed_run_waits_for_the_job_its_worker_still_runs(
-    redis_url: str, data_env: Path, workers: list, tmp_path: Path
+    pool: Pool, tmp_path: Path
 ) -> None:
-    workers.append(
-        misbehaving_worker(worker_env(redis_url, data_env, 20), tmp_path / "w.log", "NQ")
-    )
+    pool.worker("w.log")
     trace, started = tmp_path / "job.trace", tmp_path / "started"
     job = keyed({**COUNT, "trace": str(trace), "started": str(started), "sleep": 2.0})
-    await sent_by_a_killed_bot(redis_url, job)
+    await sent_by_a_killed_bot(pool.url, job)
     while not (started.exists() and started.read_text()):
         await asyncio.sleep(0.05)
-    runner = CeleryRunner(redis_url, timeout_s=20, queue_wait_s=60)
-    try:
-        assert count_of(await asyncio.wait_for(runner.run(job), 30)) == DAYS
-        # The worker's one process is free again: a copy sent meanwhile would be next.
-        assert count_of(await asyncio.wait_for(runner.run(quick(COUNT)), 30)) == DAYS
-    finally:
-        await runner.close()
+    runner = pool.runner()
+    assert count_of(await asyncio.wait_for(runner.run(job), 30)) == DAYS
+    # The worker's one process is free again: a copy sent meanwhile would be next.
+    assert count_of(await asyncio.wait_for(runner.run(quick(COUNT)), 30)) == DAYS
     assert runs_of(trace) == 1
 
 
 async def test_a_resumed_run_does_not_send_again_the_job_still_in_its_queue(
-    redis_url: str, data_env: Path, workers: list, tmp_path: Path
+    pool: Pool, tmp_path: Path
 ) -> None:
     """The one worker process is busy with another query: the run's job waits in its queue
     when the bot is killed. Resumed, it is not sent a second time: the worker receives it
     once, and computes it once."""
     log = tmp_path / "w.log"
-    workers.append(misbehaving_worker(worker_env(redis_url, data_env, 20), log, "NQ"))
+    pool.worker(log.name)
     busy, trace = tmp_path / "busy", tmp_path / "job.trace"
-    runner = CeleryRunner(redis_url, timeout_s=20, queue_wait_s=60)
-    client = redis.Redis.from_url(redis_url)
-    try:
-        blocker = asyncio.create_task(
-            runner.run(quick({**COUNT, "started": str(busy), "sleep": 2}))
-        )
-        while not (busy.exists() and busy.read_text()):
-            await asyncio.sleep(0.05)
-        job = keyed({**COUNT, "trace": str(trace)})
-        task_id = await sent_by_a_killed_bot(redis_url, job)
-        assert client.llen(queue_name("NQ")) == 1
-        assert count_of(await asyncio.wait_for(runner.run(job), 30)) == DAYS
-        assert count_of(await blocker) == DAYS
-        assert count_of(await asyncio.wait_for(runner.run(quick(COUNT)), 30)) == DAYS
-    finally:
-        client.close()
-        await runner.close()
+    runner = pool.runner()
+    client = pool.redis()
+    blocker = asyncio.create_task(runner.run(quick({**COUNT, "started": str(busy), "sleep": 2})))
+    while not (busy.exists() and busy.read_text()):
+        await asyncio.sleep(0.05)
+    job = keyed({**COUNT, "trace": str(trace)})
+    task_id = await sent_by_a_killed_bot(pool.url, job)
+    assert client.llen(queue_name("NQ")) == 1
+    assert count_of(await asyncio.wait_for(runner.run(job), 30)) == DAYS
+    assert count_of(await blocker) == DAYS
+    assert count_of(await asyncio.wait_for(runner.run(quick(COUNT)), 30)) == DAYS
     assert runs_of(trace) == 1
     assert log.read_text().count(f"barb.query[{task_id}] received") == 1
     assert log.read_text().count("] received") == 3  # the blocker, the job, the last one
 
 
-async def test_a_resumed_run_whose_worker_died_is_sent_again(
-    redis_url: str, data_env: Path, workers: list, tmp_path: Path
-) -> None:
+async def test_a_resumed_run_whose_worker_died_is_sent_again(pool: Pool, tmp_path: Path) -> None:
     """The bot and the worker running its job are both lost: the resumed run does not wait
     for that job (a copy handed out again would have expired) but sends it again, and the
     worker up now answers it."""
-    env = worker_env(redis_url, data_env, 20)
-    doomed = misbehaving_worker(env, tmp_path / "doomed.log", "NQ")
-    workers.append(doomed)
+    doomed = pool.worker("doomed.log")
     trace, started = tmp_path / "job.trace", tmp_path / "started"
     job = keyed({**COUNT, "trace": str(trace), "started": str(started), "sleep": 2.0})
-    await sent_by_a_killed_bot(redis_url, job)
+    await sent_by_a_killed_bot(pool.url, job)
     while not (started.exists() and started.read_text()):
         await asyncio.sleep(0.05)
     doomed.kill()
-    workers.append(misbehaving_worker(env, tmp_path / "w.log", "NQ"))
-    runner = CeleryRunner(redis_url, timeout_s=20, queue_wait_s=60)
-    try:
-        assert count_of(await asyncio.wait_for(runner.run(job), 60)) == DAYS
-    finally:
-        await runner.close()
+    pool.worker("w.log")
+    runner = pool.runner()
+    assert count_of(await asyncio.wait_for(runner.run(job), 60)) == DAYS
     assert runs_of(trace) == 1  # the killed one never got to its end
 
 
 async def test_a_resumed_run_whose_answer_another_reader_took_is_sent_again(
-    redis_url: str, data_env: Path, workers: list, tmp_path: Path
+    pool: Pool, tmp_path: Path
 ) -> None:
     """Two readers of one job: the replica that sent it, stalled past its lease but still
     polling, reads and deletes the answer; the replica that took the run over and found
     the job running never sees it. Past the job's hard limit it sends the job again and
     answers, instead of waiting out the queue wait and saying that the query could not
     be run."""
-    workers.append(
-        misbehaving_worker(worker_env(redis_url, data_env, 10), tmp_path / "w.log", "NQ")
-    )
+    pool.worker("w.log", timeout_s=10)
     trace, started = tmp_path / "job.trace", tmp_path / "started"
     # Held in the worker until the new reader has found it running: with a fixed sleep, a
     # loaded machine let the answer be stored first (then taken at once, nothing to test).
     gate = tmp_path / "gate"
     job = keyed({**COUNT, "trace": str(trace), "started": str(started), "gate": str(gate)})
-    task_id = await sent_by_a_killed_bot(redis_url, job)
+    task_id = await sent_by_a_killed_bot(pool.url, job)
     while not (started.exists() and started.read_text()):
         await asyncio.sleep(0.05)
-    runner = CeleryRunner(redis_url, timeout_s=10, queue_wait_s=60)
-    client = redis.Redis.from_url(redis_url)
-    try:
-        taking_over = asyncio.create_task(runner.run(job))
-        while task_id not in runner._in_flight:  # found running, waited for
-            assert not taking_over.done(), taking_over.result()
+    runner = pool.runner(timeout_s=10, queue_wait_s=60)
+    client = pool.redis()
+    taking_over = asyncio.create_task(runner.run(job))
+    while task_id not in runner._in_flight:  # found running, waited for
+        assert not taking_over.done(), taking_over.result()
+        await asyncio.sleep(0.01)
+    gate.touch()
+    with bot_not_reading(runner):  # the other reader is first to the answer
+        record = f"celery-task-meta-{task_id}"
+        while b'"SUCCESS"' not in (client.get(record) or b""):
             await asyncio.sleep(0.01)
-        gate.touch()
-        with bot_not_reading(runner):  # the other reader is first to the answer
-            record = f"celery-task-meta-{task_id}"
-            while b'"SUCCESS"' not in (client.get(record) or b""):
-                await asyncio.sleep(0.01)
-            client.delete(record)
-        assert count_of(await asyncio.wait_for(taking_over, 30)) == DAYS
-    finally:
-        client.close()
-        await runner.close()
+        client.delete(record)
+    assert count_of(await asyncio.wait_for(taking_over, 30)) == DAYS
     assert runs_of(trace) == 2
 
 
 async def test_a_run_taken_over_from_a_replica_that_still_polls_is_computed_once(
-    redis_url: str, data_env: Path, workers: list, tmp_path: Path
+    pool: Pool, tmp_path: Path
 ) -> None:
     """A webhook replica's lease on a run lapsed while it still polled its job (stalled):
     another replica takes the run over, finds the job running under its key and waits for
@@ -1449,47 +1328,36 @@ async def test_a_run_taken_over_from_a_replica_that_still_polls_is_computed_once
     Computed once. Before, the first reader deleted the answer: the one taking over waited
     to the job's hard limit and sent it again (computed twice, one answer sent), and a
     reader after it found nothing and sent it again too."""
-    workers.append(misbehaving_worker(worker_env(redis_url, data_env, 5), tmp_path / "w.log", "NQ"))
+    pool.worker("w.log", timeout_s=5)
     trace, started, gate = tmp_path / "job.trace", tmp_path / "started", tmp_path / "gate"
     # Held in the worker until the replica taking over has found it running.
     job = keyed({**COUNT, "trace": str(trace), "started": str(started), "gate": str(gate)})
-    stalled = CeleryRunner(redis_url, timeout_s=5, queue_wait_s=10)
-    taking_over = CeleryRunner(redis_url, timeout_s=5, queue_wait_s=10)
-    try:
-        first = asyncio.create_task(stalled.run(job))
-        while not (started.exists() and started.read_text()):
-            await asyncio.sleep(0.05)
-        [task_id] = stalled._in_flight
-        second = asyncio.create_task(taking_over.run(job))
-        while task_id not in taking_over._in_flight:  # found running, waited for
-            assert not second.done(), second.result()
-            await asyncio.sleep(0.01)
-        with bot_not_reading(taking_over):  # the stalled replica reads the answer first
-            gate.touch()
-            assert count_of(await asyncio.wait_for(first, 30)) == DAYS
-        assert count_of(await asyncio.wait_for(second, 30)) == DAYS
-        assert count_of(await asyncio.wait_for(taking_over.run(job), 30)) == DAYS
-    finally:
-        await stalled.close()
-        await taking_over.close()
+    stalled = pool.runner(timeout_s=5, queue_wait_s=10)
+    taking_over = pool.runner(timeout_s=5, queue_wait_s=10)
+    first = asyncio.create_task(stalled.run(job))
+    while not (started.exists() and started.read_text()):
+        await asyncio.sleep(0.05)
+    [task_id] = stalled._in_flight
+    second = asyncio.create_task(taking_over.run(job))
+    while task_id not in taking_over._in_flight:  # found running, waited for
+        assert not second.done(), second.result()
+        await asyncio.sleep(0.01)
+    with bot_not_reading(taking_over):  # the stalled replica reads the answer first
+        gate.touch()
+        assert count_of(await asyncio.wait_for(first, 30)) == DAYS
+    assert count_of(await asyncio.wait_for(second, 30)) == DAYS
+    assert count_of(await asyncio.wait_for(taking_over.run(job), 30)) == DAYS
     assert runs_of(trace) == 1
 
 
-async def test_a_failure_taken_is_not_taken_again_by_the_run_pressed_again(
-    redis_url: str, data_env: Path, workers: list, tmp_path: Path
-) -> None:
+async def test_a_failure_taken_is_not_taken_again_by_the_run_pressed_again(pool: Pool) -> None:
     """A run's failure is forgotten once taken, its name too: the plan's Run pressed again
     (the same key) computes afresh and answers, never reads that failure again."""
-    workers.append(
-        misbehaving_worker(worker_env(redis_url, data_env, 20), tmp_path / "w.log", "NQ")
-    )
-    runner = CeleryRunner(redis_url, timeout_s=20, queue_wait_s=60)
-    try:
-        failed = await asyncio.wait_for(runner.run(keyed({**COUNT, "raise": True})), 30)
-        assert worker_failure(failed), failed.summary_text
-        assert count_of(await asyncio.wait_for(runner.run(keyed(COUNT)), 30)) == DAYS
-    finally:
-        await runner.close()
+    pool.worker("w.log")
+    runner = pool.runner()
+    failed = await asyncio.wait_for(runner.run(keyed({**COUNT, "raise": True})), 30)
+    assert worker_failure(failed), failed.summary_text
+    assert count_of(await asyncio.wait_for(runner.run(keyed(COUNT)), 30)) == DAYS
 
 
 async def stopped_while_queued(url: str, job: QueryJob) -> None:
@@ -1509,47 +1377,37 @@ async def stopped_while_queued(url: str, job: QueryJob) -> None:
 
 
 async def test_a_run_resumed_after_a_shutdown_no_worker_heard_computes_its_job_once(
-    redis_url: str, data_env: Path, workers: list, tmp_path: Path
+    pool: Pool, tmp_path: Path
 ) -> None:
     """The bot stopped while no worker was up: its revoke reached nobody, and the job stays
     in its queue. The resumed run takes that job when a worker starts. Before, the worker
     computed the revoked job for nobody, then the resumed run's copy."""
     trace = tmp_path / "job.trace"
     job = keyed({**COUNT, "trace": str(trace)})
-    await stopped_while_queued(redis_url, job)
-    workers.append(
-        misbehaving_worker(worker_env(redis_url, data_env, 20), tmp_path / "w.log", "NQ")
-    )
-    runner = CeleryRunner(redis_url, timeout_s=20, queue_wait_s=60)
-    try:
-        assert count_of(await asyncio.wait_for(runner.run(job), 60)) == DAYS
-    finally:
-        await runner.close()
+    await stopped_while_queued(pool.url, job)
+    pool.worker("w.log")
+    runner = pool.runner()
+    assert count_of(await asyncio.wait_for(runner.run(job), 60)) == DAYS
     assert runs_of(trace) == 1
 
 
 async def test_a_run_resumed_after_a_shutdown_its_worker_heard_is_sent_again(
-    redis_url: str, data_env: Path, workers: list, tmp_path: Path
+    pool: Pool, tmp_path: Path
 ) -> None:
     """The bot stopped while its job waited behind another query: the worker heard the
     revoke and drops the job when it comes to it (recorded as revoked). The resumed run,
     which found it queued, sends it again then instead of failing: answered, computed once."""
     log = tmp_path / "w.log"
-    workers.append(misbehaving_worker(worker_env(redis_url, data_env, 20), log, "NQ"))
+    pool.worker(log.name)
     busy, trace = tmp_path / "busy", tmp_path / "job.trace"
-    runner = CeleryRunner(redis_url, timeout_s=20, queue_wait_s=60)
-    try:
-        blocker = asyncio.create_task(
-            runner.run(quick({**COUNT, "started": str(busy), "sleep": 3}))
-        )
-        while not (busy.exists() and busy.read_text()):
-            await asyncio.sleep(0.05)
-        job = keyed({**COUNT, "trace": str(trace)})
-        await stopped_while_queued(redis_url, job)
-        assert count_of(await asyncio.wait_for(runner.run(job), 60)) == DAYS
-        assert count_of(await blocker) == DAYS
-    finally:
-        await runner.close()
+    runner = pool.runner()
+    blocker = asyncio.create_task(runner.run(quick({**COUNT, "started": str(busy), "sleep": 3})))
+    while not (busy.exists() and busy.read_text()):
+        await asyncio.sleep(0.05)
+    job = keyed({**COUNT, "trace": str(trace)})
+    await stopped_while_queued(pool.url, job)
+    assert count_of(await asyncio.wait_for(runner.run(job), 60)) == DAYS
+    assert count_of(await blocker) == DAYS
     assert runs_of(trace) == 1
     assert "Discarding revoked task: barb.query" in log.read_text()
 

@@ -298,10 +298,10 @@ async def test_commands(fake_telegram: FakeBotAPI, db_url: str) -> None:
         [document] = await fake.wait_for("sendDocument", chat_id=ALICE)
         assert "ES_RTH_daily" in document.files["document"].filename
         [photo] = await fake.wait_for("sendPhoto", chat_id=ALICE)
-        # The caption: the headline, then the result as /query words it.
+        # The caption: the headline (the number, said once), then the bars it came from.
         headline, result = photo.result["caption"].split("\n\n", 1)
         assert headline.startswith("number of days = ") and not headline.endswith(" days")
-        assert result.startswith("number of days: ")
+        assert result.startswith("From ") and "number of days" not in result
 
         bad = await ask_and_get_plan(fake, ALICE, ALICE, "/query {nope")
         assert "not valid JSON" in bad["text"]

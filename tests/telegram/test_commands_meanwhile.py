@@ -39,7 +39,8 @@ from bot.telegram.services import BotServices
 from bot.texts import t
 
 # The caption's line of /query's count of daily rows, as the chart names it in each language.
-COUNT_LINE = {"en": "\n\nnumber of days: ", "ru": "\n\nколичество дней: "}
+# The count, said once: in the chart's bold headline, the caption's first line.
+COUNT_LINE = {"en": "number of days = ", "ru": "количество дней = "}
 
 QUESTION = "average RTH range by weekday?"
 

@@ -96,22 +96,6 @@ async def test_every_query_of_a_model_message_is_shown_before_run(
         assert commentary_of(messages[-1]["text"]).startswith("Answer: Result: 5 groups")
 
 
-async def test_switching_instrument_after_the_plan_runs_the_plan(
-    fake_telegram: FakeBotAPI, db_url: str
-) -> None:
-    fake = fake_telegram
-    provider = ScriptedProvider(
-        [turn("Counting days.", tool_call("execute_query", query=COUNT_DAYS)), text("Done.")]
-    )
-    async with barb_bot(fake, db_url, provider=provider) as svc:
-        plan = await ask_and_get_plan(fake, ALICE, ALICE, "how many days?")
-        assert "NQ" in plan["text"]
-        await svc.store.chats.set_instrument(ALICE, "ES")  # as /instrument ES does
-        [*_, answer] = await run_and_wait_answer(fake, plan, 1)
-        document = await fetch_csv(fake, ALICE, ALICE, answer)
-        assert document.files["document"].filename.startswith("NQ_")
-
-
 async def test_a_fix_that_changes_what_is_computed_is_shown_again(
     fake_telegram: FakeBotAPI, db_url: str
 ) -> None:

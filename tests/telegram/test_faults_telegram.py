@@ -466,6 +466,7 @@ async def test_a_file_refused_after_the_chart_went_out_arrives_later_once_in_ord
         ]
         assert sent_ok == ["sendPhoto", "sendDocument"], sent
         [photo] = delivered(fake, "sendPhoto")
-        assert photo["caption"].split("\n\n", 1)[1].startswith("number of days: ")
+        headline, result = photo["caption"].split("\n\n", 1)
+        assert headline.startswith("number of days = ") and result.startswith("From ")
         assert delivered(fake, "sendMessage") == []
         assert await svc.store.outbox.unsent() == []

@@ -16,6 +16,7 @@ from bot_harness import (
     WEEKDAY_RANGE,
     ask_and_get_plan,
     barb_bot,
+    fetch_csv,
     keyboard_data,
     press,
     settled_outbox,
@@ -81,8 +82,9 @@ async def test_an_instrument_typed_in_a_group_is_its_admins_to_set(
 async def test_the_answer_to_a_plan_run_after_instrument_changed_is_written_for_its_own(
     fake_telegram: FakeBotAPI, db_url: str, sample_settings
 ) -> None:
-    """An NQ plan, then "/instrument ES", then Run: NQ ran as confirmed, but the model read
-    NQ's result under "Current instrument: ES" (ES's sessions and $50 a point)."""
+    """An NQ plan, then "/instrument ES", then Run: NQ ran as confirmed (its CSV is NQ's),
+    but the model read NQ's result under "Current instrument: ES" (ES's sessions and $50 a
+    point)."""
     fake = fake_telegram
     provider = ScriptedProvider(
         [turn("Counting days.", tool_call("execute_query", query=COUNT_DAYS)), text("Done.")]
@@ -92,9 +94,11 @@ async def test_the_answer_to_a_plan_run_after_instrument_changed_is_written_for_
         assert "NQ" in plan["text"]
         said = await ask_and_get_plan(fake, ALICE, ALICE, "/instrument ES")
         assert said["text"].startswith("Instrument set to ES")
-        await run_and_wait(fake, ALICE, ALICE, plan, 3)
+        [*_, answer] = await run_and_wait(fake, ALICE, ALICE, plan, 3)
         [result] = [r for m in provider.requests[1].messages for r in m.tool_results]
         assert "bars of NQ" in result.content
+        document = await fetch_csv(fake, ALICE, ALICE, answer)
+        assert document.files["document"].filename.startswith("NQ_")
         assert current_instrument(provider.requests[1]).startswith("Current instrument: NQ")
         assert "worth 20 USD" in provider.requests[1].system
 
@@ -440,36 +444,6 @@ async def test_in_a_private_chat_a_reply_to_an_earlier_question_follows_it(
         assert json.loads(query_line.removeprefix("query ")) == ES_DAYS
 
 
-async def test_a_reply_to_ones_own_plan_replaced_unrun_follows_that_plan(
-    fake_telegram: FakeBotAPI, db_url: str, sample_settings
-) -> None:
-    """Alice's weekday plan, not run: she asks for the ES day count instead and runs that,
-    then replies "а для ES?" to the weekday plan. Only plans still waiting for Run were
-    looked up, so the model read the count as the data to follow, and would have counted
-    days again. Now a plan that never ran (replaced, cancelled, expired) is followed too."""
-    fake = fake_telegram
-    provider = ScriptedProvider([group_model] * 20)
-    async with barb_bot(fake, db_url, provider=provider) as svc:
-        weekdays = await ask_and_get_plan(fake, ALICE, ALICE, "weekday ranges?")
-        count = await ask_and_get_plan(fake, ALICE, ALICE, "how many ES days?")
-        await run_and_wait(fake, ALICE, ALICE, count, 3)
-        await settled_outbox(svc)
-
-        await ask_and_get_plan(
-            fake, ALICE, ALICE, "а для ES?", reply_to_message_id=weekdays["message_id"]
-        )
-        system = provider.requests[-1].system
-        assert "Previous data shown" not in system
-        assert "is a reply to your plan" in system, system
-        lines = system.split("is a reply to your plan", 1)[1].splitlines()
-        assert lines[0].endswith('"weekday ranges?"') and "another member" not in lines[0]
-        [query_line] = [x for x in lines if x.startswith("query ")]
-        assert json.loads(query_line.removeprefix("query ")) == {
-            "instrument": "NQ",
-            **WEEKDAY_RANGE,
-        }
-
-
 #: A pasted question over Telegram's limit, which the apps send as two messages.
 LONG_WEEKDAY = (
     "Context for my question. "
@@ -551,10 +525,13 @@ async def test_a_reply_to_the_query_button_s_message_follows_its_answer(
 async def test_a_reply_to_a_plan_older_than_the_last_fifty_follows_that_plan(
     fake_telegram: FakeBotAPI, db_url: str, sample_settings
 ) -> None:
-    """Alice's weekday plan, never run, then her ES count plan run, then fifty more plans
-    in the chat: her "а для ES?" under the weekday plan looked for it among the chat's last
-    fifty plans only, did not find it, and silently read the ES count as the data to
-    follow. The plan is now found from the message replied to, however old."""
+    """Alice's weekday plan, never run: she asks for the ES day count instead and runs
+    that, then fifty more plans come in the chat, then she replies "а для ES?" to the
+    weekday plan. Only plans still waiting for Run were looked up, so the model read the
+    count as the data to follow; now a plan that never ran (replaced, cancelled, expired)
+    is followed too. And the reply looked for it among the chat's last fifty plans only,
+    did not find it, and silently read the ES count: it is now found from the message
+    replied to, however old."""
     fake = fake_telegram
     provider = ScriptedProvider([group_model] * 20)
     async with barb_bot(fake, db_url, provider=provider) as svc:
@@ -574,7 +551,7 @@ async def test_a_reply_to_a_plan_older_than_the_last_fifty_follows_that_plan(
         assert "Previous data shown" not in system
         assert "is a reply to your plan" in system, system
         lines = system.split("is a reply to your plan", 1)[1].splitlines()
-        assert lines[0].endswith('"weekday ranges?"')
+        assert lines[0].endswith('"weekday ranges?"') and "another member" not in lines[0]
         [query_line] = [x for x in lines if x.startswith("query ")]
         assert json.loads(query_line.removeprefix("query ")) == {
             "instrument": "NQ",

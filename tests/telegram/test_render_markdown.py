@@ -275,8 +275,11 @@ def test_a_fence_language_that_is_not_a_name_is_dropped() -> None:
         ("the mean <over all data> of <symbol>", "the mean <over all data> of <symbol>", 0),
         ("<column name>\n\nnext", "<column name>\n\nnext", 0),
         # Telegram has no superscript: "10<sup>6</sup> contracts" read "106 contracts".
-        ("10<sup>6</sup> contracts, σ<sup>2</sup>", "10^6 contracts, σ^2", 0),
-        ("x<sub>t-1</sub>", "x_t-1", 0),
+        # A power reads as LaTeX's does ("10^{6}": "10⁶"), one way for both.
+        ("10<sup>6</sup> contracts, σ<sup>2</sup>", "10⁶ contracts, σ²", 0),
+        ("x<sub>t-1</sub> and σ<sub>1</sub>", "x_(t-1) and σ₁", 0),
+        ("<div>R<sup>2</sup> = 0.8</div>", "R² = 0.8", 0),
+        ("a<sup>b c", "a^b c", 0),
     ],
 )
 def test_raw_html_is_mapped_to_telegrams_tags_or_dropped(
@@ -293,23 +296,23 @@ def test_raw_html_is_mapped_to_telegrams_tags_or_dropped(
     [
         # The closing ** right after punctuation, before a letter or digit: models write it
         # often (in Russian most), and CommonMark leaves the asterisks on the screen.
-        ("**Итог:**Пн — самый широкий день.", "Итог:Пн — самый широкий день.", ["Итог:"], []),
-        ("**Average range:**134.5 points", "Average range:134.5 points", ["Average range:"], []),
+        ("**Итог:**Пн — самый широкий день.", "Итог: Пн — самый широкий день.", ["Итог:"], []),
+        ("**Average range:**134.5 points", "Average range: 134.5 points", ["Average range:"], []),
         (
             "1. **Пн:**312,4\n2. **Ср (RTH):**301,2",
-            "1. Пн:312,4\n2. Ср (RTH):301,2",
+            "1. Пн: 312,4\n2. Ср (RTH): 301,2",
             ["Пн:", "Ср (RTH):"],
             [],
         ),
         (
             "**Ответ:** 42 дня. **Доля:**3,4 %.",
-            "Ответ: 42 дня. Доля:3,4 %.",
+            "Ответ: 42 дня. Доля: 3,4 %.",
             ["Ответ:", "Доля:"],
             [],
         ),
-        ("above SMA(200) on **71.3%**of days", "above SMA(200) on 71.3%of days", ["71.3%"], []),
+        ("above SMA(200) on **71.3%**of days", "above SMA(200) on 71.3% of days", ["71.3%"], []),
         ("- ✅ **Пн:**+0,12%", "• ✅ Пн:+0,12%", ["Пн:"], []),
-        ("в **2020**г. рост", "в 2020г. рост", ["2020"], []),
+        ("в **2020**г. рост", "в 2020 г. рост", ["2020"], []),
         # What is not emphasis stays as written.
         ("2**10 = 1024, a ** b, `x**2`", "2**10 = 1024, a ** b, x**2", [], []),
         ("x**2 + y**2 = r**2", "x**2 + y**2 = r**2", [], []),
@@ -321,15 +324,25 @@ def test_raw_html_is_mapped_to_telegrams_tags_or_dropped(
         ("E = 0.543*12.1 - 0.457*10.4 = +1.82", "E = 0.543*12.1 - 0.457*10.4 = +1.82", [], []),
         ("mean_range and max_gap_up:_x", "mean_range and max_gap_up:_x", [], []),
         # Bold glued to the word before it (Russian answers): CommonMark showed the stars.
-        ("Диапазон**(RTH)** — 134,5", "Диапазон(RTH) — 134,5", ["(RTH)"], []),
-        ("год**2020** был лучшим", "год2020 был лучшим", ["2020"], []),
-        ("В**2020**году", "В2020году", ["2020"], []),
-        ("__Итог:__Пн и __x:__y", "Итог:Пн и x:y", ["Итог:", "x:"], []),
+        ("Диапазон**(RTH)** — 134,5", "Диапазон (RTH) — 134,5", ["(RTH)"], []),
+        ("год**2020** был лучшим", "год 2020 был лучшим", ["2020"], []),
+        ("В**2020**году", "В 2020 году", ["2020"], []),
+        ("__Итог:__Пн и __x:__y", "Итог: Пн и x: y", ["Итог:", "x:"], []),
         # ... while a power stays a power, even with bold after it.
-        ("5**2 = 25 и год**2020** лучший", "5**2 = 25 и год2020 лучший", ["2020"], []),
-        ("x**(1/2) и Диапазон**(RTH)**", "x**(1/2) и Диапазон(RTH)", ["(RTH)"], []),
+        ("5**2 = 25 и год**2020** лучший", "5**2 = 25 и год 2020 лучший", ["2020"], []),
+        ("x**(1/2) и Диапазон**(RTH)**", "x**(1/2) и Диапазон (RTH)", ["(RTH)"], []),
         ("x**2 + y**2 and **bold**", "x**2 + y**2 and bold", ["bold"], []),
         ("\\*\\*Итог:\\*\\*Пн", "**Итог:**Пн", [], []),
+        # A space inside the opening marks: the reader sees bold "42 дня", not the stars.
+        ("Итог:** 42 дня**", "Итог: 42 дня", ["42 дня"], []),
+        (
+            "Итог:** 42 дня** и **ровно 7 **раз",
+            "Итог: 42 дня и ровно 7 раз",
+            ["42 дня", "ровно 7"],
+            [],
+        ),
+        ("**Итог:** 42 дня, a ** b", "Итог: 42 дня, a ** b", ["Итог:"], []),
+        ("2** 3 = 8 and (1+1)** 3** 2", "2** 3 = 8 and (1+1)** 3** 2", [], []),
     ],
 )
 def test_stars_are_read_as_the_model_meant_them(
@@ -366,9 +379,15 @@ def test_stars_are_read_as_the_model_meant_them(
             "Шарп: S = r\u0304/σ_r √252, доход $1,000",
         ),
         (r"\(\frac{\sum_{i=1}^{n} x_i}{n}\)", "(Σ_(i=1)ⁿ x_i)/n"),
+        # Spaces between commands kept, commands pylatexenc does not know by their name,
+        # sizing dropped, a root's degree a superscript.
+        (r"\(a \le b \ne c\), \(\Var(X) = E[X^2]\)", "a ≤ b ≠ c, Var(X) = E[X²]"),
+        (r"$$\left( \frac{H}{L} \right)^{2} + \sqrt[3]{27}$$", "( H/L )² + ³√27"),
+        (r"a^{2} = a<sup>2</sup>, x_{t-1} = x<sub>t-1</sub>", "a² = a², x_(t-1) = x_(t-1)"),
         # Not formulas: prices, a path, code.
         ("costs $5 and $10, or $5-$6.", "costs $5 and $10, or $5-$6."),
         (r"C:\Users\text and `\(x\)`", r"C:\Users\text and \(x\)"),
+        (r"C:\temp\today\new.csv", r"C:\temp\today\new.csv"),
     ],
 )
 def test_latex_from_the_model_reads_as_plain_text(markdown: str, expected: str) -> None:
@@ -376,6 +395,15 @@ def test_latex_from_the_model_reads_as_plain_text(markdown: str, expected: str) 
     [message] = answer_html(markdown)
     text, _ = shown(message)
     assert text == expected
+
+
+def test_a_formula_too_deep_to_read_is_shown_as_written() -> None:
+    """pylatexenc reads a formula recursively: 2,000 nested roots raised RecursionError,
+    and the answer never went out."""
+    for formula in ("\\sqrt{" * 2000, "x^{" * 1500, "{" * 3000 + "x"):
+        for markdown in (f"$${formula}$$", f"a {formula} b"):
+            messages = answer_html(markdown)
+            assert messages and all(shown(message) for message in messages)
 
 
 def test_latex_in_a_table_cell_reads_as_plain_text() -> None:
