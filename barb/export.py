@@ -38,6 +38,7 @@ import pandas as pd
 from barb.bar_labels import BAR_LABELS, as_labelled
 from barb.i18n import DEFAULT, N_, decimal_mark, text
 from barb.instruments import Instrument, available_instruments
+from barb.joined_names import joined_name
 from barb.planning import HIDDEN
 from barb.record_runs import RUN_NOTE_COLUMN
 from barb.result import Result, result_instrument
@@ -323,6 +324,8 @@ def _headers(
             said = keys_text([column], result, words)
         elif words.names_key(column) and column in LABEL_COLUMNS:
             said = words.key(column)
+        elif (joined := joined_name(column, result, language)) is not None:
+            said = joined  # trading_date, cpi, cpi_minutes: «торговый день», «день CPI»…
         else:
             said = column_name(column, result, words)
         if said != column and said not in taken:

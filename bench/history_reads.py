@@ -1,4 +1,5 @@
-"""Questions whose values read the bars before the period: running highs and lows, OBV.
+"""Questions whose values read the bars before the period: running highs and lows, OBV, SAR
+and Supertrend.
 
     BARB_DATA_DIR=$PWD/data PYTHONPATH=<tree> .venv/bin/python bench/history_reads.py
 
@@ -71,6 +72,39 @@ QUESTIONS = [
             "period": "2024-03",
             "map": {"o": "obv()"},
             "select": "last(o)",
+        },
+    ),
+    (
+        "SAR, NQ 1m ETH 2024-03",
+        "NQ",
+        {
+            "from": "1m",
+            "session": "ETH",
+            "period": "2024-03",
+            "where": "close > sar(0.02, 0.2)",
+            "select": "count()",
+        },
+    ),
+    (
+        "Supertrend, NQ 1m ETH 2024-03",
+        "NQ",
+        {
+            "from": "1m",
+            "session": "ETH",
+            "period": "2024-03",
+            "where": "close > supertrend(10, 3)",
+            "select": "count()",
+        },
+    ),
+    (
+        "SAR, ES 1m RTH 2024-03",
+        "ES",
+        {
+            "from": "1m",
+            "session": "RTH",
+            "period": "2024-03",
+            "where": "close > sar(0.02, 0.2)",
+            "select": "count()",
         },
     ),
     (

@@ -152,11 +152,15 @@ async def running_bot(
                 finally:
                     for task in background:
                         task.cancel()
+                    # Ended before the store closes: a pass cut mid-statement still rolls
+                    # back on the database's thread, which must find the loop running.
+                    await asyncio.wait(background, timeout=STUCK_AFTER_S)
                     await updates.aclose()
                     await _stop_answering(application, settings.shutdown_grace_s, stopping)
             finally:
                 if application.running:
                     await application.stop()
+                await services.close()
         finally:
             await runner.close()
             await store.close()

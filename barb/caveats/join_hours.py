@@ -132,11 +132,7 @@ def _period_caveat(plan: Plan, joined: list[JoinedInstrument], ends: np.ndarray)
             f"{format_clock(own_close[i])}, {other} {format_clock(close[i])})"
             for i in apart[:NAMED]
         ]
-        if len(apart) > LISTED:
-            hint = f"Leaving them out takes a where on date() listing the {unit}s."
-        else:
-            listed = ", ".join(f"'{firsts[i]}'" for i in apart)
-            hint = f'"where": "date() not in ({listed})" leaves them out.'
+        hint = _leave_out_hint([str(firsts[i]) for i in apart], unit)
         warnings.append(
             f"In {len(apart):,} of the {count_text(len(ends), unit)} kept {symbol}'s "
             f"{plan.session} bar and {other}'s close on the same day at different hours, one "
@@ -188,11 +184,7 @@ def _inside_caveat(plan: Plan, joined: list[JoinedInstrument], ends: np.ndarray)
             ).replace(f"{days[i]} (", f"{days[i]}: ", 1)
             for i in apart[:NAMED]
         ]
-        if len(periods) > LISTED:
-            hint = f"Leaving them out takes a where on date() listing the {unit}s."
-        else:
-            listed = ", ".join(f"'{first}'" for first in periods)
-            hint = f'"where": "date() not in ({listed})" leaves them out.'
+        hint = _leave_out_hint([str(first) for first in periods], unit)
         warnings.append(
             f"In {len(periods):,} of the {count_text(len(ends), unit)} kept a short day before "
             f"the {unit}'s last closed {symbol}'s {plan.session} bar and {other}'s at different "
@@ -201,6 +193,15 @@ def _inside_caveat(plan: Plan, joined: list[JoinedInstrument], ends: np.ndarray)
             f"other has none of). {hint}"
         )
     return warnings
+
+
+def _leave_out_hint(periods: list[str], unit: str) -> str:
+    """The where that leaves the named periods out, or, for more than can be listed, that
+    it takes one."""
+    if len(periods) > LISTED:
+        return f"Leaving them out takes a where on date() listing the {unit}s."
+    listed = ", ".join(f"'{first}'" for first in periods)
+    return f'"where": "date() not in ({listed})" leaves them out.'
 
 
 def _reads_sizes(plan: Plan, joined: JoinedInstrument) -> bool:

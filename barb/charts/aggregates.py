@@ -17,12 +17,12 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
-from matplotlib.ticker import MaxNLocator
 
 from barb.charts.answers import Aggregate, answer_text, read_aggregates, select_items
 from barb.charts.axes import (
     MAX_VALUE_LABELS,
     category_ticks,
+    count_ticks,
     headroom,
     label_fit,
     legend,
@@ -219,7 +219,7 @@ def _draw_counts(
                 ax, positions, values, None, size=VALUE_PT, bold=False, upright=upright, words=words
             )
     category_ticks(ax, labels, rotate=rotate, step=step, words=words)
-    ax.yaxis.set_major_locator(MaxNLocator(integer=True, nbins=6))
+    count_ticks(ax.yaxis, nbins=6)
     ax.yaxis.set_major_formatter(TickFormatter(words))
     headroom(ax, every, px=LEGEND_ROW_PX * len(aggs) + (70 if upright else 50))
     text = words("count_per", rows=row_word(result, words), per=words.per(per))

@@ -239,12 +239,22 @@ def _keeping(positions: np.ndarray, keep: list[int], width: int | None = None) -
     return np.asarray(sorted({*spaced, *kept}), dtype=int)
 
 
+#: Steps between whole-number ticks: 1, 2 or 5 times a power of ten. Matplotlib's integer
+#: ticks otherwise step by 6, 8 or 80 ("0, 80, 160, 240 days", a histogram's "0, 8 … 48").
+WHOLE_STEPS = [1, 2, 5, 10]
+
+
+def count_ticks(axis: Axis, nbins: int | str = "auto") -> None:
+    """Ticks for an axis that counts: whole numbers, stepping roundly."""
+    axis.set_major_locator(MaxNLocator(nbins=nbins, steps=WHOLE_STEPS, integer=True))
+
+
 def whole_number_ticks(axis: Axis, values: np.ndarray, nbins: int | str = "auto") -> None:
     """Ticks at whole numbers only when every value is one: a count of days ticks 0, 1, 2,
     never 0.6, 1.2, 1.8. Other values keep the axis's own ticks."""
     finite = values[np.isfinite(values)]
     if finite.size and np.all(finite == np.round(finite)):
-        axis.set_major_locator(MaxNLocator(nbins=nbins, integer=True))
+        count_ticks(axis, nbins)
 
 
 def headroom(

@@ -52,6 +52,7 @@ from barb.charts.columns import (
     unit,
     zoned,
 )
+from barb.charts.date_groups import date_group_ticks, set_date_group_ticks
 from barb.charts.header import unjudged_notes, wrap
 from barb.charts.kinds import sorted_by_time
 from barb.charts.line_points import decimate
@@ -970,6 +971,18 @@ def draw_grouped(fig: Figure, result: Result, words: Words = ENGLISH) -> bool:
     rotate, step = label_fit(labels, in_order=not sorted_by_value(result, groups.table))
     if groups.buckets is not None:  # the number line ticks its own numbers
         rotate, step = 0, 1
+    # Days in time order drawn as a line, too many to name each: level ticks on month or
+    # year starts (bars keep a label each, or every few, under them).
+    dated = (
+        n > MAX_GROUP_BARS
+        and (rotate or step > 1)
+        and layout is None
+        and not groups.ranked
+        and groups.round_times is None
+        and date_group_ticks(labels)
+    )
+    if dated:
+        rotate, step = 0, 1
     bottom = PLOT_BOTTOM + (0.0105 * max(len(s) for s in labels) if rotate else 0.0)
     # Weeks with a holiday in them (group_by week()), their bars hatched.
     short = _short_weeks(groups, result) if n <= MAX_GROUP_BARS else {}
@@ -1070,6 +1083,8 @@ def draw_grouped(fig: Figure, result: Result, words: Words = ENGLISH) -> bool:
                 keep=named if _keeps_named(step, groups.round_times, n) else (),
                 x=None if groups.thinned is None else positions,
             )
+            if dated:
+                set_date_group_ticks(ax, labels, positions)
         if ax is not panels[-1]:
             ax.tick_params(axis="x", labelbottom=False)
         # No legend for the colored extremes: the headline above names them ("highest Jul
@@ -1084,7 +1099,10 @@ def draw_grouped(fig: Figure, result: Result, words: Words = ENGLISH) -> bool:
         if layout is not None and ax is panels[0]:
             legend(ax, layout.handles(), loc="upper right", ncol=len(layout.names))
             top_px += LEGEND_ROW_PX + 6
-        headroom(ax, values, px=top_px, below_px=above_px)
+        # A line of times of day spans the times it holds: from 00:00, the highs of a year
+        # of RTH days (09:30-16:59) filled the top half of the panel, midnight to 08:00 empty.
+        clock_line = kind is not None and n > MAX_GROUP_BARS
+        headroom(ax, values, px=top_px, below_px=above_px, floor=not clock_line)
         if kind is not None:  # each group's time of day (the hour of its high, say)
             clock_axis(ax.yaxis, *ax.get_ylim(), kind)
         else:

@@ -11,10 +11,9 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
-from matplotlib.ticker import MaxNLocator
 
 from barb.charts.answers import Aggregate, answer_text, answer_value, baseline
-from barb.charts.axes import headroom, legend, plot_axes, text_handle, value_label
+from barb.charts.axes import count_ticks, headroom, legend, plot_axes, text_handle, value_label
 from barb.charts.bars import draw_bars
 from barb.charts.columns import (
     axis_text,
@@ -169,7 +168,9 @@ def draw_histogram(
     else:
         ax.xaxis.set_major_formatter(TickFormatter(words, value_unit))
         if whole:  # a count of bars or days has no 2.5
-            ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+            count_ticks(ax.xaxis)
+    # The height is a count of rows: 12 CPI bars ticked 0,5 / 1,5 / 2,5 "bars".
+    count_ticks(ax.yaxis)
     ax.yaxis.set_major_formatter(TickFormatter(words))
     label = axis_text(column, result, words, compared[1:])
     ax.set_xlabel(zoned(label, result, column) if kind is not None else label, fontsize=LABEL_PT)

@@ -82,6 +82,8 @@ from barb.timeframes import timeframe as timeframe_spec
 MAX_RANKED = 40  # a sorted+limited list drawn as ranked bars up to this many rows
 MAX_FILTERED_LIST = 25  # a where-filtered list drawn as one bar per day up to this many
 LABEL_EM = 0.7  # the width of a bold value label's character, in ems
+MAX_LABEL_SHARE = 0.45  # of the axes' width, for the value labels of bars one way
+MAX_LABEL_SHARE_BOTH = 0.3  # for each side's labels, with bars both ways
 ROW_FILL = 0.92  # of a ranked row's height, its labels' font at most: digits are 0.73 em tall
 PERCENTILE_TOP = 100.0  # where a percentile's axis ends
 
@@ -250,8 +252,13 @@ def _draw_ranked(
     if bounded:
         ax.set_xlim(0, PERCENTILE_TOP)
     else:
-        share = min(label_pt / ((right - left) * FIG_W_IN * 72), 0.3)
-        pad = _label_pad(hi - lo or 1.0, share, sides=int(lo < 0) + int(hi > 0))
+        sides = int(lo < 0) + int(hi > 0)
+        # Bars one way can give their labels more of the axes: beside dates as long as
+        # "10. Чт 2020-07-02" the axes are narrow, and a 0.3 share cut "−12,60 %" into
+        # the date beside it.
+        cap = MAX_LABEL_SHARE if sides < 2 else MAX_LABEL_SHARE_BOTH
+        share = min(label_pt / ((right - left) * FIG_W_IN * 72), cap)
+        pad = _label_pad(hi - lo or 1.0, share, sides=sides)
         ax.set_xlim(lo - (pad if lo < 0 else 0), hi + (pad if hi > 0 else 0))
     ax.axvline(0, color=AXIS, linewidth=1.2)
     ax.xaxis.set_major_formatter(TickFormatter(words, value_unit))

@@ -20,7 +20,7 @@ from barb.indicators import IndicatorLines
 from barb.indicators.smoothing import KAMA_SLOW, hull_periods
 from barb.script.context import EvalContext
 from barb.script.functions import Param, UnitRule, register
-from barb.script.path_cache import cached_path
+from barb.script.path_cache import served_path
 from barb.script.warmup import (
     Reach,
     ReachRule,
@@ -186,7 +186,7 @@ def mfi(ctx: EvalContext, n: int) -> pd.Series:
 @_documented_by(indicators.obv)
 def obv(ctx: EvalContext) -> pd.Series:
     # A running total from the frame's first bar: a path, kept per process as sar()'s.
-    return cached_path("obv", _bars(ctx, "close", "volume"), (), lambda b: indicators.obv(*b))
+    return served_path(ctx, "obv", ("close", "volume"), (), lambda b: indicators.obv(*b))
 
 
 # Bars up to this many minutes give the session VWAP closely enough to say nothing.
@@ -292,9 +292,8 @@ def sar(ctx: EvalContext, acceleration: float, maximum: float) -> pd.Series:
             step=ctx.step,
             hint="The usual setting is sar(0.02, 0.2): the step, then its cap.",
         )
-    bars = _bars(ctx, "high", "low")
     args = (acceleration, maximum)
-    return cached_path("sar", bars, args, lambda b: indicators.sar(*b, *args))
+    return served_path(ctx, "sar", ("high", "low"), args, lambda b: indicators.sar(*b, *args))
 
 
 @register(
@@ -310,9 +309,14 @@ def sar(ctx: EvalContext, acceleration: float, maximum: float) -> pd.Series:
 )
 @_documented_by(indicators.supertrend)
 def supertrend(ctx: EvalContext, n: int, mult: float) -> pd.Series:
-    bars = _bars(ctx, "high", "low", "close")
     args = (n, mult)
-    return cached_path("supertrend", bars, args, lambda b: indicators.supertrend(*b, *args))
+    return served_path(
+        ctx,
+        "supertrend",
+        ("high", "low", "close"),
+        args,
+        lambda b: indicators.supertrend(*b, *args),
+    )
 
 
 # --- multi-line indicators -------------------------------------------------------------

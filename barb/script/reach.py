@@ -20,6 +20,10 @@ from barb.script.warmup import ALL, PERIOD_ROWS, ROW, Reach
 
 # The running highs and lows whose history is read apart (``extreme_of_bars``).
 RUNNING_EXTREMES = frozenset({"cummax", "cummin"})
+# The paths from the data's first bar over the bars' own columns (no argument a column):
+# their values on the rows are read from one path over all history, kept per process
+# (``barb.script.path_cache.served_path``), so the stage needs no bar before its rows.
+BAR_PATHS = frozenset({"sar", "supertrend", "obv"})
 
 
 def reach(
@@ -57,6 +61,9 @@ def reach(
             # The bars before the period are read for one number, the data's own
             # (``barb.script.bars_before``): the rows are the rest's.
             own = PERIOD_ROWS
+        if to_event and expr.name.lower() in BAR_PATHS:
+            # Each row's value is the kept path's at that bar (``served_path``): a row.
+            own = ROW
         if values and _starts_with_rows(inner):
             # Empty before the rows it is given: what reads earlier rows of it reads them alone.
             return Reach(0, own.ahead + inner.ahead, in_period=True)

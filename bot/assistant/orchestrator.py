@@ -806,6 +806,7 @@ class Assistant:
         if outcome.ok:
             plan = self._plan(frozen, self._instrument(frozen), language)
             proof = Proof.from_outcome(frozen, plan, outcome)
+            proof.job = job.key
         return QueryRun(query=frozen, outcome=outcome, proof=proof)
 
     async def query_command(

@@ -56,6 +56,9 @@ class Proof(BaseModel):
     # place): its kept CSV is asked for by it. A first run's answer and the answer after a
     # corrected plan were both proof 0, and the second's CSV button sent the first's file.
     number: int | None = None
+    #: The key of the job that computed it (``QueryJob.key``; None: a job without one): the
+    #: runner lets that job's answer go once the reply is stored (``QueryRunner.answered``).
+    job: str | None = None
 
     @classmethod
     def from_outcome(cls, query: dict[str, Any], plan: str, outcome: QueryOutcome) -> Proof:

@@ -31,6 +31,7 @@ import asyncio
 import logging
 import time
 import uuid
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -91,13 +92,20 @@ _SLOW_READ_S = worker_registry.HEARTBEAT_S
 #: is seen by the key's absence, and the jobs that waited in their queues are sent again.
 _MARK_PREFIX = "barb.bot."
 _MARK_TTL_S = 86400
-#: After Redis was found to have lost its data, how long before the workers' beats there are
-#: read for the jobs they run: every live worker beats within two beats of Redis's return
-#: (a beat on its way when Redis went gives up after its 1 s timeout, the next comes a beat
-#: later), and the loss is found at the bot's first poll after it. Only the jobs no worker
-#: was seen running hang on it: one seen started waits for its own worker's beat, however
-#: late (``_lost_verdict``).
+#: After Redis was found to have lost its data, the workers' beats there are read every
+#: beat for the jobs they run (``_send_lost_again``). Every live worker beats within two
+#: beats of Redis's return (a beat on its way when Redis went gives up after its 1 s
+#: timeout, the next comes a beat later). A job is judged once the workers it may be on
+#: have beaten there: its own worker, when the bot saw it started; else every worker live
+#: before the loss (``_Loss.workers``), which the bot reads at each send and every beat
+#: while it polls. When it does not know them, it judges this long after the loss.
 _LOST_JOBS_AFTER_S = 2.5 * worker_registry.HEARTBEAT_S
+#: A worker live before the loss that has not beaten in the new Redis this long after it
+#: was found is gone (lost with Redis's machine, killed): twice the time after its last
+#: beat at which the registry counts any worker gone. Its job is sent again then; before,
+#: only once its hard limit was past (about 25 s with the default limits). A live worker
+#: stalled longer than this (its main process stopped) has its job computed twice.
+_LOST_WORKER_AFTER_S = 2 * worker_registry.HEARTBEAT_TTL_S
 #: How long any one call of the bot's Celery thread to Redis may wait for its answer (a
 #: send, a poll): Redis answers in milliseconds, or is in trouble.
 _REDIS_TIMEOUT_S = 3.0
@@ -110,12 +118,30 @@ _META_TIMEOUT_S = 0.25
 #: resumed after a kill of the bot finds its job by it (``_find_sent``).
 _SENT_PREFIX = "barb.sent."
 _SENT_TTL_S = 86400
+#: What ``barb.sent.<key>`` says once the job's answer is stored in a reply for its person
+#: (``answered``): the answer itself is deleted then, a CSV of megabytes included, and a
+#: late reader of the run finds this instead of computing the job again.
+_ANSWERED = b"answered"
+#: The state the poller gives a job of its own found so (not one of Celery's): another
+#: reader of the run stored its answer and let it go (a replica taking over this one's run).
+_ANSWERED_STATE = "ANSWERED"
 #: Where kombu keeps the jobs a worker has taken and not yet acknowledged.
 _UNACKED_KEY = "unacked"
 
 
 def _sent_key(key: str) -> str:
     return f"{_SENT_PREFIX}{key}"
+
+
+@dataclass(frozen=True)
+class _Loss:
+    """Redis found to have lost its data (``_keep_mark``)."""
+
+    #: When (``time.monotonic``).
+    at: float
+    #: The workers live in the Redis that was lost, as last read (``_note_workers``); None
+    #: when the bot never read them.
+    workers: frozenset[str] | None
 
 
 def _bound_redis_waits(app: Celery) -> None:
@@ -159,9 +185,10 @@ class _InFlight:
 
 @dataclass
 class _Sent:
-    """A keyed job an earlier process of the bot sent, as Redis has it now."""
+    """A keyed job an earlier process of the bot sent, as Redis has it now (``task_id``
+    None: its answer is already stored in a reply, ``CeleryRunner.answered``)."""
 
-    task_id: str
+    task_id: str | None
     #: Its final state and value once answered; None while it waits or runs.
     ready: tuple[str, Any] | None
     #: Whether a worker has taken it.
@@ -194,7 +221,10 @@ class CeleryRunner:
         # it was set, and when Redis was last seen without it.
         self._mark = f"{_MARK_PREFIX}{uuid.uuid4().hex}"
         self._marked = False
-        self._data_lost_at: float | None = None
+        self._loss: _Loss | None = None
+        # The live workers as last read (``_note_workers``), and when (``time.monotonic``).
+        self._workers: frozenset[str] | None = None
+        self._workers_read_at = 0.0
         # When Redis was last found in trouble: a read failed or was slow, or it lost its
         # data (the workers' entries may then be missing while they live).
         self._troubled_at: float | None = None
@@ -311,15 +341,57 @@ class CeleryRunner:
         except Exception:  # Redis unreachable: the send below says so
             log.warning("could not look the job of a resumed run up in Redis", exc_info=True)
             sent = None
+        if sent is not None and sent.task_id is None:
+            return self._answered_already(job)
         outcome = None
         if sent is not None and sent.ready is not None:
             outcome = self._finished(job, sent.task_id, *sent.ready)
         elif sent is not None:
+            assert sent.task_id is not None
             outcome = await self._wait(job, sent.task_id, adopted=True, started=sent.started)
         if outcome is None:  # never sent, lost, revoked, or its worker gone
             outcome = await self._send_and_wait(job)
         self._celery.submit(self._taken, job.key, outcome.ok)
         return outcome
+
+    def answered(self, keys: Sequence[str]) -> None:
+        """The answers of the jobs named ``keys`` are stored in a reply for their person:
+        deleted from Redis, each leaving a mark of a few bytes (``_ANSWERED``) under its
+        name. Before, an answer stayed for 10 minutes after it was taken
+        (``RESULT_EXPIRES_S``), its CSV and chart included, for a reader that comes only in
+        a fault; that reader is late (the run is answered, its reply will be refused) and
+        now finds the mark instead, and computes nothing."""
+        try:
+            self._celery.submit(self._let_go, list(keys))
+        except RuntimeError:  # closed (a shutdown): the answers expire on their own
+            log.info("the runner is closed: answers left to expire")
+
+    def _let_go(self, keys: list[str]) -> None:
+        """On the Celery thread (after the ``_taken`` of the same jobs): ``answered``."""
+        backend = self._app.backend
+        client = backend.client
+        for key in keys:
+            name = _sent_key(key)
+            try:
+                raw = client.get(name)
+                if raw is None or raw == _ANSWERED:
+                    continue
+                pipe = client.pipeline(transaction=True)
+                pipe.set(name, _ANSWERED, ex=_SENT_TTL_S)
+                pipe.delete(backend.get_key_for_task(raw.decode()))
+                pipe.execute()
+            except redis.RedisError:  # the answer expires on its own (RESULT_EXPIRES_S)
+                log.warning("could not let the answer of job %s go", key, exc_info=True)
+
+    def _answered_already(self, job: QueryJob) -> QueryOutcome:
+        """A keyed job whose answer a reply already holds: this reader is late (a replica
+        whose lease on the run lapsed, a kill after the reply was stored): the run is
+        answered, and what is made of this outcome is refused with the lease."""
+        ref = uuid.uuid4().hex[:8]
+        log.info("query %s (ref %s): already answered in a reply", job.key, ref)
+        return failed_outcome(
+            "AlreadyAnswered", f"This query was already answered (reference {ref}).", ref
+        )
 
     def _taken(self, key: str, ok: bool) -> None:
         """On the Celery thread: the outcome of the job named ``key`` is taken. An answer
@@ -337,6 +409,8 @@ class CeleryRunner:
             client.expire(name, RESULT_EXPIRES_S)
             return
         raw = client.get(name)
+        if raw == _ANSWERED:  # a late reader's failure: the answer stored stays answered
+            return
         client.delete(name)
         if raw is not None:
             self._app.backend.forget(raw.decode())
@@ -392,6 +466,8 @@ class CeleryRunner:
         raw = client.get(_sent_key(job.key))
         if raw is None:
             return None
+        if raw == _ANSWERED:
+            return _Sent(None, None, started=True)
         task_id = raw.decode()
         value = client.get(backend.get_key_for_task(task_id))
         if value is not None:
@@ -402,7 +478,11 @@ class CeleryRunner:
             return _Sent(task_id, None, started=True) if state == STARTED else None
         claim = client.get(claim_key(task_id))
         if claim is not None:  # running (its STARTED on its way), or done and read
-            return _Sent(task_id, None, started=True) if claim.startswith(b"running") else None
+            if claim.startswith(b"running"):
+                return _Sent(task_id, None, started=True)
+            # Done and its answer gone: read, or let go as this was read (``answered``).
+            answered = client.get(_sent_key(job.key)) == _ANSWERED
+            return _Sent(None, None, started=True) if answered else None
         needle = task_id.encode()
         waiting = client.lrange(queue_name(job.instrument), 0, -1) + client.hvals(_UNACKED_KEY)
         if any(needle in message for message in waiting):
@@ -455,11 +535,27 @@ class CeleryRunner:
         pipe.expire(self._mark, _MARK_TTL_S)
         newly_set, _ = pipe.execute()
         if newly_set and self._marked:
-            self._data_lost_at = time.monotonic()
+            self._loss = _Loss(time.monotonic(), self._workers)
+            self._workers = None  # those of the lost Redis: read again in the new one
         self._marked = True
+        if self._loss is None:
+            self._note_workers()
 
-    async def _send_lost_again(self, lost_at: float) -> None:
-        """After Redis lost its data (found at ``lost_at``), send again, in the order first
+    def _note_workers(self) -> None:
+        """On the Celery thread, at a send and at the poller's reads: which workers are live,
+        read again once a beat at most. Should Redis lose its data, the jobs no worker was
+        seen running wait for these workers' beats in the new Redis (``_send_lost_again``)."""
+        now = time.monotonic()
+        if self._workers is not None and now - self._workers_read_at < worker_registry.HEARTBEAT_S:
+            return
+        try:
+            self._workers = frozenset(worker_registry.running_jobs(self._app.backend.client))
+        except redis.RedisError:  # unknown this time: the last read stands
+            return
+        self._workers_read_at = now
+
+    async def _send_lost_again(self, loss: _Loss) -> None:
+        """After Redis lost its data (found at ``loss.at``), send again, in the order first
         sent, each job sent before that no worker runs and none has answered in the new
         Redis: it waited in its queue, which is gone (its person would have waited the
         whole ``queue_wait_s`` to be told so), or its answer was stored in the Redis that
@@ -471,19 +567,18 @@ class CeleryRunner:
         (taken in the poller's last 50 ms before the restart, not yet seen as started) was
         computed a second time on another process. Each worker names the jobs its
         processes run with its beat (``WorkerBeat.running``); the beats of the new Redis
-        are read once every worker has had time to beat there, and again each beat while a
-        job is still run or its worker has not beaten yet (``_lost_verdict``): one whose
-        worker goes (or whose answer was stored just before the restart, as its worker
-        beat) is sent again then. A worker that does not say what it
-        runs (another release) leaves the bot as before: jobs it saw started are left to
-        their deadline, the others sent again."""
+        are read every beat while a job is still run or a worker it may be on has not
+        beaten yet (``_lost_verdict``): one whose worker goes (or whose answer was stored
+        just before the restart, as its worker beat) is sent again then. A worker that does
+        not say what it runs (another release) leaves the bot as before: jobs it saw
+        started are left to their deadline, the others sent again."""
         watched = {
             task_id
             for task_id, flight in self._in_flight.items()
-            if flight.sent < lost_at and not flight.done.done()
+            if flight.sent < loss.at and not flight.done.done()
         }
         loop = asyncio.get_running_loop()
-        await asyncio.sleep(_LOST_JOBS_AFTER_S)
+        await asyncio.sleep(worker_registry.HEARTBEAT_S)
         while watched:
             try:
                 beats, recorded = await loop.run_in_executor(
@@ -494,14 +589,21 @@ class CeleryRunner:
                 await asyncio.sleep(worker_registry.HEARTBEAT_S)
                 continue
             now = time.monotonic()
+            silent = now - loss.at >= _LOST_WORKER_AFTER_S  # a worker not beaten is gone
+            if loss.workers is None:  # not known: every live worker has beaten by now
+                settled = now - loss.at >= _LOST_JOBS_AFTER_S
+            else:  # each worker of before has beaten in the new Redis, or is gone
+                settled = silent or loss.workers <= beats.keys()
             for task_id in sorted(watched, key=lambda task_id: self._sent_at(task_id)):
                 flight = self._in_flight.get(task_id)
                 if flight is None or flight.done.done() or task_id in recorded:
                     watched.discard(task_id)  # answered, given up, or run in the new Redis
                     continue
-                verdict = self._lost_verdict(flight, task_id, beats, now)
+                verdict = self._lost_verdict(flight, task_id, beats, settled=settled, silent=silent)
                 if verdict is None:
                     watched.discard(task_id)  # not known: left to its deadline
+                    continue
+                if verdict == "wait":
                     continue
                 if verdict == "running":
                     flight.started = flight.started or now  # its answer will come
@@ -519,33 +621,44 @@ class CeleryRunner:
                 await asyncio.sleep(worker_registry.HEARTBEAT_S)
 
     def _lost_verdict(
-        self, flight: _InFlight, task_id: str, beats: dict[str, set[str] | None], now: float
-    ) -> Literal["running", "lost"] | None:
+        self,
+        flight: _InFlight,
+        task_id: str,
+        beats: dict[str, set[str] | None],
+        *,
+        settled: bool,
+        silent: bool,
+    ) -> Literal["running", "lost", "wait"] | None:
         """After Redis lost its data, whether the job ``task_id`` still runs on a worker
-        ("running": wait for its answer), is to be sent again ("lost"), or is not known
+        ("running": wait for its answer), is to be sent again ("lost"), is to be judged at
+        the next read ("wait": a worker it may be on has not beaten yet), or is not known
         (None: left to its deadline), from the workers' beats in the new Redis.
 
-        A job seen started on a known worker waits for that worker's own beat there, however
-        late it comes (its client's timeouts, a loaded machine): that beat alone says
-        whether it still runs the job. Before, the beats were read once 2.5 s after the loss
-        was found, and a worker not beaten by then had its running job sent again and
-        computed twice (its claim had gone with Redis). A worker that never beats again is
-        gone: its job is sent again once it would have ended on a live worker (its hard
-        limit past), when no copy of it can be computing any more. A job not seen started
-        (taken in the poller's last 50 ms, or waiting in its lost queue) is judged by every
-        worker beaten by then, as is one a worker of another release took."""
+        A job seen started on a known worker waits for that worker's own beat there (its
+        client's timeouts, a loaded machine): that beat alone says whether it still runs
+        the job. Before, the beats were read once 2.5 s after the loss was found, and a
+        worker not beaten by then had its running job sent again and computed twice (its
+        claim had gone with Redis). A worker still silent ``_LOST_WORKER_AFTER_S`` after
+        the loss (``silent``) is gone, lost with Redis's machine: its job is sent again
+        then (before: once its hard limit was past). A job not seen started (taken in the
+        poller's last 50 ms, or waiting in its lost queue) is judged once every worker live
+        before the loss has beaten or is gone (``settled``); before, by the workers beaten
+        2.5 s after it, and one beating later computed it a second time. So is a job a
+        worker of another release took."""
         node = flight.node
         if node is not None and flight.started is not None:
             if node not in beats:
-                return "lost" if self._past_its_end(flight, now) else "running"
+                return "lost" if silent or self._past_its_end(flight, time.monotonic()) else "wait"
             jobs = beats[node]
             if jobs is None:
                 return None
             return "running" if task_id in jobs else "lost"
         known = [jobs for jobs in beats.values() if jobs is not None]
+        if any(task_id in jobs for jobs in known):
+            return "running"
         if len(known) < len(beats) and flight.started is not None:
             return None
-        return "running" if any(task_id in jobs for jobs in known) else "lost"
+        return "lost" if settled else "wait"
 
     def _sent_at(self, task_id: str) -> float:
         flight = self._in_flight.get(task_id)
@@ -567,6 +680,8 @@ class CeleryRunner:
             done, _ = await asyncio.wait({flight.done}, timeout=POLL_S * 4)
             if done:
                 state, value = flight.done.result()
+                if state == _ANSWERED_STATE:
+                    return self._answered_already(job)
                 if flight.adopted and state == REVOKED:
                     return None  # revoked at the shutdown that ended its bot, or expired
                 return self._finished(job, task_id, state, value)
@@ -616,21 +731,25 @@ class CeleryRunner:
         loop = asyncio.get_running_loop()
         while self._in_flight:
             ids = list(self._in_flight)
-            named = {task_id for task_id in ids if self._in_flight[task_id].job.key is not None}
-            lost_at = None
+            named = {
+                task_id: key
+                for task_id in ids
+                if (key := self._in_flight[task_id].job.key) is not None
+            }
+            loss = None
             asked = time.monotonic()
             try:
-                states, lost_at = await loop.run_in_executor(
+                states, loss = await loop.run_in_executor(
                     self._celery, self._read_states, ids, named
                 )
             except Exception:  # Redis away for a moment: the jobs' own deadlines still run
                 log.warning("could not read query states from Redis", exc_info=True)
                 states = {}
                 self._troubled_at = time.monotonic()
-            if time.monotonic() - asked > _SLOW_READ_S or lost_at is not None:
+            if time.monotonic() - asked > _SLOW_READ_S or loss is not None:
                 self._troubled_at = time.monotonic()
-            if lost_at is not None:  # its own task: the answers read meanwhile go on
-                recovery = asyncio.create_task(self._send_lost_again(lost_at))
+            if loss is not None:  # its own task: the answers read meanwhile go on
+                recovery = asyncio.create_task(self._send_lost_again(loss))
                 self._recoveries.add(recovery)
                 recovery.add_done_callback(self._recoveries.discard)
             now = time.monotonic()
@@ -638,7 +757,7 @@ class CeleryRunner:
                 flight = self._in_flight.get(task_id)
                 if flight is None or flight.done.done():
                     continue
-                if state in READY_STATES:
+                if state in READY_STATES or state == _ANSWERED_STATE:
                     flight.done.set_result((state, value))
                     continue
                 if flight.started is None:
@@ -667,13 +786,16 @@ class CeleryRunner:
     def _read_states(
         self,
         task_ids: list[str],
-        named: set[str],
-    ) -> tuple[dict[str, tuple[str, Any]], float | None]:
+        named: dict[str, str],
+    ) -> tuple[dict[str, tuple[str, Any]], _Loss | None]:
         """On the Celery thread: the state and value of each job Redis has a record of
-        (none while it waits in its queue; ``STARTED`` once a worker took it), and when
-        Redis was found to have lost its data, if it was since the last read (``_keep_mark``,
+        (none while it waits in its queue; ``STARTED`` once a worker took it), and the loss
+        of Redis's data, if it was found since the last read (``_keep_mark``,
         here or at a send: both on this thread). The answers of jobs with a name
-        (``named``: ``QueryJob.key``) stay for another reader of the run (``_taken``)."""
+        (``named``: their ``QueryJob.key`` by task id) stay for another reader of the run
+        (``_taken``); one with no record whose name says it was answered elsewhere
+        (``answered``) is given ``_ANSWERED_STATE``: before, it waited past its hard limit
+        for an answer gone, and ended as a worker lost."""
         backend = self._app.backend
         self._keep_mark()
         values = backend.mget([backend.get_key_for_task(task_id) for task_id in task_ids])
@@ -682,6 +804,12 @@ class CeleryRunner:
             if value is not None:
                 meta = backend.decode_result(value)
                 states[task_id] = (meta["status"], meta["result"])
+        unrecorded = [task_id for task_id in named if task_id not in states]
+        if unrecorded:
+            marks = backend.client.mget([_sent_key(named[task_id]) for task_id in unrecorded])
+            for task_id, mark in zip(unrecorded, marks, strict=True):
+                if mark == _ANSWERED:
+                    states[task_id] = (_ANSWERED_STATE, None)
         ready = [
             task_id
             for task_id, (state, _) in states.items()
@@ -691,8 +819,8 @@ class CeleryRunner:
             backend.forget(task_id)
         self._read_heartbeats(states)
         # Taken last: a read that failed leaves it for the next.
-        lost_at, self._data_lost_at = self._data_lost_at, None
-        return states, lost_at
+        loss, self._loss = self._loss, None
+        return states, loss
 
     def _read_heartbeats(self, states: dict[str, tuple[str, Any]]) -> None:
         """Marks each job a worker runs with whether that worker is still in the registry

@@ -28,7 +28,7 @@ import signal
 import threading
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 from typing import Any, Protocol
@@ -93,6 +93,12 @@ class QueryRunner(Protocol):
         it, so the bot refuses it (``data_upload``)."""
         ...
 
+    def answered(self, keys: Sequence[str]) -> None:
+        """The answers of the jobs named ``keys`` (``QueryJob.key``) are stored in a reply
+        for their person: a runner that keeps them for another reader of the same run lets
+        them go. Never waits, never raises."""
+        ...
+
     async def close(self) -> None: ...
 
 
@@ -106,6 +112,9 @@ class ReadsBotData:
 
     async def data_on_workers(self, symbol: str, data_dir: str | Path) -> bool:
         return False
+
+    def answered(self, keys: Sequence[str]) -> None:
+        """Nothing kept: a job of this process is answered to its caller alone."""
 
 
 class InlineRunner(ReadsBotData):

@@ -134,29 +134,40 @@ async def keep_sending(application: Application, every_s: float = 60.0) -> None:
     resuming: asyncio.Task[int] | None = None
     abandoned: asyncio.Task[int] | None = None
     older_than = timedelta(seconds=every_s)
-    while True:
-        await asyncio.sleep(every_s)
-        # Each step on its own: one that fails (Telegram still down, a statement refused)
-        # is tried again at the next pass, and never keeps the others from running.
-        # Updates another replica stored and died before handling (lease expired): to the
-        # handlers here, first, since that needs the database only, not Telegram.
-        await _step("handling orphaned updates", handle_orphaned(application, svc.store))
-        sent = await _step("sending queued replies", send_queued(application, older_than))
-        if sent:
-            log.info("sent %d queued replies", sent)
-        await _step("finishing answered runs", finish_answered_runs(application, older_than))
-        # This replica's own work the database went away under (its lease was kept),
-        # resumed in the background too.
-        if svc.abandoned and (abandoned is None or abandoned.done()):
-            abandoned = application.create_task(
-                resume_abandoned(application), name="barb-resume-abandoned"
-            )
-        # Work of another replica that died (its lease expired): resumed here, in the
-        # background, since answering may take a while.
-        if resuming is None or resuming.done():
-            resuming = application.create_task(
-                resume_interrupted(application, own=False), name="barb-resume-orphans"
-            )
+    try:
+        while True:
+            await asyncio.sleep(every_s)
+            # Each step on its own: one that fails (Telegram still down, a statement
+            # refused) is tried again at the next pass, and never keeps the others from
+            # running. Updates another replica stored and died before handling (lease
+            # expired): to the handlers here, first, since that needs the database only.
+            await _step("handling orphaned updates", handle_orphaned(application, svc.store))
+            sent = await _step("sending queued replies", send_queued(application, older_than))
+            if sent:
+                log.info("sent %d queued replies", sent)
+            await _step("finishing answered runs", finish_answered_runs(application, older_than))
+            # This replica's own work the database went away under (its lease was kept),
+            # resumed in the background too.
+            if svc.abandoned and (abandoned is None or abandoned.done()):
+                abandoned = application.create_task(
+                    resume_abandoned(application), name="barb-resume-abandoned"
+                )
+            # Work of another replica that died (its lease expired): resumed here, in the
+            # background, since answering may take a while.
+            if resuming is None or resuming.done():
+                resuming = application.create_task(
+                    resume_interrupted(application, own=False), name="barb-resume-orphans"
+                )
+    finally:
+        # Stopped at shutdown: so is the work it resumed, as the start-up's resumption is
+        # (still in flight, resumed at the next start). Left running, it held the
+        # Application's stop (which waits for every task it created) past the grace
+        # period, until the bot gave up on it as stuck.
+        resumed = [task for task in (resuming, abandoned) if task is not None]
+        for task in resumed:
+            task.cancel()
+        if resumed:
+            await asyncio.wait(resumed)
 
 
 async def _step(name: str, step: Awaitable[T]) -> T | None:

@@ -378,6 +378,7 @@ class Sender:
         patience: Patience | None = None,
         moves: ChatMoves | None = None,
         sending: set[int] | None = None,
+        answered: Callable[[Sequence[str]], None] | None = None,
     ):
         self.bot = bot
         self.store = store
@@ -388,6 +389,8 @@ class Sender:
         #: The outbox messages this process's tasks are sending (``BotServices.sending``,
         #: shared by all its senders): one task at a time sends a message (``deliver``).
         self.sending = sending if sending is not None else set()
+        #: Told the jobs whose answers a reply stored (``QueryRunner.answered``).
+        self.answered = answered
 
     async def text(
         self,
@@ -469,6 +472,10 @@ class Sender:
             outcome=reply.plan_outcome,
             update_id=update_in_hand(),
         )
+        # Stored for the person: the queue's copies of the answers are no longer needed.
+        jobs = [proof.job for proof in reply.proofs if proof.job is not None]
+        if jobs and self.answered is not None:
+            self.answered(jobs)
         refused: Exception | None = None
         if queued:
             await self._after_earlier(queued[0])

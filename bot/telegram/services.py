@@ -273,6 +273,11 @@ class BotServices:
         if self.thinking.stopped_elsewhere is None:  # a /cancel another replica handled
             self.thinking.stopped_elsewhere = self.store.in_flight.stopped
 
+    async def close(self) -> None:
+        """Once the handlers have ended, before the runner and the store close: end the
+        tasks the services run in the background."""
+        await self.thinking.close()
+
     async def chat_moved(self, old_id: int, new_id: int) -> bool:
         """A group became a supergroup: what the database keeps of it moves there
         (``ChatRepository.migrate``; True if anything moved), and what this process keeps
@@ -299,7 +304,9 @@ class BotServices:
             self.moves.moved(old_id, new_id)
 
     def sender(self, bot: Bot) -> Sender:
-        return Sender(bot, self.store, self.patience, self.moves, self.sending)
+        return Sender(
+            bot, self.store, self.patience, self.moves, self.sending, self.runner.answered
+        )
 
     def showing(
         self, bot: Bot, chat_id: int, action: str = ChatAction.TYPING, *, after_s: float = 0.0

@@ -320,8 +320,11 @@ class SplitQuestions:
         try:
             while True:
                 gathering.arrived.clear()
+                # asyncio.timeout, not wait_for: on Python 3.11 wait_for drops a shutdown's
+                # cancellation that comes as a part arrives, and the handler went on.
                 try:
-                    await asyncio.wait_for(gathering.arrived.wait(), self.window_s)
+                    async with asyncio.timeout(self.window_s):
+                        await gathering.arrived.wait()
                     continue
                 except TimeoutError:
                     pass

@@ -22,6 +22,7 @@ from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass, field
 
 from bot.telegram.chat_moves import ChatMoves
+from bot.telegram.stopping import cancel_and_wait
 
 log = logging.getLogger(__name__)
 
@@ -87,6 +88,13 @@ class Thinking:
         finally:
             self.going_out(turn)
             turn.ended.set()
+
+    async def close(self) -> None:
+        """At shutdown, once the handlers have ended: stop reading the other replicas'
+        stops, a read in progress too (its turns are gone), so that nothing of this awaits
+        the database once the store is closed."""
+        if self._reader is not None:
+            await cancel_and_wait(self._reader)
 
     def going_out(self, turn: Turn) -> None:
         """The turn's answer is being sent (its chat's reply lock is held): not stoppable."""

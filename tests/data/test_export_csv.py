@@ -373,3 +373,34 @@ def test_a_condition_is_a_number_in_a_russian_file(
         assert [None if pd.isna(v) else int(v) for v in russian[name]] == want
         assert [None if pd.isna(v) else int(v) for v in english[name]] == want
     assert english["green"].dtype == bool
+
+
+def test_columns_a_join_adds_are_named_in_a_russian_file(
+    sample_settings: EngineSettings,
+) -> None:
+    """The bars behind "average volume of the 09:30 bar on CPI days" in Russian were headed
+    «…;объём;диапазон;trading_date;cpi;cpi_minutes»: engine names among Russian words, the
+    flag a column of 1s that did not say what 1 is. They are named in words, the values
+    unchanged (the minutes read back as the bar's time less the 08:30 release); the English
+    file keeps the engine's names, which a script may know."""
+    query = {
+        "session": "RTH",
+        "from": "5m",
+        "period": "2024-01:2024-03",
+        "join": "cpi",
+        "where": "cpi and time() == '09:30'",
+        "select": ["mean(volume)", "count()"],
+    }
+    result = execute(query, "NQ", settings=sample_settings)
+    russian = rows(csv_bytes(result, "ru"), delimiter=";")
+    assert len(russian) == result.summary.values["count"] == 3
+    header = list(russian[0])
+    assert {"trading_date", "cpi", "cpi_minutes"}.isdisjoint(header)
+    for row in russian:
+        at = pd.Timestamp(row["время (ET)"])
+        assert row["торговый день"] == at.strftime("%Y-%m-%d")
+        assert row["день CPI (1 = да)"] == "1"
+        release = at.normalize() + pd.Timedelta(hours=8, minutes=30)
+        assert int(row["минут от выхода CPI"]) == (at - release) // pd.Timedelta(minutes=1)
+    english = list(rows(csv_bytes(result, "en"))[0])
+    assert {"trading_date", "cpi", "cpi_minutes"} <= set(english)

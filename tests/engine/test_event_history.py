@@ -134,14 +134,7 @@ def test_a_month_of_minutes_reads_back_to_the_event_not_the_first_bar(
     """A streak of up minutes on 2024-03-12 reads a few thousand bars back (its run breaks
     within minutes), not the 80,000 from 2024-01-02; a count since a rarer event reads
     further, widening until its event is among the rows."""
-    read: list[int] = []
-    original = interpreter.run_on
-
-    def spied(plan, settings, scope, cut=None):
-        read.append(len(scope.frame))
-        return original(plan, settings, scope, cut)
-
-    monkeypatch.setattr(interpreter, "run_on", spied)
+    read = _spy_rows_read(monkeypatch)
     every = len(bars_in_scope(_plan({"session": "ETH", "from": "1m"}, engine_settings)).frame)
     query = {"session": "ETH", "from": "1m", "period": "2024-03-12", "select": "max(run)"}
     ask({**query, "map": {"run": "streak(close > open)"}}, engine_settings)
@@ -153,6 +146,19 @@ def test_a_month_of_minutes_reads_back_to_the_event_not_the_first_bar(
     )
     _assert_same(ask(rare, engine_settings), whole, rare)
     assert len(read) > 1 and read == sorted(read)  # widened, each time further back
+
+
+def _spy_rows_read(monkeypatch) -> list[int]:
+    """The number of bars each run of a first stage is given, as the query runs."""
+    read: list[int] = []
+    original = interpreter.run_on
+
+    def spied(plan, settings, scope, cut=None):
+        read.append(len(scope.frame))
+        return original(plan, settings, scope, cut)
+
+    monkeypatch.setattr(interpreter, "run_on", spied)
+    return read
 
 
 def _plan(query: dict[str, Any], settings):
@@ -200,14 +206,7 @@ def test_a_drawdown_reads_the_period_s_rows_and_history_s_high_apart(
     """A drawdown on 2024-03-12's minutes reads that day's rows, not the 80,000 from
     2024-01-02; the warning names the highest close before the day, as a loop over every
     earlier bar finds it (its first bar when tied)."""
-    read: list[int] = []
-    original = interpreter.run_on
-
-    def spied(plan, settings, scope, cut=None):
-        read.append(len(scope.frame))
-        return original(plan, settings, scope, cut)
-
-    monkeypatch.setattr(interpreter, "run_on", spied)
+    read = _spy_rows_read(monkeypatch)
     every = len(bars_in_scope(_plan({"session": "ETH", "from": "1m"}, engine_settings)).frame)
     query = {
         "session": "ETH",

@@ -10,7 +10,7 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import make_bars
+from indicator_bars import make_bars
 
 from barb import indicators as ind
 

@@ -47,6 +47,7 @@ from bot.pool.jobs import QueryJob, QueryOutcome, timeout_outcome
 from bot.pool.queue_app import (
     RESULT_EXPIRES_S,
     data_meta_key,
+    hard_limit,
     make_queue_app,
     queue_name,
     run_job_json,
@@ -860,37 +861,52 @@ async def test_a_job_taken_just_before_redis_restarts_empty_is_computed_once(
     volatile_redis: RedisServer, pool: Pool, tmp_path: Path
 ) -> None:
     """A worker takes the job, and Redis (no persistence) restarts before the bot's next
-    poll has seen it started; the job's claim goes with Redis. Before, the bot sent it
-    again at once as a job lost in its queue, and the worker's second process computed it
-    a second time beside the first (one answer reached the person, the load doubled). Now
-    the worker names it among the jobs it runs in its beat to the new Redis: the bot waits
-    for that answer, and the job is computed once."""
+    poll has seen it started; the job's claim goes with Redis; and that worker's first beat
+    in the new Redis comes late (its main process stalled: SIGSTOP in the test). Before,
+    the bot sent it again at once as a job lost in its queue, and the worker's second
+    process computed it a second time beside the first (one answer reached the person, the
+    load doubled); then, it judged the job by the workers beaten 2.5 s after the loss, and
+    sent it again all the same when its worker beat later. Now it waits for the beat of
+    every worker live before the loss, which names the job: computed once."""
     pool.url = volatile_redis.url()
     pool.worker(concurrency=2)
+    main = pool.workers[0].process.pid
     runner = pool.runner()
-    trace = tmp_path / "job.trace"
+    sends, reads = counted(runner, "_send"), counted(runner, "_read_after_loss")
+    trace, gate = tmp_path / "job.trace", tmp_path / "gate"
     client = pool.redis()
-    job = asyncio.create_task(runner.run(quick({**COUNT, "sleep": 3.0, "trace": str(trace)})))
+    job = asyncio.create_task(runner.run(quick({**COUNT, "gate": str(gate), "trace": str(trace)})))
     while not runner._in_flight:  # sent
         await asyncio.sleep(0.001)
-    with bot_not_reading(runner):
-        while job_state(client) != "STARTED":  # taken
-            await asyncio.sleep(0.01)
-        assert not any(flight.started for flight in runner._in_flight.values())
-        volatile_redis.stop()
-        volatile_redis.start()
+    try:
+        with bot_not_reading(runner):
+            while job_state(client) != "STARTED":  # taken
+                await asyncio.sleep(0.01)
+            assert not any(flight.started for flight in runner._in_flight.values())
+            os.kill(main, signal.SIGSTOP)  # no beat from here; its child computes on
+            volatile_redis.stop()
+            volatile_redis.start()
+        # The bot has read the new Redis's beats three times, past 2.5 s after the loss (or
+        # sent the job again).
+        while len(reads) < 3 and len(sends) < 2:
+            await asyncio.sleep(0.05)
+        assert len(sends) == 1  # not sent again
+    finally:
+        os.kill(main, signal.SIGCONT)
+    gate.touch()
     assert count_of(await asyncio.wait_for(job, 30)) == DAYS
     await asyncio.wait_for(_each_delivery_ran_or_was_dropped(pool.workers[0], [trace]), 30)
     assert len(trace.read_text().splitlines()) == 1
 
 
-def counted(runner: CeleryRunner, name: str) -> list[int]:
-    """Counts the calls of ``runner``'s method ``name`` (one item per call)."""
-    calls: list[int] = []
+def counted(runner: CeleryRunner, name: str) -> list[float]:
+    """The calls of ``runner``'s method ``name``: one item per call, when it was made
+    (``time.monotonic``, the runner's clock)."""
+    calls: list[float] = []
     method = getattr(runner, name)
 
     def counting(*args: object) -> object:
-        calls.append(1)
+        calls.append(time.monotonic())
         return method(*args)
 
     setattr(runner, name, counting)
@@ -937,23 +953,29 @@ async def test_a_running_jobs_worker_lost_with_a_redis_restarted_empty_is_sent_a
     volatile_redis: RedisServer, pool: Pool, tmp_path: Path
 ) -> None:
     """Redis (no persistence) restarts and the worker computing the job is lost with it
-    (killed): it never beats in the new Redis. Once the job would have ended on a live
-    worker (its hard limit past), no copy of it can be computing: it is sent again, and the
-    worker up now answers it."""
+    (killed): it never beats in the new Redis. Silent for twice the time after which the
+    registry counts a worker gone, it is gone: the job is sent again, and the worker up now
+    answers it. Before, only once the job would have ended on a live worker (its hard limit
+    past: 25 s with the default 20 s limit)."""
     pool.url = volatile_redis.url()
-    doomed = pool.worker("doomed.log", timeout_s=3)
-    runner = pool.runner(timeout_s=3, queue_wait_s=30)
+    doomed = pool.worker("doomed.log")
+    runner = pool.runner()
+    sends = counted(runner, "_send")
     trace, started = tmp_path / "job.trace", tmp_path / "started"
     query = {**COUNT, "trace": str(trace), "started": str(started), "sleep": 2.0}
     job = asyncio.create_task(runner.run(quick(query)))
     while not any(flight.node for flight in runner._in_flight.values()):
         await asyncio.sleep(0.01)  # the bot saw it started on that worker
+    [flight] = runner._in_flight.values()
+    assert flight.started is not None
     doomed.kill()
     volatile_redis.stop()
     volatile_redis.start()
-    pool.worker("w.log", timeout_s=3)
+    pool.worker("w.log")
     assert count_of(await asyncio.wait_for(job, 60)) == DAYS
     assert runs_of(trace) == 1  # the killed one never got to its end
+    # Sent again before a live worker would have ended it (the hard limit).
+    assert sends[1] < flight.started + hard_limit(runner.timeout_s)
 
 
 async def _each_delivery_ran_or_was_dropped(worker: WorkerProcess, traces: list[Path]) -> None:
@@ -1347,6 +1369,65 @@ async def test_a_run_taken_over_from_a_replica_that_still_polls_is_computed_once
         assert count_of(await asyncio.wait_for(first, 30)) == DAYS
     assert count_of(await asyncio.wait_for(second, 30)) == DAYS
     assert count_of(await asyncio.wait_for(taking_over.run(job), 30)) == DAYS
+    assert runs_of(trace) == 1
+
+
+async def test_an_answer_stored_in_its_reply_leaves_redis_and_a_late_reader_computes_nothing(
+    pool: Pool, tmp_path: Path
+) -> None:
+    """A run's answer (its CSV and chart: megabytes for a long table) stays in Redis only
+    until the bot has stored it in the reply for its person (``answered``); a mark of a few
+    bytes stays under its name. A late reader of the same run (a replica whose lease on it
+    lapsed) finds the mark and computes nothing. Before, the answer stayed 10 minutes after
+    it was taken, whatever happened to it."""
+    pool.worker(timeout_s=5)
+    trace = tmp_path / "job.trace"
+    job = keyed({**COUNT, "trace": str(trace)})
+    assert job.key is not None
+    runner = pool.runner(timeout_s=5, queue_wait_s=10)
+    late = pool.runner(timeout_s=5, queue_wait_s=10)
+    client = pool.redis()
+    assert count_of(await asyncio.wait_for(runner.run(job), 30)) == DAYS
+    assert client.keys("celery-task-meta-*")  # kept for another reader of the run
+    runner.answered([job.key])
+    await asyncio.get_running_loop().run_in_executor(runner._celery, lambda: None)
+    assert client.keys("celery-task-meta-*") == []
+    assert client.get(f"barb.sent.{job.key}") == b"answered"
+    outcome = await asyncio.wait_for(late.run(job), 30)
+    assert not outcome.ok and outcome.error["error_type"] == "AlreadyAnswered"
+    assert client.get(f"barb.sent.{job.key}") == b"answered"  # and so it stays
+    assert runs_of(trace) == 1
+
+
+async def test_a_reader_still_polling_when_another_stored_the_answer_ends_at_its_next_read(
+    pool: Pool, tmp_path: Path
+) -> None:
+    """A replica whose lease on a run lapsed still polls its job; the one taking over reads
+    the answer first, stores it in the reply and lets it go (``answered``). The stalled one
+    ends at its next read, told the answer was given; computed once. Without that, it
+    waited past the job's hard limit for an answer gone, and ended as a worker lost (an
+    error logged, refused with its lease)."""
+    pool.worker(timeout_s=5)
+    trace, started, gate = tmp_path / "job.trace", tmp_path / "started", tmp_path / "gate"
+    job = keyed({**COUNT, "trace": str(trace), "started": str(started), "gate": str(gate)})
+    assert job.key is not None
+    stalled = pool.runner(timeout_s=5, queue_wait_s=10)
+    taking_over = pool.runner(timeout_s=5, queue_wait_s=10)
+    first = asyncio.create_task(stalled.run(job))
+    while not (started.exists() and started.read_text()):
+        await asyncio.sleep(0.05)
+    [task_id] = stalled._in_flight
+    second = asyncio.create_task(taking_over.run(job))
+    while task_id not in taking_over._in_flight:  # found running, waited for
+        assert not second.done(), second.result()
+        await asyncio.sleep(0.01)
+    with bot_not_reading(stalled):  # the one taking over reads the answer first
+        gate.touch()
+        assert count_of(await asyncio.wait_for(second, 30)) == DAYS
+        taking_over.answered([job.key])
+        await asyncio.get_running_loop().run_in_executor(taking_over._celery, lambda: None)
+    outcome = await asyncio.wait_for(first, 30)
+    assert not outcome.ok and outcome.error["error_type"] == "AlreadyAnswered"
     assert runs_of(trace) == 1
 
 

@@ -27,6 +27,7 @@ from bot.store.settings import StoreSettings
 from bot.telegram.app import build_application, keep_sending, on_startup, receiving
 from bot.telegram.sender import Patience
 from bot.telegram.services import BotServices, RateLimiter
+from bot.telegram.stopping import cancel_and_wait
 
 ALICE, BOB = 11, 22
 GROUP = -100500
@@ -113,10 +114,11 @@ async def barb_bot(
                         yield services
                     finally:
                         if sending is not None:
-                            sending.cancel()
+                            await cancel_and_wait(sending)
             finally:
                 if application.running:
                     await application.stop()
+                await services.close()
     finally:
         await runner.close()
         await store.close()

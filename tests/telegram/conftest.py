@@ -7,6 +7,8 @@ host other than loopback is refused and fails the test.
 
 from __future__ import annotations
 
+import asyncio
+import io
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
@@ -68,3 +70,27 @@ async def telegram_bot(fake_telegram: FakeBotAPI) -> AsyncIterator[Bot]:
 def db_url(tmp_path: Path, sample_settings: object) -> str:
     """A fresh SQLite database for the bot; the engine answers from the NQ sample."""
     return f"sqlite+aiosqlite:///{tmp_path / 'bot.db'}"
+
+
+@pytest.fixture(autouse=True)
+async def no_task_left() -> AsyncIterator[None]:
+    """Fail a test that leaves a task of its loop running once the bot, its servers and
+    its fakes are closed. Such a task may still await the database (its aiosqlite thread
+    then calls back into the closed loop, reported at the next test's setup on that
+    worker) or ignore the cancellation the loop's close sends it (the teardown hangs until
+    the suite's timeout). The tasks found are cancelled and awaited here, so that the
+    failure is this test's, with their stacks."""
+    yield
+    current = asyncio.current_task()
+    left = [task for task in asyncio.all_tasks() if task is not current and not task.done()]
+    if not left:
+        return
+    stacks = []
+    for task in left:
+        stack = io.StringIO()
+        task.print_stack(file=stack)
+        stacks.append(stack.getvalue())
+        task.cancel()
+    _, pending = await asyncio.wait(left, timeout=5)
+    ignored = f"; {len(pending)} ignored their cancellation" if pending else ""
+    pytest.fail(f"{len(left)} tasks left running{ignored}:\n" + "\n".join(stacks))

@@ -102,7 +102,7 @@ async def test_an_answer_is_three_requests_with_the_commentary_as_caption(
             for line in document.files["document"].content.decode("utf-8-sig").splitlines()
         ]
         engine = execute(WEEKDAY_RANGE, "NQ")
-        assert [r[0] for r in rows[1:]] == ["Mon", "Tue", "Wed", "Thu", "Fri"]
+        assert [r[0] for r in rows[1:]] == list(RU_DAYS.values())  # as its chart names them
         assert [float(r[1].replace(",", ".")) for r in rows[1:]] == pytest.approx(
             engine.table["mean_range"].tolist(), rel=1e-5
         )

@@ -147,9 +147,8 @@ async def test_a_query_that_cannot_run_is_fixed_before_the_person_sees_a_plan(
         [error] = results_of(provider.requests[1])
         assert error.is_error and "SyntaxError" in error.content
         messages = await run_and_wait_answer(fake, plan, 1)
-        assert (
-            "Result: 5 groups by weekday, sorted by mean_range descending" in messages[-1]["text"]
-        )
+        said = "Result: 5 groups by weekday, sorted by average range descending"
+        assert said in messages[-1]["text"]
         assert await plan_status(fake, ALICE, plan) == "⏵ Done."
         # One plan in all: every message but the answer's is it.
         assert [m["message_id"] for m in messages[:-1]] == [plan["message_id"]]

@@ -11,6 +11,7 @@ says "Done.", whatever failed on the way.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Sequence
 from typing import Any
 
 import pytest
@@ -147,6 +148,36 @@ async def test_eight_presses_under_half_failed_acknowledgements_give_eight_answe
             await assert_answered_once(fake, plans[chat], chat)
         runs = fake.calls("answerCallbackQuery")[: len(chats)]  # the CSV presses come after
         assert [r.status for r in runs] == [500, 200] * 4
+
+
+class _KeepsAnswers(InlineRunner):
+    """Records the jobs it runs and the answers it is told to let go."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.keys: list[str | None] = []
+        self.let_go: list[str] = []
+
+    async def run(self, job: QueryJob) -> QueryOutcome:
+        self.keys.append(job.key)
+        return await super().run(job)
+
+    def answered(self, keys: Sequence[str]) -> None:
+        self.let_go.extend(keys)
+
+
+async def test_a_runs_answer_stored_lets_its_job_go(fake_telegram: FakeBotAPI, db_url: str) -> None:
+    """The run's answer, once stored for the person, is let go by the runner (the queue
+    workers' Redis kept it 10 minutes): the job the plan's Run named."""
+    fake = fake_telegram
+    runner = _KeepsAnswers()
+    async with barb_bot(fake, db_url, runner=runner) as svc:
+        await ask_and_press(fake)
+        await until(lambda: answers(fake), "the answer", fake)
+        await no_work_in_flight(svc)
+    [key] = runner.keys
+    assert key is not None
+    assert runner.let_go == [key]
 
 
 class _RunsAfterTwoPresses(InlineRunner):

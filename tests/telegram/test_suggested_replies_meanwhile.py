@@ -31,8 +31,8 @@ from bot.store.records import Claim
 from bot.telegram.services import BotServices
 from bot.texts import t
 
-# The caption's line of /query's count of daily rows, as the chart names it in each language.
-COUNT_LINE = {"en": "\n\nnumber of days: ", "ru": "\n\nколичество дней: "}
+# The headline of /query's count of daily rows, as the chart names it in each language.
+COUNT_HEADLINE = {"en": "number of days = ", "ru": "количество дней = "}
 
 BEST_DAY = "which was the best day?"
 
@@ -192,7 +192,7 @@ async def test_a_press_waiting_behind_a_query_then_cancel_or_reset_says_so_at_on
         await until(lambda: len(svc.locks) == 0, "the chat's locks let go", fake)
 
     said = [m["text"] for m in fake.said(ALICE)]
-    assert COUNT_LINE[lang] in said[2], fake.describe()  # the /query's result, whole
+    assert said[2].startswith(COUNT_HEADLINE[lang]), fake.describe()  # the /query's result, whole
     assert said[3:] == [t(done, lang), "A question of its own: how many inside days?"]
     assert rows(db_url, "SELECT status FROM pending_actions") == [("declined",)]
     last = provider.requests[-1].messages

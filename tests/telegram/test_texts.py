@@ -58,6 +58,7 @@ NAMES = {
     "Telegram",
     "CSV",
     "Excel",
+    "Windows",
     "JSON",
     "UTC",
     "Unix",
