@@ -155,6 +155,7 @@ def draw_histogram(
             if count:
                 text = words(
                     key,
+                    plural_of=count,  # «1 день … вне графика», «4 дня … не показаны»
                     count=format_value(count, words=words),
                     rows=row_word(result, words, count),
                     value=time_text(edge, kind)

@@ -1,0 +1,56 @@
+"""What a person reads on a phone's chart (charts2 review): a Russian histogram's note of the
+days past its axis agrees with its count («4 дня … не показаны», never «не показано»), for
+1, 2, 5 and 21 as Russian plurals take them."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from engine_results import figure, run
+
+from barb.charts.words import words_for
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.mark.parametrize(
+    ("count", "said"),
+    [
+        (1, "1 день ниже −3,86 % — вне графика"),
+        (2, "2 дня ниже −3,86 % не показаны"),
+        (5, "5 дней ниже −3,86 % не показаны"),
+        (21, "21 день ниже −3,86 % — вне графика"),
+    ],
+)
+def test_the_days_past_the_axis_agree_with_their_count(count: int, said: str) -> None:
+    words = words_for("ru")
+    rows = words.rows("daily", count=count)
+    text = words("below_not_drawn", plural_of=count, count=count, rows=rows, value="−3,86 %")
+    assert text == said
+
+
+def test_a_russian_histogram_notes_its_cut_days_in_agreement(sample_settings, con) -> None:
+    query = {
+        "session": "20:00-02:00",
+        "from": "daily",
+        "period": "2025",
+        "map": {"move": "close - open"},
+        "select": ["mean(range)", "mean(move)"],
+    }
+    fig = figure(run(query, sample_settings), "ru")
+    (ax,) = fig.axes
+    legend = [t.get_text() for t in ax.get_legend().get_texts()]
+    (said,) = [t for t in legend if t.startswith("move: ")]
+    moves = con.execute(
+        """
+        SELECT arg_max(close, timestamp) - arg_min(open, timestamp) AS m FROM nq
+        WHERE (hour(timestamp) >= 20 OR hour(timestamp) < 2) AND year(trading_date) = 2025
+        GROUP BY trading_date
+        """
+    ).df()["m"]
+    count, edge, verb = re.fullmatch(r"move: (\d+) \w+ ниже (\S+) (.+)", said).groups()
+    assert int(count) == int((moves < float(edge.replace("\u2212", "-").replace(",", "."))).sum())
+    n = int(count)
+    one = n % 10 == 1 and n % 100 != 11
+    assert verb == ("— вне графика" if one else "не показаны"), said
