@@ -131,21 +131,21 @@ def label_fit(labels: list[str], *, in_order: bool = True, thin: bool = True) ->
     one line height each, rather than be dropped. ``thin=False``: short labels are turned
     rather than thinned while turning fits them all (the 12 months of a year beside an
     empty one, which unnamed read as missing data)."""
-    slot_px = _slot_px(labels)
+    slot = slot_px(labels)
     longest = max(len(s) for s in labels)
     widest = longest * CHAR_PX + 10
-    if widest <= slot_px:
+    if widest <= slot:
         return 0, 1
     # Turned labels need about two line heights each, and more than ~24 is a wall of text.
-    step = max(math.ceil(TICK_PT * PX_PER_PT * 1.9 / slot_px), math.ceil(len(labels) / 24))
+    step = max(math.ceil(TICK_PT * PX_PER_PT * 1.9 / slot), math.ceil(len(labels) / 24))
     if not in_order and step > 1:
-        return 90, max(1, math.ceil(TICK_PT * PX_PER_PT * 1.25 / slot_px))
+        return 90, max(1, math.ceil(TICK_PT * PX_PER_PT * 1.25 / slot))
     if longest <= 5 and in_order and (thin or step > 1):  # years, hours: thinned, level
-        return 0, math.ceil(widest / slot_px)
+        return 0, math.ceil(widest / slot)
     return 40, max(1, step)
 
 
-def _slot_px(labels: list[str]) -> float:
+def slot_px(labels: list[str]) -> float:
     """The width of one group's place on a category axis, in pixels at 100 dpi."""
     return (RIGHT - LEFT) * FIG_W_IN * 100 / max(len(labels), 1)
 
@@ -172,7 +172,7 @@ def category_ticks(
         positions = np.unique(np.minimum(np.searchsorted(x, even), len(x) - 1))
     kept = sorted({int(k) for k in keep if 0 <= k < len(labels)})
     # Level labels take their own width; turned ones the step they were thinned to.
-    width = math.ceil(max(map(len, labels)) * CHAR_PX / _slot_px(labels)) if not rotate else step
+    width = math.ceil(max(map(len, labels)) * CHAR_PX / slot_px(labels)) if not rotate else step
     positions = _keeping(positions, kept, width if x is None else None)
     # The named bars' labels broke the step (Jan, Mar, May, Aug, Oct; 09:30 … 13:30, 16:30
     # with 15:30 left out), and a reader counts along labels that do not step evenly: every

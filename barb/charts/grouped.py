@@ -41,6 +41,7 @@ from barb.charts.bars import (
     upright_label_px,
     widest_label_pt,
 )
+from barb.charts.block_axis import NAME_OFFSET_PT, Blocks, block_ticks, blocks_of
 from barb.charts.buckets import Buckets, number_line, numeric_buckets
 from barb.charts.columns import (
     axis_text,
@@ -79,6 +80,7 @@ from barb.charts.style import (
     PLOT_BOTTOM,
     PLOT_TOP,
     RIGHT,
+    TICK_PT,
     VALUE_PT,
 )
 from barb.charts.tick_values import unit_numbers
@@ -190,6 +192,9 @@ class Groups:
     # What the groups are when a calendar key makes them ("yearly": years), for a tie too
     # many to name: "100.0% (9 years tied)", where "9 groups tied" named no unit.
     rows: str | None = None
+    # Two keys whose first makes a few blocks (weekday × hour): its names once under each
+    # block, the second key's at a round step inside them.
+    blocks: Blocks | None = None
 
     def compared(self, values: np.ndarray) -> np.ndarray:
         """Which groups highest and lowest compare: finite values of groups the result
@@ -397,6 +402,9 @@ def read_groups(result: Result, words: Words = ENGLISH) -> Groups | None:
     layout = side_by_side(table, by, keys) if few else None
     round_times = _round_times(table, by, result.query, labels)
     buckets = numeric_buckets(result, table, by) if few and thinned is None else None
+    blocks = None
+    if layout is None and buckets is None and thinned is None and not by_value and not clock:
+        blocks = blocks_of(keys, labels)
     if buckets is not None:  # the headline names a bucket by its range: "0 … 0.5%"
         key_unit = unit(by[0], result)
         labels = [buckets.label(i, key_unit, words) for i in range(len(table))]
@@ -423,6 +431,7 @@ def read_groups(result: Result, words: Words = ENGLISH) -> Groups | None:
         even=even,
         untested=untested,
         rows=tied_rows(by, result),
+        blocks=blocks,
     )
 
 
@@ -981,7 +990,7 @@ def draw_grouped(fig: Figure, result: Result, words: Words = ENGLISH) -> bool:
         and groups.round_times is None
         and date_group_ticks(labels)
     )
-    if dated:
+    if dated or groups.blocks is not None:
         rotate, step = 0, 1
     bottom = PLOT_BOTTOM + (0.0105 * max(len(s) for s in labels) if rotate else 0.0)
     # Weeks with a holiday in them (group_by week()), their bars hatched.
@@ -990,6 +999,8 @@ def draw_grouped(fig: Figure, result: Result, words: Words = ENGLISH) -> bool:
     if short:
         notes.append(short_weeks_note(list(short.values()), words))
     notes = fitted_notes(fig, notes)
+    if groups.blocks is not None:  # the blocks' names, a row under the inner labels
+        bottom += 1.3 * NAME_OFFSET_PT / (fig.get_figheight() * 72)
     bottom += len(notes) * FOOTER_PT * 1.4 / (fig.get_figheight() * 72)  # under the axis name
     panels = _panels(fig, len(groups.columns), bottom)
     positions = np.arange(n, dtype="float64")
@@ -1072,6 +1083,8 @@ def draw_grouped(fig: Figure, result: Result, words: Words = ENGLISH) -> bool:
                 )
         if buckets is not None:
             number_line(ax, buckets, words, unit(groups.by[0], result))
+        elif groups.blocks is not None:
+            block_ticks(ax, groups.blocks, positions)
         else:
             category_ticks(
                 ax,
@@ -1124,7 +1137,9 @@ def draw_grouped(fig: Figure, result: Result, words: Words = ENGLISH) -> bool:
     ):
         # "t (ET)": the exchange's clock, unless the one key is on its own ("t (Moscow)").
         key_text = zoned(key_text, result, named[0] if len(named) == 1 else None)
-    panels[-1].set_xlabel(key_text, fontsize=LABEL_PT)
+    # Under the blocks' names when they have a row of their own.
+    pad = NAME_OFFSET_PT - TICK_PT if groups.blocks is not None else None
+    panels[-1].set_xlabel(key_text, fontsize=LABEL_PT, labelpad=pad)
     if notes:
         write_notes(panels[-1], notes)
     return True

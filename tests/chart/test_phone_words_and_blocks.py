@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from engine_results import figure, run
+from engine_results import bar_heights, figure, run
 
 from barb.charts.words import words_for
 
@@ -54,3 +54,37 @@ def test_a_russian_histogram_notes_its_cut_days_in_agreement(sample_settings, co
     n = int(count)
     one = n % 10 == 1 and n % 100 != 11
     assert verb == ("— вне графика" if one else "не показаны"), said
+
+
+@pytest.mark.parametrize("language", ["en", "ru"])
+def test_weekday_by_hour_names_each_weekday_once_under_its_block(
+    sample_settings, con, language
+) -> None:
+    """ETH hourly volume by weekday × hour (2024): the weekday once under its block, level,
+    and the hours inside at one round step, where «Пн · 00:00 … Ср · 08:00, Ср · 23:00»
+    had stepped unevenly, turned 40°. The highest bar is the busiest hour by DuckDB."""
+    query = {
+        "session": "ETH",
+        "from": "1h",
+        "period": "2024",
+        "group_by": ["dayofweek()", "hour()"],
+        "select": "mean(volume)",
+    }
+    fig = figure(run(query, sample_settings), language)
+    (ax,) = fig.axes
+    ticks = [t for t in ax.get_xticklabels() if t.get_text()]
+    assert ticks and all(t.get_rotation() == 0 for t in ticks)
+    hours = [int(t.get_text()) for t in ticks]
+    assert hours == [0, 12] * 5  # one step, every weekday alike
+    names = words_for(language).weekdays[:5]
+    under = [t.get_text() for t in ax.texts if t.get_text() in names]
+    assert under == names  # each weekday once, in order
+    hourly = con.execute(
+        """
+        SELECT isodow(h) - 1 AS d, hour(h) AS hr, avg(v) AS v FROM (
+            SELECT date_trunc('hour', timestamp) AS h, sum(volume) AS v FROM nq
+            WHERE year(timestamp) = 2024 GROUP BY 1)
+        GROUP BY 1, 2
+        """
+    ).df()
+    assert round(bar_heights(ax).max()) == round(hourly["v"].max())
