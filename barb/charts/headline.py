@@ -504,7 +504,7 @@ def _extreme_forms(
     ties = groups.tie_counts(column, high, low)  # of every group, when only some are drawn
 
     def pair(
-        values: list[str], *, count_ties: bool = False, count_near: bool = False
+        values: list[str], *, count_ties: bool = False, count_near: bool = False, plus: bool = False
     ) -> dict[str, str]:
         found = {}
         for side, at, many in (("high", high, ties[0]), ("low", low, ties[1])):
@@ -514,7 +514,9 @@ def _extreme_forms(
             near = groups.within_noise(column, at)
             # The count of the others after words, never beside the end's number: "14:00 10
             # or 10 more (3–7, within noise)" read as "10 or 10 more" (p48d C6).
-            if near and count_near:  # "20:00 4,810, within noise of 7 others"
+            if near and plus:  # "23:00 4,810 (+39 within noise)"
+                found[side] = words("within_noise_plus", first=found[side], count=len(near))
+            elif near and count_near:  # "20:00 4,810, within noise of 7 others"
                 found[side] = words(
                     "within_noise_count", first=found[side], count=len(near), plural_of=len(near)
                 )
@@ -537,9 +539,14 @@ def _extreme_forms(
         return found
 
     def form(
-        kind: str, values: list[str], *, count_ties: bool = False, count_near: bool = False
+        kind: str,
+        values: list[str],
+        *,
+        count_ties: bool = False,
+        count_near: bool = False,
+        plus: bool = False,
     ) -> str:
-        found = pair(values, count_ties=count_ties, count_near=count_near)
+        found = pair(values, count_ties=count_ties, count_near=count_near, plus=plus)
         return words.extremes(kind, count=count, below_zero=below, name=name, **found)
 
     forms = [
@@ -549,10 +556,14 @@ def _extreme_forms(
         form("short", bare),
         # Named, its neighbours counted, before any form without the name (``fit_headline``)
         form("short", bare, count_ties=True, count_near=True),
+        # Shorter still, the neighbours as "+16": a weekday × hour caption in Russian had
+        # been cut after «▼ Ср · 23:00 4 810, в…», mid-phrase.
+        form("short", bare, count_ties=True, plus=True),
         form("marks", full),
         form("marks", bare),
         form("marks", bare, count_ties=True),
         form("marks", bare, count_ties=True, count_near=True),
+        form("marks", bare, count_ties=True, plus=True),
     ]
     return list(dict.fromkeys(forms))
 

@@ -88,3 +88,11 @@ def test_weekday_by_hour_names_each_weekday_once_under_its_block(
         """
     ).df()
     assert round(bar_heights(ax).max()) == round(hourly["v"].max())
+    # The headline fits whole, shortened rather than cut («▼ Ср · 23:00 4 810, в…»), and
+    # says both ends' numbers.
+    size = max(t.get_fontsize() for t in fig.texts)
+    headline = " ".join(t.get_text() for t in fig.texts if t.get_fontsize() == size)
+    assert "…" not in headline
+    for value in (hourly["v"].max(), hourly["v"].min()):
+        written = f"{round(value):,}".replace(",", "," if language == "en" else "\u00a0")
+        assert written in headline, (written, headline)
