@@ -65,7 +65,7 @@ from barb.charts.many_groups import MAX_TIED_NAMED, tied, too_many_to_draw
 from barb.charts.one_row import card_values, value_text
 from barb.charts.rows import calendar_names, headline_columns, plain_candles, tied_places
 from barb.charts.side_by_side import series_extremes
-from barb.charts.tick_values import column_decimals, unit_text
+from barb.charts.tick_values import column_decimals, unit_numbers, unit_text
 from barb.charts.time_of_day import part_text, time_kind, value_kind
 from barb.charts.value_text import date_text, format_value, number_text, with_unit
 from barb.charts.words import Words, words_for
@@ -747,7 +747,7 @@ def _rows(result: Result, words: Words) -> list[str]:
         return [_now_text(result, now, value, words)]
     column = sorted_column(result, table)
     if column is not None:
-        value = _value_text(table[column].iloc[0], column, result, words)
+        value = _first_ranked_text(table, column, result, words)
         label = _row_label(result, table, 0)
         name = column_name(column, result, words)
         hidden = unshown_sort(result, table)
@@ -919,6 +919,23 @@ def _one_row(result: Result, table: pd.DataFrame, words: Words) -> str:
         for c in columns
     ]
     return f"{' · '.join(texts)} ({_row_when(result, table, 0, words)})"
+
+
+def _first_ranked_text(table: pd.DataFrame, column: str, result: Result, words: Words) -> str:
+    """The first ranked row's value as its bar writes it, at the column's one precision:
+    «chg: ниже всего 2020-07-02 −12,6 %» headed a bar of «−12,60 %»."""
+    first = table[column].iloc[0]
+    value_unit = unit(column, result)
+    # A percentile rank is an ordinal in words ("100th percentile"), which "100.00th" is not.
+    if (
+        part_text(column, first, result, words) is not None
+        or not is_number(table[column])
+        or value_unit == "percentile"
+    ):
+        return _value_text(first, column, result, words)
+    values = floats(table[column])
+    text = unit_numbers(values, value_unit, result, words, distinct=True)[0]
+    return with_unit(text, value_unit, words, values[0])
 
 
 def _value_text(value: object, column: str, result: Result, words: Words) -> str:

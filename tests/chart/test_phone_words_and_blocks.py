@@ -96,3 +96,27 @@ def test_weekday_by_hour_names_each_weekday_once_under_its_block(
     for value in (hourly["v"].max(), hourly["v"].min()):
         written = f"{round(value):,}".replace(",", "," if language == "en" else "\u00a0")
         assert written in headline, (written, headline)
+
+
+@pytest.mark.parametrize("language", ["en", "ru"])
+def test_a_top_ten_headline_writes_its_first_as_its_bar_does(
+    sample_settings, days, language
+) -> None:
+    """The 10 worst RTH days by change: the headline said «−12,6 %» over a bar of «−12,60 %»,
+    one number at two precisions on one chart. The worst change from DuckDB's days."""
+    query = {
+        "session": "RTH",
+        "from": "daily",
+        "map": {"chg": "(close / prev(close) - 1) * 100"},
+        "sort": "chg asc",
+        "limit": 10,
+    }
+    worst = float(((days["close"] / days["close"].shift() - 1) * 100).min())
+    written = f"{worst:.2f}".replace("-", "\u2212")
+    written = f"{written}%" if language == "en" else f"{written.replace('.', ',')}\u00a0%"
+    fig = figure(run(query, sample_settings), language)
+    size = max(t.get_fontsize() for t in fig.texts)
+    headline = " ".join(t.get_text() for t in fig.texts if t.get_fontsize() == size)
+    assert headline.endswith(written), (headline, written)
+    (ax,) = fig.axes
+    assert written in [t.get_text() for t in ax.texts]  # its bar's label
