@@ -31,6 +31,7 @@ from barb.charts.style import (
     chars_per_line,
 )
 from barb.charts.value_text import number_text
+from barb.charts.where_words import where_text
 from barb.charts.words import Words
 from barb.i18n import N_
 from barb.proof_names import as_list
@@ -127,12 +128,14 @@ def _stage_parts(
         parts.append(words("sub.sorted", order=_sort_text(str(stage["sort"]), words)))
     if stage.get("limit"):
         parts.append(words("sub.first", count=stage["limit"]))
+    joined = [_join_name(j) for j in stage.get("join") or []] if events else []
     if stage.get("where"):
-        parts.append(words("sub.where", condition=stage["where"]))
-    if events:
-        joined = [_join_name(j) for j in stage.get("join") or []]
-        if joined:
-            parts.append(words("sub.with", joined=", ".join(joined)))
+        # An event's days said in words need no "with cpi" of their own.
+        where, named = where_text(str(stage["where"]), set(joined), words)
+        parts.append(where)
+        joined = [j for j in joined if j not in named]
+    if joined:
+        parts.append(words("sub.with", joined=", ".join(joined)))
     for name, expr in (stage.get("map") or {}).items():
         # "weekday = dayname()" only repeats the group key said in words; "big = range >
         # 300" says what "по big" is.

@@ -8,6 +8,7 @@ thing: ``r = 0.81 (on_range vs range)``, ``atr14 now: 412.5 points (2026-01-07)`
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 import numpy as np
 import pandas as pd
@@ -79,6 +80,7 @@ from barb.column_units import (
 from barb.i18n import N_
 from barb.lineage import called_key_names, group_key_names
 from barb.result import Result
+from barb.time_keys import text_clock_zone, zoned_clock
 
 MAX_ANSWERS = 3
 # Groups within noise of an extreme named beside it; more are counted, their values spanned.
@@ -287,6 +289,13 @@ def _row_when(result: Result, rows: pd.DataFrame, at: int, words: Words) -> str:
 
 def _groups(result: Result, words: Words) -> list[str]:
     groups = read_groups(result, words)
+    if groups is not None and len(groups.by) == 1:
+        # Times of day on another clock than the exchange's name it, as their axis does:
+        # «дни: чаще всего 17:30 949 дней» of time('Moscow') read as New York's 17:30.
+        key, query = groups.by[0], result.query
+        zone = zoned_clock(key, query) or text_clock_zone(key, query)
+        if zone is not None:
+            groups = replace(groups, labels=[f"{label} ({zone})" for label in groups.labels])
     if groups is None:
         placed = calendar_headline(result, words)  # the year of each month's best day
         if placed is not None:

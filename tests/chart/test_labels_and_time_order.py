@@ -282,8 +282,8 @@ def test_minutes_on_moscow_s_clock_as_a_key_are_drawn_as_times(sample_settings) 
     np.testing.assert_array_equal(bar_heights(axis), expected.to_numpy())
     top, bottom = expected.index[0], expected.index[-1]
     assert chart_headline(result, language="ru").startswith(
-        f"дни: чаще всего {top} {expected.iloc[0]} дней, реже всего {bottom} "
-    )
+        f"дни: чаще всего {top} (MSK) {expected.iloc[0]} дней, реже всего {bottom} (MSK) "
+    )  # the clock named as the axis names it
 
 
 @pytest.mark.parametrize("clock", ["hour('MSK') * 60 + minute('MSK')", "hour() * 60 + minute()"])

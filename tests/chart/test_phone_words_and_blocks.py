@@ -6,9 +6,12 @@ from __future__ import annotations
 
 import re
 
+import pandas as pd
 import pytest
-from engine_results import bar_heights, figure, run
+from engine_results import RTH, bar_heights, figure, run
 
+from barb.charts import chart_headline
+from barb.charts.header import subtitle_text
 from barb.charts.words import words_for
 
 pytestmark = pytest.mark.slow
@@ -120,3 +123,75 @@ def test_a_top_ten_headline_writes_its_first_as_its_bar_does(
     assert headline.endswith(written), (headline, written)
     (ax,) = fig.axes
     assert written in [t.get_text() for t in ax.texts]  # its bar's label
+
+
+@pytest.mark.parametrize(
+    ("language", "said"),
+    [("ru", "только дни cpi, в 09:30"), ("en", "only cpi days, at 09:30")],
+)
+def test_a_where_of_event_days_at_a_time_is_said_in_words(
+    sample_settings, language: str, said: str
+) -> None:
+    """«где cpi and time() == '09:30' · с cpi» put query code in a Russian subtitle; an
+    event's days, a time of day and a weekday are said in words, the event once."""
+    query = {
+        "session": "RTH",
+        "from": "5m",
+        "period": "2024",
+        "join": "cpi",
+        "where": "cpi and time() == '09:30'",
+        "group_by": "month()",
+        "select": "mean(range)",
+    }
+    fig = figure(run(query, sample_settings), language)
+    lines = [t.get_text() for t in fig.texts]
+    (subtitle,) = [line for line in lines if said in line]
+    assert "time()" not in subtitle and " and " not in subtitle
+    assert subtitle.count("cpi") == 1
+
+
+@pytest.mark.parametrize(
+    ("language", "said"),
+    [
+        ("ru", "count() · где «range > 300 and close > open»"),
+        ("en", "count() · where “range > 300 and close > open”"),
+    ],
+)
+def test_a_where_past_words_is_quoted_as_code(language: str, said: str) -> None:
+    query = {"where": "range > 300 and close > open", "select": "count()"}
+    assert subtitle_text(query, words_for(language)) == said
+
+
+def test_a_weekday_and_days_without_an_event_are_said_in_words() -> None:
+    query = {"join": ["cpi"], "where": "not cpi and dayofweek() == 4", "select": "mean(range)"}
+    assert subtitle_text(query, words_for("ru")) == "mean(range) · только дни без cpi, Пт"
+
+
+@pytest.mark.parametrize("language", ["en", "ru"])
+def test_times_on_another_clock_name_it_in_the_headline(sample_settings, con, language) -> None:
+    """The time of day of each RTH day's high on Moscow's clock, counted: the headline read
+    «дни: чаще всего 17:30 949 дней», a time a reader takes for New York's; it names the
+    clock as the axis does ("t (Moscow)"). The most frequent time from DuckDB's 5-minute
+    highs, moved to Moscow by pandas."""
+    query = {
+        "session": "RTH",
+        "from": "5m",
+        "period": "2024",
+        "group_by": "date()",
+        "select": "arg_max(time('Moscow'), high) as t",
+        "then": {"group_by": "t", "select": "count() as days"},
+    }
+    bars = con.execute(
+        f"""
+        SELECT time_bucket(INTERVAL 5 MINUTE, timestamp) AS t, max(high) AS h FROM nq
+        WHERE {RTH} AND year(trading_date) = 2024 GROUP BY 1 ORDER BY 1
+        """
+    ).df()
+    bars["d"] = bars["t"].dt.date
+    highs = pd.DatetimeIndex(bars.loc[bars.groupby("d")["h"].idxmax(), "t"])
+    moscow = highs.tz_localize("America/New_York").tz_convert("Europe/Moscow").strftime("%H:%M")
+    counts = pd.Series(moscow).value_counts()
+    assert counts.iloc[0] > counts.iloc[1]  # one most frequent time
+    headline = chart_headline(run(query, sample_settings), language)
+    assert headline is not None
+    assert f"{counts.index[0]} (Moscow) {counts.iloc[0]}" in headline, headline
