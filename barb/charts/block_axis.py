@@ -59,10 +59,12 @@ def blocks_of(keys: list[list[str]], labels: list[str]) -> Blocks | None:
     clock = [_CLOCK.fullmatch(s) for s in second]
     minutes = [int(m[1]) * 60 + int(m[2]) for m in clock if m] if all(clock) else None
     second = _whole_hours(second, minutes)
-    # The slots from one inner label to the next: its width and an em, the gap the axis
-    # keeps between numbers (``space_number_ticks``, which would drop every other one).
+    # The slots from one inner label to the next: its width and a gap, an em between
+    # numbers as the axis keeps them (``space_number_ticks``, which would drop every other
+    # one), half a character between words (Пн, Чт of each year).
     width = max(map(len, second)) * CHAR_PX
-    apart = math.ceil((width + CHAR_PX / 0.62) / slot)
+    numbers = all(s.isdigit() for s in second)
+    apart = math.ceil((width + (CHAR_PX / 0.62 if numbers else CHAR_PX / 2)) / slot)
     inner = _round_rows(minutes, starts, ends, apart)
     if inner is None:
         return None

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 
+import numpy as np
 import pandas as pd
 import pytest
 from engine_results import RTH, bar_heights, figure, run
@@ -195,3 +196,27 @@ def test_times_on_another_clock_name_it_in_the_headline(sample_settings, con, la
     headline = chart_headline(run(query, sample_settings), language)
     assert headline is not None
     assert f"{counts.index[0]} (Moscow) {counts.iloc[0]}" in headline, headline
+
+
+def test_year_by_weekday_names_each_year_once_and_weekdays_inside(sample_settings, days) -> None:
+    """RTH range by year × weekday, 2020-2025: each year once under its block, its weekdays
+    at one step inside (Пн, Чт), where «2020 · Пн» … had been turned 40°. Heights from
+    DuckDB's days."""
+    query = {
+        "session": "RTH",
+        "from": "daily",
+        "period": "2020:2025",
+        "group_by": ["year()", "dayofweek()"],
+        "select": "mean(range)",
+    }
+    fig = figure(run(query, sample_settings), "ru")
+    (ax,) = fig.axes
+    years = [str(y) for y in range(2020, 2026)]
+    assert [t.get_text() for t in ax.texts if t.get_text() in years] == years
+    ticks = [t.get_text() for t in ax.get_xticklabels() if t.get_text()]
+    assert ticks == ["Пн", "Чт"] * 6 and all(t.get_rotation() == 0 for t in ax.get_xticklabels())
+    dates = pd.DatetimeIndex(days.index)
+    span = days[(dates.year >= 2020) & (dates.year <= 2025)]
+    at = pd.DatetimeIndex(span.index)
+    means = (span["high"] - span["low"]).groupby([at.year, at.dayofweek]).mean()
+    np.testing.assert_allclose(bar_heights(ax), means.to_numpy(), rtol=1e-9)
