@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import csv
 import dataclasses
+import datetime as dt
 import re
 import sys
 import zoneinfo
@@ -1134,7 +1135,7 @@ def _split_rows(
         clock, time_format = pc.binary_join_element_wise(clock, half, " "), "%I:%M:%S %p"
     joined = pc.binary_join_element_wise(dates, clock, " ")
     parsed = pc.strptime(joined, format=f"{date_form} {time_format}", unit="ns", error_is_null=True)
-    bad = np.flatnonzero(parsed.is_null().to_numpy(zero_copy_only=False))
+    bad = np.flatnonzero(_unread(parsed, dates, date_form))
     if bad.size:
         row = int(bad[0])
         raise BadRow(
@@ -1153,6 +1154,30 @@ def _split_rows(
 
 
 _DAY_NS = 86_400 * 10**9
+
+
+def _unread(
+    parsed: pa.ChunkedArray | pa.Array, dates: pa.ChunkedArray | pa.Array, date_format: str
+) -> np.ndarray:
+    """Whether each row's time could not be read: Arrow's strptime left it null, or its
+    date is no day of the calendar. Arrow reads 30.02.2024 as 1 March and 31/04/2024 as
+    1 May: a typo in a date stored a day's bars silently on another day."""
+    unread = parsed.is_null().to_numpy(zero_copy_only=False)
+    distinct = pc.unique(dates).to_pylist()  # the file's days: a few thousand at most
+    impossible = [d for d in distinct if d is not None and not _calendar_day(d, date_format)]
+    if impossible:
+        wrong = pc.is_in(dates, value_set=pa.array(impossible, pa.string()))
+        unread = unread | wrong.to_numpy(zero_copy_only=False)
+    return unread
+
+
+def _calendar_day(text: str, date_format: str) -> bool:
+    """Python's strptime refuses a day its month lacks, as Arrow's does not."""
+    try:
+        dt.datetime.strptime(text, date_format)
+    except ValueError:
+        return False
+    return True
 
 
 def _colon_width(times: pa.ChunkedArray | pa.Array) -> int | None:
@@ -1275,7 +1300,7 @@ def parse_ib(column: pa.ChunkedArray, notes: list[Note]) -> tuple[np.ndarray, bo
     times = _with_seconds(times)
     joined = pc.binary_join_element_wise(dates, times, " ")
     parsed = pc.strptime(joined, format="%Y%m%d %H:%M:%S", unit="ns", error_is_null=True)
-    bad = np.flatnonzero(parsed.is_null().to_numpy(zero_copy_only=False))
+    bad = np.flatnonzero(_unread(parsed, dates, "%Y%m%d"))
     if bad.size:
         row = int(bad[0])
         raise BadRow(row, (N_("import.refuse.ib_time"), {"time": repr(text[row].as_py())}))
@@ -1307,7 +1332,7 @@ def parse_compact(column: pa.ChunkedArray) -> np.ndarray:
     """NinjaTrader's ``yyyyMMdd HHmmss`` -> naive int64 ns."""
     text = pc.utf8_trim_whitespace(column.cast(pa.string()))
     parsed = pc.strptime(text, format="%Y%m%d %H%M%S", unit="ns", error_is_null=True)
-    bad = np.flatnonzero(parsed.is_null().to_numpy(zero_copy_only=False))
+    bad = np.flatnonzero(_unread(parsed, pc.utf8_slice_codeunits(text, 0, 8), "%Y%m%d"))
     if bad.size:
         row = int(bad[0])
         raise BadRow(row, (N_("import.refuse.compact_time"), {"time": repr(text[row].as_py())}))

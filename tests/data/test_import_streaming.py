@@ -13,10 +13,12 @@ import json
 import subprocess
 import sys
 import textwrap
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 import pytest
 
 from barb.data import formats
@@ -423,3 +425,49 @@ def test_text_layouts_are_read_without_holding_their_text(tmp_path: Path) -> Non
 
     plain = per_bar.pop("plain")
     assert all(peak < 1.2 * plain for peak in per_bar.values()), (plain, per_bar)
+
+
+@pytest.mark.parametrize(
+    ("layout", "cell"),
+    [
+        ("Date,Time", "02/30/2024"),
+        ("decimal commas, Date;Time", "31.04.2024"),
+        ("decimal commas, one time column", "30.02.2024 09:30"),
+    ],
+)
+def test_a_day_its_month_lacks_is_refused_by_its_line(
+    tmp_path: Path, layout: str, cell: str
+) -> None:
+    """Arrow's strptime reads 30 February as 1 March: a typo in a date stored its bars on
+    another day, beside that day's own, and nothing was said."""
+    path = TEXT_LAYOUTS[layout](_bars(ROWS), tmp_path / "bars.csv")
+    lines = path.read_text().splitlines()
+    separator = ";" if layout.startswith("decimal") else ","
+    row = ROWS - 3
+    fields = lines[row + 1].split(separator)
+    fields[0] = cell
+    lines[row + 1] = separator.join(fields)
+    path.write_text("\n".join(lines) + "\n")
+
+    with pytest.raises(formats.BadRow) as caught:
+        _read(path)
+
+    assert caught.value.row == row
+    assert cell.split()[0] in str(caught.value)
+
+
+@pytest.mark.parametrize(
+    ("parse", "text"),
+    [
+        (formats.parse_compact, ["20240229 093000", "20240230 093000"]),
+        (lambda c: formats.parse_ib(c, []), ["20240229 09:30:00", "20240230 09:30:00"]),
+    ],
+)
+def test_a_day_its_month_lacks_is_refused_in_compact_and_ib_times(
+    parse: Callable[[pa.ChunkedArray], object], text: list[str]
+) -> None:
+    with pytest.raises(formats.BadRow) as caught:
+        parse(pa.chunked_array([text]))
+
+    assert caught.value.row == 1
+    assert "20240230" in str(caught.value)
