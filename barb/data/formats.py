@@ -443,11 +443,13 @@ def _time_key(shape: CsvShape, names: list[str], wanted: dict[str, int]) -> str 
 
 
 def read_as_numbers(path: Path, shape: CsvShape) -> bool:
-    """Whether ``read_csv`` most likely holds the file only as its numbers (``_Gathered``):
-    its prices written with '.', its times in one column as naive ISO or Unix times (the
-    first bar's say which). Other files are held as text, whole or in part, while read."""
-    if shape.decimal_comma:
-        return False
+    """Whether ``read_csv`` most likely holds the file only as its numbers and codes
+    (``_Gathered``): its prices written with '.' or a decimal comma, its times in Date and
+    Time columns, or in one column as naive ISO or Unix times or Excel's "02.01.2024 09:30"
+    (the first bar's say which). Other files are held as text, whole or in part, while
+    read."""
+    if shape.layout.time == "split":
+        return True
     key = "time" if "time" in shape.indexes else "timestamp"
     if shape.layout.time != "timestamp" or key not in shape.indexes:
         return False
@@ -456,7 +458,11 @@ def read_as_numbers(path: Path, shape: CsvShape) -> bool:
         return False
     cells = next(csv.reader([lines[-1][1]], delimiter=shape.delimiter), [])
     index = shape.indexes[key]
-    return index < len(cells) and any(re.match(form, cells[index]) for form in (_NAIVE_ISO, _UNIX))
+    if index >= len(cells):
+        return False
+    return any(re.match(form, cells[index]) for form in (_NAIVE_ISO, _UNIX)) or bool(
+        _DAY_MONTH_TIME.match(cells[index].strip())
+    )
 
 
 TRIM_BATCHES = 32  # batches (of about 1 MB of text each) between two trims of the heap
