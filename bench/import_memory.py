@@ -9,6 +9,13 @@ reports its peak resident memory (Linux's VmHWM) and its start (the memory of Py
 the libraries loaded before the file is read). With ``--baseline`` (a checkout of an
 earlier commit, as in ``bench/compare_engines.py``) the same import is run on its code
 first. Results go to ``docs/benchmarks.md`` under "Import memory" with ``--write``.
+
+    .venv/bin/python -m bench.import_memory --layouts [--years 6] [--baseline ../barb-old]
+        [--write docs/benchmarks.md]
+
+measures instead the same bars in each layout of ``LAYOUTS`` (a plain CSV, Date and Time
+columns, decimal commas after ';'), and says whether each code stored the same frame
+with the same report; written under "Import memory by layout".
 """
 
 from __future__ import annotations
@@ -28,6 +35,7 @@ from bench.doc_sections import replace_section
 
 ROOT = Path(__file__).resolve().parent.parent
 SECTION = "## Import memory"
+LAYOUT_SECTION = "## Import memory by layout"
 MIB = 1024 * 1024
 
 # Run in the checkout under test (its directory first on sys.path): the import as the CLI
@@ -39,17 +47,27 @@ RUN = textwrap.dedent(
     def hwm():
         with open("/proc/self/status") as fh:
             return next(int(x.split()[1]) * 1024 for x in fh if x.startswith("VmHWM"))
+    import hashlib
     from barb.data.importer import import_file
     from barb.settings import EngineSettings
     start = hwm()
     began = time.perf_counter()
-    import_file(Path(sys.argv[1]), "NQ", EngineSettings(data_dir=Path(sys.argv[2])))
-    print(start, hwm(), time.perf_counter() - began)
+    done = import_file(Path(sys.argv[1]), "NQ", EngineSettings(data_dir=Path(sys.argv[2])))
+    seconds, peak = time.perf_counter() - began, hwm()
+    # The stored frame's columns and values (the file's metadata holds the import's time).
+    import pandas as pd
+    from barb.data.store import read_bars
+    frame, _ = read_bars(done.path)
+    digest = hashlib.sha256(done.report.text().encode())
+    for name in frame.columns:
+        digest.update(name.encode() + str(frame[name].dtype).encode())
+        digest.update(pd.util.hash_pandas_object(frame[name], index=False).to_numpy().tobytes())
+    print(start, peak, seconds, digest.hexdigest()[:16])
     """
 )
 
 
-def _measure(code: Path, csv: Path, tmp: Path) -> tuple[int, int, float]:
+def _measure(code: Path, csv: Path, tmp: Path) -> tuple[int, int, float, str]:
     data = Path(tempfile.mkdtemp(dir=tmp))
     env = {**os.environ, "PYTHONPATH": str(code), "BARB_MAPPED_DIR": str(data / "mapped")}
     done = subprocess.run(
@@ -60,8 +78,76 @@ def _measure(code: Path, csv: Path, tmp: Path) -> tuple[int, int, float]:
         text=True,
         check=True,
     )
-    start, peak, seconds = done.stdout.split()
-    return int(start), int(peak), float(seconds)
+    start, peak, seconds, stored = done.stdout.split()
+    return int(start), int(peak), float(seconds), stored
+
+
+def _plain(part: pd.DataFrame, path: Path) -> None:
+    part[["timestamp", "open", "high", "low", "close", "volume"]].to_csv(path, index=False)
+
+
+def _split(part: pd.DataFrame, path: Path) -> None:
+    """Kibot's and TradeStation's: ``Date,Time`` (MM/DD/YYYY, HH:MM)."""
+    out = part[["open", "high", "low", "close", "volume"]].copy()
+    out.insert(0, "Time", part["timestamp"].dt.strftime("%H:%M"))
+    out.insert(0, "Date", part["timestamp"].dt.strftime("%m/%d/%Y"))
+    out.to_csv(path, index=False)
+
+
+def _european(part: pd.DataFrame, path: Path, split: bool) -> None:
+    """A European spreadsheet's: ';' between fields, decimal commas, dotted dates."""
+    out = part[["open", "high", "low", "close", "volume"]].copy()
+    if split:
+        out.insert(0, "Time", part["timestamp"].dt.strftime("%H:%M"))
+        out.insert(0, "Date", part["timestamp"].dt.strftime("%d.%m.%Y"))
+    else:
+        out.insert(0, "timestamp", part["timestamp"].dt.strftime("%d.%m.%Y %H:%M"))
+    out.to_csv(path, sep=";", decimal=",", index=False)
+
+
+LAYOUTS = {
+    "one ISO time column, `,` and `.`": _plain,
+    "`Date,Time` columns (MM/DD/YYYY, HH:MM)": _split,
+    "`;`, decimal commas, `DD.MM.YYYY HH:MM` in one column": (
+        lambda part, path: _european(part, path, split=False)
+    ),
+    "`;`, decimal commas, `Date;Time` columns (DD.MM.YYYY, HH:MM)": (
+        lambda part, path: _european(part, path, split=True)
+    ),
+}
+
+
+def _by_layout(part: pd.DataFrame, runs: list[tuple[str, Path]], years: int) -> str:
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for name, write in LAYOUTS.items():
+            csv = Path(tmp) / "bars.csv"
+            write(part, csv)
+            size = csv.stat().st_size
+            found = [_measure(code, csv, Path(tmp)) for _, code in runs]
+            same = len({stored for *_, stored in found}) == 1
+            cells = " | ".join(f"{(peak - start) / size:.2f}" for start, peak, _, _ in found)
+            seconds = " / ".join(f"{s:.0f}" for _, _, s, _ in found)
+            rows.append(f"| {name} | {size / 1e6:.0f} | {cells} | {seconds} | {same} |")
+            csv.unlink()
+    codes = " | ".join(f"{code}: peak over start per byte" for code, _ in runs)
+    return "\n".join(
+        [
+            LAYOUT_SECTION,
+            "",
+            f"Command: `.venv/bin/python -m bench.import_memory --layouts --years {years}"
+            + (" --baseline …`" if len(runs) > 1 else "`"),
+            "",
+            f"Machine: {platform.machine()}, Python {platform.python_version()}; the NQ "
+            f"sample's last {years} years ({len(part):,} bars) in each layout; the import into "
+            "an empty data directory, in a fresh process. `same`: every code stored the same "
+            "frame (columns, types, values) and reported the same text.",
+            "",
+            f"| layout | MB | {codes} | seconds | same |",
+            "|---|---:|" + "---:|" * len(runs) + "---:|---|",
+            *rows,
+        ]
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -69,6 +155,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--years", type=int, default=18)
     parser.add_argument("--baseline", type=Path)
     parser.add_argument("--write", type=Path)
+    parser.add_argument("--layouts", action="store_true")
     args = parser.parse_args(argv)
 
     from barb.data.store import data_path, read_bars
@@ -78,14 +165,21 @@ def main(argv: list[str] | None = None) -> int:
     last = frame["trading_date"].iloc[-1]
     part = frame[frame["trading_date"] > last - pd.DateOffset(years=args.years)]
     runs = ([("baseline", args.baseline.resolve())] if args.baseline else []) + [("this", ROOT)]
+    if args.layouts:
+        del frame
+        text = _by_layout(part.reset_index(drop=True), runs, args.years)
+        print(text)
+        if args.write:
+            replace_section(args.write, LAYOUT_SECTION, text)
+        return 0
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         csv = Path(tmp) / "nq.csv"
-        part[["timestamp", "open", "high", "low", "close", "volume"]].to_csv(csv, index=False)
+        _plain(part, csv)
         size = csv.stat().st_size
         del frame, part
         for name, code in runs:
-            start, peak, seconds = _measure(code, csv, Path(tmp))
+            start, peak, seconds, _ = _measure(code, csv, Path(tmp))
             rows.append((name, start, peak, seconds))
     lines = [
         SECTION,

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import csv
 import dataclasses
+import datetime as dt
 import re
 import sys
 import zoneinfo
@@ -298,8 +299,13 @@ def read_csv(
         ),
     }
     try:
-        time_key = _time_key(shape, names, wanted)
-        read = _read_table(path, options, progress, end, _Gathered(time_key))
+        split = shape.layout.time == "split"
+        gathered = _Gathered(
+            _time_key(shape, names, wanted),
+            comma=[names[i] for c, i in wanted.items() if shape.decimal_comma and c in NUMERIC],
+            coded=[names[wanted[c]] for c in ("date", "time") if c in wanted and split],
+        )
+        read = _read_table(path, options, progress, end, gathered)
         if read is None:  # a batch could not be read on its own: the file is read whole
             read = _read_table(path, options, progress, end, None)
         assert read is not None
@@ -328,7 +334,8 @@ def read_csv(
     table, empty = _without_empty_tail(table, empty)
     if shape.decimal_comma:
         for name in NUMERIC:
-            if name in table.column_names:
+            if name in table.column_names and pa.types.is_string(table.column(name).type):
+                # Read whole (``_Gathered`` converts them batch by batch otherwise).
                 index = table.column_names.index(name)
                 column = table.column(name)
                 # Where the decimal mark is ',', a '.' groups thousands (Excel's volume
@@ -338,9 +345,8 @@ def read_csv(
                     found = find_bad_line(path, shape, wanted)
                     if found is not None:
                         raise BadFile(found[1], line=found[0])
-                text = pc.replace_substring(column, ",", ".")
                 try:
-                    numbers = pc.cast(text, pa.float64())
+                    numbers = _comma_floats(column)
                 except pa.ArrowInvalid as exc:
                     found = find_bad_line(path, shape, wanted)
                     raise BadFile(*(found[::-1] if found else (f"{name}: {exc}",))) from exc
@@ -437,11 +443,13 @@ def _time_key(shape: CsvShape, names: list[str], wanted: dict[str, int]) -> str 
 
 
 def read_as_numbers(path: Path, shape: CsvShape) -> bool:
-    """Whether ``read_csv`` most likely holds the file only as its numbers (``_Gathered``):
-    its prices written with '.', its times in one column as naive ISO or Unix times (the
-    first bar's say which). Other files are held as text, whole or in part, while read."""
-    if shape.decimal_comma:
-        return False
+    """Whether ``read_csv`` most likely holds the file only as its numbers and codes
+    (``_Gathered``): its prices written with '.' or a decimal comma, its times in Date and
+    Time columns, or in one column as naive ISO or Unix times or Excel's "02.01.2024 09:30"
+    (the first bar's say which). Other files are held as text, whole or in part, while
+    read."""
+    if shape.layout.time == "split":
+        return True
     key = "time" if "time" in shape.indexes else "timestamp"
     if shape.layout.time != "timestamp" or key not in shape.indexes:
         return False
@@ -450,7 +458,11 @@ def read_as_numbers(path: Path, shape: CsvShape) -> bool:
         return False
     cells = next(csv.reader([lines[-1][1]], delimiter=shape.delimiter), [])
     index = shape.indexes[key]
-    return index < len(cells) and any(re.match(form, cells[index]) for form in (_NAIVE_ISO, _UNIX))
+    if index >= len(cells):
+        return False
+    return any(re.match(form, cells[index]) for form in (_NAIVE_ISO, _UNIX)) or bool(
+        _DAY_MONTH_TIME.match(cells[index].strip())
+    )
 
 
 TRIM_BATCHES = 32  # batches (of about 1 MB of text each) between two trims of the heap
@@ -461,15 +473,23 @@ class _Gathered:
     file's text is never held whole: a 350 MB file of 6.4 million bars was kept as Arrow
     text (its times as strings) beside the arrays made from it, and took 1.8 GB.
 
-    Numbers become float64 arrays (an empty field NaN, as ``from_table`` reads it), and a
-    time column of naive ISO times or Unix times its int64 values; other text stays text,
-    read by ``from_table`` as before. A batch that cannot be so read (times in another
-    form after converted ones, a time Arrow cannot read) makes ``add`` return False: the
-    file is then read whole, as before, and refused or read as before.
+    Numbers become float64 arrays (an empty field NaN, as ``from_table`` reads it), and so
+    do decimal-comma numbers (``comma``: "4500,25" read as text, as ``read_csv`` reads them
+    whole); a time column of naive ISO times or Unix times its int64 values; the Date and
+    Time columns of a split layout (``coded``) codes into the few dates and times they
+    repeat (``parse_split`` reads them so). Other text stays text, read by ``from_table`` as
+    before. A batch that cannot be so read (times in another form after converted ones, a
+    time Arrow cannot read, a decimal-comma number that is not one) makes ``add`` return
+    False, and a blank row amid Excel's one-column times ``table`` None: the file is then read
+    whole, as before, and refused or read as before.
     """
 
-    def __init__(self, time_key: str | None):
+    def __init__(
+        self, time_key: str | None, comma: list[str] | None = None, coded: list[str] | None = None
+    ):
         self.time_key = time_key
+        self.comma = frozenset(comma or ())
+        self.coded = frozenset(coded or ())
         self.time_form: str | None = None  # "iso", "unix" or "text", from the first batch
         self.pieces: dict[str, list[np.ndarray | pa.Array]] = {}
         self.blank: list[np.ndarray] = []
@@ -477,23 +497,33 @@ class _Gathered:
     def add(self, batch: pa.RecordBatch) -> bool:
         if batch.num_rows == 0:
             return True
-        converted = self._convert(batch)
+        blank = _blank_rows(batch)
+        converted = self._convert(batch, blank)
         if converted is None:
             return False
-        self.blank.append(_blank_rows(batch))
+        self.blank.append(blank)
         for name, piece in converted.items():
             self.pieces.setdefault(name, []).append(piece)
         if len(self.blank) % TRIM_BATCHES == 0:
             trim_freed_memory()  # the text of the batches read: freed, kept by malloc
         return True
 
-    def _convert(self, batch: pa.RecordBatch) -> dict[str, np.ndarray | pa.Array] | None:
+    def _convert(
+        self, batch: pa.RecordBatch, blank: np.ndarray
+    ) -> dict[str, np.ndarray | pa.Array] | None:
         out: dict[str, np.ndarray | pa.Array] = {}
         for name, column in zip(batch.schema.names, batch.columns, strict=True):
             if pa.types.is_floating(column.type):
                 out[name] = column.to_numpy(zero_copy_only=False)
+            elif name in self.comma:
+                numbers = _comma_numbers(column)
+                if numbers is None:
+                    return None
+                out[name] = numbers
+            elif name in self.coded:
+                out[name] = pc.dictionary_encode(column)
             elif name == self.time_key:
-                times = self._times(column)
+                times = self._times(column, blank)
                 if times is None:
                     return None
                 out[name] = times
@@ -501,13 +531,20 @@ class _Gathered:
                 out[name] = column
         return out
 
-    def _times(self, column: pa.Array) -> np.ndarray | pa.Array | None:
+    def _times(self, column: pa.Array, blank: np.ndarray) -> np.ndarray | pa.Array | None:
+        if self.time_form == "day_month":
+            return _day_month_parts(column, blank)
         form = "text"
         if column.null_count == 0 and len(column):
             if pc.all(pc.match_substring_regex(column, _NAIVE_ISO)).as_py():
                 form = "iso"
             elif pc.all(pc.match_substring_regex(column, _UNIX)).as_py():
                 form = "unix"
+            elif self.time_form is None and _DAY_MONTH_TIME.match(column[0].as_py().strip()):
+                # As ``parse_timestamps`` chooses by the first time: Excel's "02.01.2024
+                # 09:30", held as the few dates and times it repeats.
+                self.time_form = "day_month"
+                return _day_month_parts(column, blank)
         if self.time_form is None:
             self.time_form = form
         if form != self.time_form:
@@ -524,8 +561,15 @@ class _Gathered:
             return None  # read whole, where the reader names the line
         return column
 
-    def table(self, schema: pa.Schema) -> tuple[pa.Table, np.ndarray]:
-        """The gathered table and ``_blank_rows`` of it."""
+    def table(self, schema: pa.Schema) -> tuple[pa.Table, np.ndarray] | None:
+        """The gathered table and ``_blank_rows`` of it (None: to be read whole)."""
+        blank = np.concatenate(self.blank) if self.blank else np.ones(0, dtype=bool)
+        if self.time_form == "day_month" and blank.any():
+            # Blank rows, of no time, are dropped only at the file's end (``_without_empty_
+            # tail``); one amid the bars is refused by the whole read, naming its line.
+            tail = int(np.argmin(blank[::-1])) if not blank.all() else blank.size
+            if blank[: blank.size - tail].any():
+                return None
         columns: dict[str, pa.Array | pa.ChunkedArray] = {}
         for name in schema.names:
             pieces = self.pieces.pop(name, [])
@@ -536,10 +580,56 @@ class _Gathered:
                     values = values.view("datetime64[ns]")
                 columns[name] = pa.array(values)
                 trim_freed_memory()  # the pieces' pages, before the next column's copy
+            elif name == self.time_key and self.time_form == "day_month":
+                parts = [
+                    pa.chunked_array([p.field(k) for p in pieces]).unify_dictionaries()
+                    for k in ("date", "time")
+                ]
+                del pieces
+                columns[name] = pa.StructArray.from_arrays(
+                    [p.combine_chunks() for p in parts], names=["date", "time"]
+                )
+            elif name in self.coded and pieces:
+                # One dictionary for the whole column, its values in the order they first
+                # appear (``parse_split`` names the first bad date by it).
+                columns[name] = pa.chunked_array(pieces).unify_dictionaries()
             else:
                 columns[name] = pa.chunked_array(pieces, type=schema.field(name).type)
-        blank = np.concatenate(self.blank) if self.blank else np.ones(0, dtype=bool)
         return pa.table(columns), blank
+
+
+def _day_month_parts(column: pa.Array, blank: np.ndarray) -> pa.StructArray | None:
+    """A batch's one-column dates and times (``_DAY_MONTH_TIME``) as ``parse_date_time``
+    parts them, each coded into the values it repeats (a blank row's none); None where
+    one is not such a time, refused by the whole read naming it."""
+    parts = pc.extract_regex(column, _DAY_MONTH_TIME.pattern)
+    unread = parts.is_null().to_numpy(zero_copy_only=False)
+    if (unread & ~blank).any():
+        return None
+    return pa.StructArray.from_arrays(
+        [pc.dictionary_encode(parts.field(k)) for k in ("date", "time")], names=["date", "time"]
+    )
+
+
+def _comma_numbers(column: pa.Array) -> np.ndarray | None:
+    """A batch's decimal-comma numbers as float64, as ``read_csv`` reads the whole column;
+    None where that read refuses, naming the line: a '.' (Excel's thousands, 1.260), a
+    field that is not a number."""
+    if pc.any(pc.match_substring(column, ".")).as_py():
+        return None
+    try:
+        return _comma_floats(column).to_numpy(zero_copy_only=False)
+    except pa.ArrowInvalid:
+        return None
+
+
+def _comma_floats(column: pa.Array | pa.ChunkedArray) -> pa.Array | pa.ChunkedArray:
+    """Decimal-comma numbers ("4500,25") as float64, an empty field NaN as in a file of
+    '.' numbers (refused by its line where it must not be empty): it was refused as
+    "volume: Failed to parse string: '' as a scalar of type double", no line named."""
+    empty = pc.equal(pc.utf8_trim_whitespace(column), "")
+    text = pc.if_else(empty, pa.scalar(None, pa.string()), pc.replace_substring(column, ",", "."))
+    return pc.cast(text, pa.float64())
 
 
 def _unique_name(names: list[str], i: int) -> str:
@@ -810,6 +900,9 @@ def parse_timestamps(
 ) -> tuple[np.ndarray, bool, str | None]:
     """ISO timestamps or Unix times -> (int64 ns, utc, the zone they claim: see
     ``RawBars.claimed_zone``). ISO ones are all naive, or all carry an offset."""
+    if pa.types.is_struct(column.type):  # gathered by ``_Gathered`` as Excel's dates, times
+        dates, times = (pc.struct_field(column, [k]) for k in (0, 1))
+        return parse_split(dates, times, date_order), False, None
     if pa.types.is_timestamp(column.type):
         utc = column.type.tz is not None
         ns = column.cast(pa.timestamp("ns", tz=column.type.tz)).to_numpy().view(np.int64)
@@ -981,19 +1074,61 @@ def _day_month_order(dates: pa.ChunkedArray, declared: DateOrder | None) -> tupl
     raise BadFile((key, {"date": repr(dates[int(valid[0])].as_py())}))
 
 
+SPLIT_ROWS = 1 << 18  # rows parsed at a time: the text temporaries of these, not of all
+
+
 def parse_split(
     dates: pa.ChunkedArray,
     times: pa.ChunkedArray,
     date_order: DateOrder | None = None,
 ) -> np.ndarray:
-    """Date and Time columns -> naive int64 ns (``date_order``: see ``_day_month_order``)."""
-    dates = pc.utf8_trim_whitespace(dates.cast(pa.string()))
-    times = _with_colons(pc.utf8_trim_whitespace(times.cast(pa.string())))
-    first = dates[0].as_py() or ""
-    date_format, example = _date_format(first) or _day_month_order(dates, date_order)
+    """Date and Time columns -> naive int64 ns (``date_order``: see ``_day_month_order``).
+
+    The columns may come as text or coded (``_Gathered``'s dictionaries): the choices made
+    for the whole column (the dates' form and order, times written as digits alone, a
+    12-hour clock) hold for its rows as for its distinct values, read from those; the rows
+    are then read a million at a time."""
+    first = _trimmed(dates.slice(0, 1))
+    date_format, example = _date_format(first[0].as_py() if len(first) else "") or (
+        _day_month_order(_trimmed(_distinct(dates)), date_order)
+    )
+    distinct_times = _trimmed(_distinct(times))
+    width = _colon_width(distinct_times)
+    half = pc.struct_field(pc.extract_regex(_with_colons(distinct_times, width), _CLOCK), [1])
+    # Excel's US times ("9:30:00 AM") keep their half of the day.
+    twelve = bool(pc.any(pc.not_equal(half, "")).as_py())
+    instants = np.empty(len(dates), dtype=np.int64)
+    for start in range(0, len(dates), SPLIT_ROWS):
+        rows = slice(start, start + SPLIT_ROWS)
+        part = (dates.slice(start, SPLIT_ROWS), times.slice(start, SPLIT_ROWS))
+        instants[rows] = _split_rows(*part, start, width, twelve, (date_format, example))
+    return instants
+
+
+def _distinct(column: pa.ChunkedArray) -> pa.ChunkedArray | pa.Array:
+    """A coded column's distinct values in the order they first appear; text as it is."""
+    if pa.types.is_dictionary(column.type):
+        return pc.unique(column).cast(pa.string())
+    return column
+
+
+def _trimmed(column: pa.ChunkedArray | pa.Array) -> pa.ChunkedArray | pa.Array:
+    return pc.utf8_trim_whitespace(column.cast(pa.string()))
+
+
+def _split_rows(
+    dates: pa.ChunkedArray,
+    times: pa.ChunkedArray,
+    start: int,
+    width: int | None,
+    twelve: bool,
+    date_format: tuple[str, str],
+) -> np.ndarray:
+    """``parse_split`` of rows from ``start`` on, with the whole columns' choices."""
+    dates, times = _trimmed(dates), _with_colons(_trimmed(times), width)
+    (date_form, example) = date_format
     # Whole minutes are all Barb keeps: drop fractions ("18:00:00.000"), then write "9:30"
-    # and "09:30" as "09:30:00" so that one format reads every form; Excel's US times
-    # ("9:30:00 AM") keep their half of the day.
+    # and "09:30" as "09:30:00" so that one format reads every form.
     parts = pc.extract_regex(times, _CLOCK)
     clock, half = pc.struct_field(parts, [0]), pc.struct_field(parts, [1])
     clock = _with_seconds(clock)
@@ -1002,17 +1137,15 @@ def parse_split(
     day_end = pc.fill_null(pc.and_(pc.equal(clock, "24:00:00"), pc.equal(half, "")), False)
     clock = pc.if_else(day_end, "00:00:00", clock)
     time_format = "%H:%M:%S"
-    if bool(pc.any(pc.not_equal(half, "")).as_py()):
+    if twelve:
         clock, time_format = pc.binary_join_element_wise(clock, half, " "), "%I:%M:%S %p"
     joined = pc.binary_join_element_wise(dates, clock, " ")
-    parsed = pc.strptime(
-        joined, format=f"{date_format} {time_format}", unit="ns", error_is_null=True
-    )
-    bad = np.flatnonzero(parsed.is_null().to_numpy(zero_copy_only=False))
+    parsed = pc.strptime(joined, format=f"{date_form} {time_format}", unit="ns", error_is_null=True)
+    bad = np.flatnonzero(_unread(parsed, dates, date_form))
     if bad.size:
         row = int(bad[0])
         raise BadRow(
-            row,
+            start + row,
             (
                 N_("import.refuse.date_time"),
                 {
@@ -1029,20 +1162,50 @@ def parse_split(
 _DAY_NS = 86_400 * 10**9
 
 
-def _with_colons(times: pa.ChunkedArray) -> pa.ChunkedArray:
-    """Times written as digits alone, every one of them (CQG's ``0930``, ``093000``;
-    TradeStation's times as numbers, ``930``, midnight ``0``), as ``09:30`` and
-    ``09:30:00``; others as they are. They were refused as times that cannot be read. A
-    column of up to 4 digits is hours and minutes; one with 5 or 6 somewhere, hours,
-    minutes and seconds."""
+def _unread(
+    parsed: pa.ChunkedArray | pa.Array, dates: pa.ChunkedArray | pa.Array, date_format: str
+) -> np.ndarray:
+    """Whether each row's time could not be read: Arrow's strptime left it null, or its
+    date is no day of the calendar. Arrow reads 30.02.2024 as 1 March and 31/04/2024 as
+    1 May: a typo in a date stored a day's bars silently on another day."""
+    unread = parsed.is_null().to_numpy(zero_copy_only=False)
+    distinct = pc.unique(dates).to_pylist()  # the file's days: a few thousand at most
+    impossible = [d for d in distinct if d is not None and not _calendar_day(d, date_format)]
+    if impossible:
+        wrong = pc.is_in(dates, value_set=pa.array(impossible, pa.string()))
+        unread = unread | wrong.to_numpy(zero_copy_only=False)
+    return unread
+
+
+def _calendar_day(text: str, date_format: str) -> bool:
+    """Python's strptime refuses a day its month lacks, as Arrow's does not."""
+    try:
+        dt.datetime.strptime(text, date_format)
+    except ValueError:
+        return False
+    return True
+
+
+def _colon_width(times: pa.ChunkedArray | pa.Array) -> int | None:
+    """4 when every time is written as up to 4 digits alone (CQG's ``0930``;
+    TradeStation's times as numbers, ``930``, midnight ``0``): hours and minutes; 6 when
+    every one is up to 6 (``093000``): hours, minutes and seconds; else None."""
     for width in (4, 6):
-        pattern = rf"^\d{{1,{width}}}$"
-        if not pc.all(pc.match_substring_regex(times, pattern)).as_py():
-            continue
-        padded = pc.utf8_lpad(times, width, "0")
-        parts = [pc.utf8_slice_codeunits(padded, i, i + 2) for i in range(0, width, 2)]
-        return pc.binary_join_element_wise(*parts, ":")
-    return times
+        if pc.all(pc.match_substring_regex(times, rf"^\d{{1,{width}}}$")).as_py():
+            return width
+    return None
+
+
+def _with_colons(
+    times: pa.ChunkedArray | pa.Array, width: int | None
+) -> pa.ChunkedArray | pa.Array:
+    """Times written as digits alone (``_colon_width``) as ``09:30`` and ``09:30:00``;
+    others as they are. They were refused as times that cannot be read."""
+    if width is None:
+        return times
+    padded = pc.utf8_lpad(times, width, "0")
+    parts = [pc.utf8_slice_codeunits(padded, i, i + 2) for i in range(0, width, 2)]
+    return pc.binary_join_element_wise(*parts, ":")
 
 
 def _with_seconds(clock: pa.ChunkedArray) -> pa.ChunkedArray:
@@ -1143,7 +1306,7 @@ def parse_ib(column: pa.ChunkedArray, notes: list[Note]) -> tuple[np.ndarray, bo
     times = _with_seconds(times)
     joined = pc.binary_join_element_wise(dates, times, " ")
     parsed = pc.strptime(joined, format="%Y%m%d %H:%M:%S", unit="ns", error_is_null=True)
-    bad = np.flatnonzero(parsed.is_null().to_numpy(zero_copy_only=False))
+    bad = np.flatnonzero(_unread(parsed, dates, "%Y%m%d"))
     if bad.size:
         row = int(bad[0])
         raise BadRow(row, (N_("import.refuse.ib_time"), {"time": repr(text[row].as_py())}))
@@ -1175,7 +1338,7 @@ def parse_compact(column: pa.ChunkedArray) -> np.ndarray:
     """NinjaTrader's ``yyyyMMdd HHmmss`` -> naive int64 ns."""
     text = pc.utf8_trim_whitespace(column.cast(pa.string()))
     parsed = pc.strptime(text, format="%Y%m%d %H%M%S", unit="ns", error_is_null=True)
-    bad = np.flatnonzero(parsed.is_null().to_numpy(zero_copy_only=False))
+    bad = np.flatnonzero(_unread(parsed, pc.utf8_slice_codeunits(text, 0, 8), "%Y%m%d"))
     if bad.size:
         row = int(bad[0])
         raise BadRow(row, (N_("import.refuse.compact_time"), {"time": repr(text[row].as_py())}))

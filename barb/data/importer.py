@@ -502,11 +502,13 @@ def check_file(
 # Memory an import takes per byte of the (unpacked) file it reads, over the process's own,
 # measured with bench/import_memory.py and the same bars in other layouts (docs/benchmarks.md,
 # "Import memory"): the bars' arrays, the stored frame and the largest step's temporaries.
-# A CSV read as numbers (one naive ISO or Unix time column, '.' decimals) peaked at 1.96
-# per byte on 350 MB and 2.30 on 118 MB; one held as text while read (Date and Time
-# columns: 3.51; ';' and decimal commas: 5.03, on 118 MB) takes more. Parquet is smaller on
+# A CSV read as numbers and codes (``formats.read_as_numbers``) peaked at 1.96-1.99 per
+# byte on 350 MB and 2.13-2.30 on 118 MB for one naive ISO time column; at 2.23-2.37 on
+# 330 MB and 2.28-2.53 on 115 MB for Date and Time columns, decimal commas, Excel's
+# one-column dates ("Import memory by layout"; they took 3.3-4.8, held as text while read).
+# A file still held as text (times with an offset, IB's) takes more. Parquet is smaller on
 # disk than its bars, so its factor is larger.
-READ_FACTOR = {"numbers": 2.5, "text": 5.5, "parquet": 25.0}
+READ_FACTOR = {"numbers": 2.75, "text": 5.5, "parquet": 25.0}
 
 
 def available_memory() -> int | None:
