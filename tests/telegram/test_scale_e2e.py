@@ -88,7 +88,12 @@ def assert_conversation(cluster: Cluster, chat: int, *, charts_seen: int = 1) ->
     for photo in photos:
         assert answers_question(photo["caption"], tag(chat)), photo["caption"]
     ids = [m["message_id"] for m in [*delivered_in_order(cluster, chat)]]
-    assert ids == sorted(ids)
+    # In order, but a chart on the wire at a kill and its resend may end either way round:
+    # Telegram holds the first for its 3 s delay, and the other replica's copy, sent once
+    # the reply's lease ran out, can end first (seen on a loaded machine).
+    before_charts = len(ids) - charts_seen
+    assert ids[:before_charts] == sorted(ids[:before_charts]), ids
+    assert min(ids[before_charts:]) > max(ids[:before_charts]), ids
     assert plan_status(fake, chat, plan) == "⏵ Done."
 
 
