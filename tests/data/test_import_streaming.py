@@ -168,14 +168,8 @@ def test_reading_takes_little_more_than_the_bars_arrays(tmp_path: Path) -> None:
     path = tmp_path / "big.csv"
     bars.to_csv(path, index=False)  # 43 MB
 
-    done = subprocess.run(
-        [sys.executable, "-c", MEASURE, str(path)],
-        capture_output=True,
-        text=True,
-        check=True,
-        cwd=ROOT,
-    )
-    grown, rows = map(int, done.stdout.split())
+    out = _measured(MEASURE, str(path))
+    grown, rows = map(int, out.split())
 
     assert rows == 800_000
     assert grown < 3.5 * rows * 48, f"{grown / (rows * 48):.1f} times the arrays"
@@ -247,14 +241,8 @@ def test_an_imports_clock_jump_checks_and_write_hold_little_beside_the_bars(
     )
     del frame
 
-    done = subprocess.run(
-        [sys.executable, "-c", MEASURE_STEPS, str(path), str(tmp_path / "data")],
-        capture_output=True,
-        text=True,
-        check=True,
-        cwd=ROOT,
-    )
-    grown = json.loads(done.stdout)
+    out = _measured(MEASURE_STEPS, str(path), str(tmp_path / "data"))
+    grown = json.loads(out)
 
     rows = grown.pop("rows")
     assert rows == 200_000
@@ -412,14 +400,8 @@ def test_text_layouts_are_read_without_holding_their_text(tmp_path: Path) -> Non
 
     per_bar = {}
     for layout, path in files.items():
-        done = subprocess.run(
-            [sys.executable, "-c", ARROW_PEAK, str(path)],
-            capture_output=True,
-            text=True,
-            check=True,
-            cwd=ROOT,
-        )
-        peak, rows = map(int, done.stdout.split())
+        out = _measured(ARROW_PEAK, str(path))
+        peak, rows = map(int, out.split())
         assert rows == 200_000
         per_bar[layout] = round(peak / rows)
 
@@ -471,3 +453,10 @@ def test_a_day_its_month_lacks_is_refused_in_compact_and_ib_times(
 
     assert caught.value.row == 1
     assert "20240230" in str(caught.value)
+
+
+def _measured(script: str, *args: str) -> str:
+    """What ``script`` prints, run in a process of its own (its peak memory is its own)."""
+    return subprocess.run(
+        [sys.executable, "-c", script, *args], capture_output=True, text=True, check=True, cwd=ROOT
+    ).stdout

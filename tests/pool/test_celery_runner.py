@@ -1340,17 +1340,21 @@ async def test_a_resumed_run_whose_answer_another_reader_took_is_sent_again(
     assert runs_of(trace) == 2
 
 
-async def test_a_run_taken_over_from_a_replica_that_still_polls_is_computed_once(
-    pool: Pool, tmp_path: Path
-) -> None:
-    """A webhook replica's lease on a run lapsed while it still polled its job (stalled):
-    another replica takes the run over, finds the job running under its key and waits for
-    it. The stalled one reads the answer first; the one taking over still takes it, and so
-    does a third reader after both (a kill of the second before its answer was stored).
-    Computed once. Before, the first reader deleted the answer: the one taking over waited
-    to the job's hard limit and sent it again (computed twice, one answer sent), and a
-    reader after it found nothing and sent it again too."""
-    pool.worker("w.log", timeout_s=5)
+@dataclass
+class _HeldByTwo:
+    """A keyed job held in its worker by ``gate``, run by a stalled replica (``first``) and
+    by one taking the run over, which found it running and waits for it (``second``)."""
+
+    job: QueryJob
+    trace: Path
+    gate: Path
+    stalled: CeleryRunner
+    taking_over: CeleryRunner
+    first: asyncio.Task[QueryOutcome]
+    second: asyncio.Task[QueryOutcome]
+
+
+async def _held_by_two_readers(pool: Pool, tmp_path: Path) -> _HeldByTwo:
     trace, started, gate = tmp_path / "job.trace", tmp_path / "started", tmp_path / "gate"
     # Held in the worker until the replica taking over has found it running.
     job = keyed({**COUNT, "trace": str(trace), "started": str(started), "gate": str(gate)})
@@ -1364,6 +1368,23 @@ async def test_a_run_taken_over_from_a_replica_that_still_polls_is_computed_once
     while task_id not in taking_over._in_flight:  # found running, waited for
         assert not second.done(), second.result()
         await asyncio.sleep(0.01)
+    return _HeldByTwo(job, trace, gate, stalled, taking_over, first, second)
+
+
+async def test_a_run_taken_over_from_a_replica_that_still_polls_is_computed_once(
+    pool: Pool, tmp_path: Path
+) -> None:
+    """A webhook replica's lease on a run lapsed while it still polled its job (stalled):
+    another replica takes the run over, finds the job running under its key and waits for
+    it. The stalled one reads the answer first; the one taking over still takes it, and so
+    does a third reader after both (a kill of the second before its answer was stored).
+    Computed once. Before, the first reader deleted the answer: the one taking over waited
+    to the job's hard limit and sent it again (computed twice, one answer sent), and a
+    reader after it found nothing and sent it again too."""
+    pool.worker("w.log", timeout_s=5)
+    held = await _held_by_two_readers(pool, tmp_path)
+    job, trace, gate = held.job, held.trace, held.gate
+    taking_over, first, second = held.taking_over, held.first, held.second
     with bot_not_reading(taking_over):  # the stalled replica reads the answer first
         gate.touch()
         assert count_of(await asyncio.wait_for(first, 30)) == DAYS
@@ -1408,19 +1429,10 @@ async def test_a_reader_still_polling_when_another_stored_the_answer_ends_at_its
     waited past the job's hard limit for an answer gone, and ended as a worker lost (an
     error logged, refused with its lease)."""
     pool.worker(timeout_s=5)
-    trace, started, gate = tmp_path / "job.trace", tmp_path / "started", tmp_path / "gate"
-    job = keyed({**COUNT, "trace": str(trace), "started": str(started), "gate": str(gate)})
+    held = await _held_by_two_readers(pool, tmp_path)
+    job, trace, gate = held.job, held.trace, held.gate
+    stalled, taking_over, first, second = held.stalled, held.taking_over, held.first, held.second
     assert job.key is not None
-    stalled = pool.runner(timeout_s=5, queue_wait_s=10)
-    taking_over = pool.runner(timeout_s=5, queue_wait_s=10)
-    first = asyncio.create_task(stalled.run(job))
-    while not (started.exists() and started.read_text()):
-        await asyncio.sleep(0.05)
-    [task_id] = stalled._in_flight
-    second = asyncio.create_task(taking_over.run(job))
-    while task_id not in taking_over._in_flight:  # found running, waited for
-        assert not second.done(), second.result()
-        await asyncio.sleep(0.01)
     with bot_not_reading(stalled):  # the one taking over reads the answer first
         gate.touch()
         assert count_of(await asyncio.wait_for(second, 30)) == DAYS
