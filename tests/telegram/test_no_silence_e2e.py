@@ -83,7 +83,7 @@ async def test_query_reads_as_a_person_reads_it_with_smart_quotes(
         typed = "/query {“session”: “RTH”, “from”: “daily”, “select”: “count()”}"
         fake.inject(fake.message_update(chat_id=ALICE, user_id=ALICE, text=typed))
         [document] = await fake.wait_for("sendDocument", chat_id=ALICE)
-        assert document.files["document"].filename.startswith("NQ_RTH_daily")
+        assert document.files["document"].filename.startswith("NQ_RTH_number_of_days_")
         [answer] = await fake.wait_said(1, chat_id=ALICE)  # the chart, captioned
         headline, shown = answer["text"].split("\n\n", 1)  # the chart's headline first
         assert headline == f"number of days = {rth_days('NQ'):,}"
