@@ -291,13 +291,23 @@ class Groups:
         whole = [at for at in range(len(self.table)) if at not in parts]
         return whole[0] if whole else 0
 
-    def named(self, at: int, words: Words) -> str:
+    def named(self, at: int, words: Words, *, listed: bool = False) -> str:
         """The label of the group at ``at`` as the headline names it: ``16:30 (30 min)``
-        for the short bar, ranked against full hours."""
-        label = self.labels[at]
+        for the short bar, ranked against full hours, ``16:30 — 30 min`` ``listed`` in a
+        tie's brackets (``(tie: 11:30, 16:30 (30 min))`` closed two at once); a label of
+        several keys held in one line of the title (``held_label``)."""
+        label = held_label(self.labels[at])
         if self.short is None or self.short.at != at:
             return label
-        return words("short_bar_label", label=label, minutes=self.short.minutes)
+        key = N_("short_bar_listed") if listed else N_("short_bar_label")
+        return words(key, label=label, minutes=self.short.minutes)
+
+
+def held_label(label: str) -> str:
+    """A label of several keys (``Ср · 23:00``, ``2022 · Ср``) held in one line by no-break
+    spaces: a Russian title broke it as «▼ Ср ·» | «23:00 4 810», the hour at the start of
+    the next line read as a group of its own."""
+    return label.replace(" · ", "\u00a0·\u00a0")
 
 
 def below_zero(values: np.ndarray) -> bool:
