@@ -30,10 +30,15 @@ from barb.script.parser import parse_select_item
 MAX_WHAT_CHARS = 60
 #: Comparisons as signs every file system keeps ("<" and ">" are refused by Windows): a
 #: where's "range > 400" was "range_400", its sign dropped.
-_SIGNS = (("!=", "≠"), (">=", "≥"), ("<=", "≤"), ("==", "="), (">", "＞"), ("<", "＜"))
+#: A formula's "/" and "*" likewise ("range_open_100" had lost "range / open * 100").
+_SIGNS = (
+    ("!=", "≠"), (">=", "≥"), ("<=", "≤"), ("==", "="), (">", "＞"), ("<", "＜"),
+    ("/", "÷"), ("*", "×"),
+)  # fmt: skip
 #: What a file system or a download may not keep in a name: anything but letters of any
-#: script, digits, "-" and "." (a number's "-3.4", a date's dashes) and those signs.
-_UNSAFE = re.compile(r"[^\w.\-=≠≥≤＞＜]+|_+")
+#: script, digits, "-", "+", "." (a number's "-3.4", a date's dashes), brackets and those
+#: signs.
+_UNSAFE = re.compile(r"[^\w.\-+()=≠≥≤＞＜÷×]+|_+")
 
 
 def safe_name(words_text: str) -> str:

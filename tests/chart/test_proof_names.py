@@ -15,7 +15,7 @@ from barb.column_units import column_unit
 
 #: Letters of any script, digits, "_", "-", "." and the comparison signs every file system
 #: keeps.
-SAFE = re.compile(r"^[\w.\-=≠≥≤＞＜]+$")
+SAFE = re.compile(r"^[\w.\-+()=≠≥≤＞＜÷×]+$")
 
 
 @pytest.mark.parametrize("shape", sorted(make.ALL_SHAPES))
