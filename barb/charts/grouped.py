@@ -1460,17 +1460,24 @@ def key_words(result: Result, words: Words = ENGLISH, rows: int = 20) -> dict[st
     → "Mar", ``quarter`` 3 → "Q3"), by the value as text (``key_text``): ``/query``'s
     Russian table read "Mon" and 0 to 4 beside a chart of «Пн» to «Пт». A minute of the
     day is its time, on whichever clock (570 → "09:30", as the chart and the CSV write it:
-    the table read 570 and «1 050» under a headline of «09:30»); hour and yes/no keys stay
-    as the table writes them."""
+    the table read 570 and «1 050» under a headline of «09:30»); so is an hour, as its
+    first bar (RTH's hour 9 → "09:30", as the axis and a Russian CSV write it: the table
+    read 9 under a headline of «09:30»); yes/no keys stay as the table writes them."""
     summary, table = result.summary, result.table
     if summary is None or table is None:
         return {}
     shown = table.head(rows)
     found: dict[str, dict[str, str]] = {}
+    grid = bar_grid(result)
     for name in summary.by or ():
         if name not in shown:
             continue
         clock = clock_kind(name, shown[name], result.query)
+        if clock == "hour" and grid is not None:
+            hours = shown[name].dropna().unique()
+            [texts] = key_labels(pd.DataFrame({name: hours}), [name], result.query, words, grid)
+            found[name] = {key_text(v): said for v, said in zip(hours, texts, strict=True)}
+            continue
         if clock == "minute" or (
             clock is None and zoned_clock_column(name, shown[name], result.query) is not None
         ):

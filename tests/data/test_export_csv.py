@@ -263,6 +263,12 @@ def test_a_russian_file_names_numbered_keys_as_its_chart_does(
         assert keys == [["Пн", "Вт", "Ср", "Чт", "Пт"][d] for d in days]
     english = rows(csv_bytes(result, "en"))
     assert [int(row[group_by[:-2]]) for row in english] == result.table.iloc[:, 0].tolist()
+    # /query's table beside them writes its keys the same way (it read 9 for «09:30»).
+    from barb.charts.grouped import key_words
+    from barb.charts.words import words_for
+
+    [said] = key_words(result, words_for("ru")).values()
+    assert [said[str(v)] for v in result.table.iloc[:, 0]] == keys
 
 
 BAR_NAMES = ["open", "high", "low", "close", "volume", "range"]
