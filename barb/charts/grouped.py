@@ -941,9 +941,10 @@ def _period_parts(name: str, values: list[int], result: Result) -> list[int]:
 
 
 def _period_weeks(present: pd.Series, result: Result) -> list[Any] | None:
-    """Every week (its Monday, as ``week()`` names it) from the period's first to its last,
-    with those found: inside days by week() listed the 8 weeks that had one of 26, and
-    "least often 1 day" hid the 18 weeks with none."""
+    """Every week from the period's first to its last, with those found: inside days by
+    week() listed the 8 weeks that had one of 26, and "least often 1 day" hid the 18 weeks
+    with none. A week found is named as ``week()`` names it (its first trading date,
+    2024-01-02 in New Year's week); one not found, by its Monday."""
     if not pd.api.types.is_datetime64_any_dtype(present):
         return None
     meta = result.metadata
@@ -952,7 +953,10 @@ def _period_weeks(present: pd.Series, result: Result) -> list[Any] | None:
         lo = min(lo, pd.Timestamp(meta.period_start))
         hi = max(hi, pd.Timestamp(meta.period_end))
     mondays = pd.date_range(lo - pd.Timedelta(days=lo.dayofweek), hi, freq="W-MON")
-    slots = mondays.union(pd.DatetimeIndex(present))
+    found = pd.DatetimeIndex(present)
+    # A week found after its Monday (a holiday) is its one slot, not two.
+    named = found - pd.to_timedelta(found.dayofweek, unit="D")
+    slots = mondays[~mondays.isin(named)].union(found)
     if len(slots) > min(MAX_GROUP_BARS, MAX_FILLED_SHARE * len(present) + 10):
         return None
     return list(slots)
