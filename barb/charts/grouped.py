@@ -115,6 +115,7 @@ from barb.time_keys import (
     key_call,
     minutes_of_day,
     zoned_clock_column,
+    zoned_hour_column,
 )
 
 MAX_GROUP_BARS = 150  # more groups than this are drawn as a line
@@ -1141,6 +1142,10 @@ def draw_grouped(fig: Figure, result: Result, words: Words = ENGLISH) -> bool:
     ):
         # "t (ET)": the exchange's clock, unless the one key is on its own ("t (Moscow)").
         key_text = zoned(key_text, result, named[0] if len(named) == 1 else None)
+    elif len(named) == 1 and named[0] in groups.table:
+        zone = zoned_hour_column(named[0], groups.table[named[0]], result.query)
+        if zone is not None:  # hour('MSK') alone: "hour (MSK)", as hour() is "hour (ET)"
+            key_text = f"{words.key('hour')} ({zone})"
     # Under the blocks' names when they have a row of their own.
     pad = NAME_OFFSET_PT - TICK_PT if groups.blocks is not None else None
     panels[-1].set_xlabel(key_text, fontsize=LABEL_PT, labelpad=pad)
@@ -1442,6 +1447,8 @@ def _key_texts(
         # hour('MSK') * 60 + minute('MSK'): 16:30 on that clock, as the CSV writes it,
         # not "990" (the axis names the clock)
         return [time_text(v, "minute") for v in column]
+    if zoned_hour_column(name, column, query) is not None:  # hour('MSK'): 22:00, not 22
+        return [time_text(v, "hour") for v in column]
     part = calendar_part(name, query)
     # A yes/no key made of a condition is named by it: "fh > 0: no", never "fh_0: no".
     shown = written_key_texts(query).get(name, name)
