@@ -363,7 +363,11 @@ def run_on(
     warnings += closes
     if not closes and cut is None:  # else the rows after the holidays are said already
         warnings += stock_days_caveat(
-            plan, output.kept_dates(), answer, partial(_stock_days_only, bars, ctx, day_open)
+            plan,
+            output.kept_dates(),
+            answer,
+            output.table,
+            partial(_stock_days_only, bars, ctx, day_open),
         )
     warnings += joined_bar_caveat(plan, output.kept)
     warnings += long_break_caveat(plan, ctx, output.kept)
@@ -711,7 +715,7 @@ class _StageBars:
 
 def _stock_days_only(
     bars: _StageBars, ctx: EvalContext, day_open: DayOpen | None
-) -> Summary | None:
+) -> StageOutput | None:
     """The first stage's answer over its bars without the US holiday sessions
     (``stock_days_caveat``): prev() then reads the last stock-market close by itself."""
     frame = bars.frame
@@ -726,7 +730,7 @@ def _stock_days_only(
         output = again.first_stage(bars.plan, quiet, rows.copy(deep=False))
     except BarbError:
         return None
-    return _answer(bars.plan, output, quiet, day_open).summary
+    return _answer(bars.plan, output, quiet, day_open)
 
 
 def _stage_query(query: dict[str, Any]) -> dict[str, Any]:

@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import numpy as np
+import pandas as pd
 
 from barb.caveats.holiday_closes import _inside_day_session, _steps_back
 from barb.caveats.sessions import reads_previous_close
@@ -25,12 +26,14 @@ from barb.events.rules import us_market_closed
 from barb.planning import Plan
 from barb.result import Summary, short_value
 from barb.short_days import close_clock, day_edges
-from barb.stage_output import SINGLE_ROW
-from barb.summary_text import value_text
+from barb.stage_output import SINGLE_ROW, StageOutput
+from barb.summary_text import group_name, named_text, value_text
 
 # A shown number that moves by this share of itself without the holiday sessions is said: a
 # sum of 2024's returns moves 0.02 %, its std 1.5 %, its mean 2.8 %, a count of days 2.7 %.
 MOVED = 0.01
+# Groups whose moved numbers are named, one by one; more are counted.
+NAMED_GROUPS = 3
 # Functions by which the query already says what it does with the holiday sessions.
 HOLIDAY_CALLS = frozenset({"holiday", "pre_holiday", "post_holiday"})
 
@@ -39,17 +42,20 @@ def stock_days_caveat(
     plan: Plan,
     kept_dates: np.ndarray | None,
     answer: Summary,
-    stock_days: Callable[[], Summary | None],
+    table: pd.DataFrame | None,
+    stock_days: Callable[[], StageOutput | None],
 ) -> list[str]:
     """The figure over the stock market's days only, when a daily stage of a stock-index
     future on the day session's hours reads prev(close), counts US holiday sessions among
-    its ``kept_dates`` and answers with one row of numbers (``answer``) that moves by
+    its ``kept_dates`` and answers with one row of numbers (``answer``) or groups of them
+    (``table``, by year: ES's 2024 std 0.01065, 0.01081 without them) that move by
     ``MOVED`` or more without them (``stock_days``: the stage run again on the bars
     without the holiday sessions, None if it cannot be)."""
     stage = plan.first
     if plan.timeframe.name != "daily" or plan.then is not None or plan.events:
         return []
-    if not plan.dataset.instrument.stock_index or stage.shape not in SINGLE_ROW:
+    grouped = stage.shape == "grouped"
+    if not plan.dataset.instrument.stock_index or not (grouped or stage.shape in SINGLE_ROW):
         return []
     if stage.calls & HOLIDAY_CALLS or not reads_previous_close(stage) or _steps_back(stage):
         return []
@@ -60,9 +66,13 @@ def stock_days_caveat(
     if not len(closed):
         return []
     again = stock_days()
-    if again is None or again.type != answer.type:
+    if again is None or again.summary.type != answer.type:
         return []
-    moved = _moved(_numbers(answer), _numbers(again))
+    if grouped:
+        keys = [name for name, _ in stage.group_keys]
+        moved = _moved_groups(table, again.table, keys, [item.name for item in stage.select])
+    else:
+        moved = _moved(_numbers(answer), _numbers(again.summary))
     if not moved:
         return []
     _, ends = day_edges(plan.dataset, closed[:1])
@@ -78,6 +88,31 @@ def stock_days_caveat(
     ]
 
 
+def _moved_groups(
+    was: pd.DataFrame | None, now: pd.DataFrame | None, keys: list[str], names: list[str]
+) -> list[str]:
+    """'std_ret is 0.01081 (not 0.01065) in year 2024' for each group whose number moves
+    by ``MOVED`` or more, the first ``NAMED_GROUPS`` named and the others counted."""
+    if was is None or now is None or not keys or not set(keys) <= set(was.columns):
+        return []
+    if not set(keys) <= set(now.columns):
+        return []
+    before, after = was.set_index(keys), now.set_index(keys)
+    said = []
+    for at in range(len(before)):
+        if before.index[at] not in after.index:
+            continue
+        moved = _moved(
+            {n: before[n].iloc[at] for n in names if n in before.columns},
+            {n: after.loc[before.index[at], n] for n in names if n in after.columns},
+        )
+        group = group_name(before.index, at)
+        said += [f"{text} in {group}" for text in moved]
+    if len(said) <= NAMED_GROUPS:
+        return said
+    return [named_text(said[:NAMED_GROUPS], len(said))]
+
+
 def _numbers(summary: Summary) -> dict[str, object]:
     """What the model reads of one row of numbers, by name."""
     if summary.type == "scalar":
@@ -90,6 +125,7 @@ def _moved(was: dict[str, object], now: dict[str, object]) -> list[str]:
     said = []
     for name, old in was.items():
         new = now.get(name)
+        old, new = (v.item() if isinstance(v, np.generic) else v for v in (old, new))
         numeric = all(
             isinstance(v, int | float) and not isinstance(v, bool) and v == v for v in (old, new)
         )

@@ -437,6 +437,19 @@ def test_cash_returns_over_a_year_give_the_stock_market_days_figure(
     assert (
         warnings_with(ask({**query, "select": "sum(ret)"}, sample_settings, "ES"), STOCK_DAYS) == []
     )
+    # By year: the years it moves are named (2023 holds holiday rows too, its std moves 0.02 %).
+    both = es_cash.loc["2023":"2024"]
+    yearly = ask(
+        {**query, "period": "2023:2024", "group_by": "year()", "select": "std(ret)"},
+        sample_settings,
+        "ES",
+    )
+    (by_year,) = warnings_with(yearly, STOCK_DAYS)
+    stock_2023 = (both["close"] / both["stock"] - 1)[~both["holiday"]].loc["2023"]
+    own_2023 = (both["close"] / both["prev"] - 1).loc["2023"]
+    assert stock_2023.std() == pytest.approx(own_2023.std(), rel=1e-3)
+    assert f"std_ret is {stock.std() * 100:.4g} (not {own.std() * 100:.4g}) in year 2024" in by_year
+    assert "in year 2023" not in by_year
     # Asked of the stock market's days already, or of the futures' whole day: nothing to say.
     for other in ({"where": "not holiday()"}, {"session": "ETH"}):
         asked = ask({**query, **other, "select": "std(ret)"}, sample_settings, "ES")
