@@ -368,6 +368,7 @@ def run_on(
             answer,
             output.table,
             partial(_stock_days_only, bars, ctx, day_open),
+            output.kept,
         )
     warnings += joined_bar_caveat(plan, output.kept)
     warnings += long_break_caveat(plan, ctx, output.kept)

@@ -437,6 +437,11 @@ def test_cash_returns_over_a_year_give_the_stock_market_days_figure(
     assert (
         warnings_with(ask({**query, "select": "sum(ret)"}, sample_settings, "ES"), STOCK_DAYS) == []
     )
+    # A mean of signed returns is weighed against a day's move, as weekday returns are: it
+    # moves 2.8 % of itself, a fraction of a percent of the mean absolute return.
+    assert abs(stock.mean() - own.mean()) < 0.05 * own.abs().mean()
+    mean = ask({**query, "select": "mean(ret)"}, sample_settings, "ES")
+    assert warnings_with(mean, STOCK_DAYS) == []
     # By year: the years it moves are named (2023 holds holiday rows too, its std moves 0.02 %).
     both = es_cash.loc["2023":"2024"]
     yearly = ask(
