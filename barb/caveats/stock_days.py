@@ -22,9 +22,10 @@ import pandas as pd
 
 from barb.caveats.calendar import HOLIDAY_SHIFT
 from barb.caveats.holiday_closes import _inside_day_session, _steps_back
-from barb.caveats.sessions import reads_previous_close
+from barb.caveats.sessions import previous_close_read, reads_previous_close
 from barb.events.rules import us_market_closed
-from barb.planning import Plan, SelectItem
+from barb.lineage import nodes
+from barb.planning import Plan, SelectItem, StagePlan
 from barb.result import Summary, short_value
 from barb.script import ast
 from barb.short_days import close_clock, day_edges
@@ -77,13 +78,14 @@ def stock_days_caveat(
     if again is None or again.summary.type != answer.type:
         return []
     keys = [name for name, _ in stage.group_keys]
+    names = _close_to_close(stage)
     sizes = _sizes(stage.select, kept, keys)
     if grouped:
-        names = [item.name for item in stage.select]
         moved = _moved_groups(table, again.table, keys, names, sizes)
     else:
         flat = {name: float(size.iloc[0]) for name, size in sizes.items() if len(size) == 1}
-        moved = _moved(_numbers(answer), _numbers(again.summary), flat)
+        numbers = {k: v for k, v in _numbers(answer).items() if k in names}
+        moved = _moved(numbers, _numbers(again.summary), flat)
     if not moved:
         return []
     _, ends = day_edges(plan.dataset, closed[:1])
@@ -96,6 +98,20 @@ def stock_days_caveat(
         f"market's days only, each from the last stock-market close: {', '.join(moved)}. "
         '"where": "not holiday()" with prev(close) as if(prev(holiday()), '
         f"session_close('{plan.session}', 2), prev(close)) asks that."
+    ]
+
+
+def _close_to_close(stage: StagePlan) -> list[str]:
+    """The select items that read prev(close) (through the map), and its counts of days (of
+    a stage that reads it: the holiday sessions are days there): what the holiday sessions
+    change. A range beside them (mean(range) with a return in the map) is a short
+    session's, said by other warnings."""
+    mapped = dict(stage.map_exprs)
+    return [
+        item.name
+        for item in stage.select
+        if previous_close_read(list(nodes(item.expr, mapped)))
+        or (isinstance(item.expr, ast.Call) and item.expr.name.lower() == "count")
     ]
 
 
@@ -179,10 +195,10 @@ def _moved(
         if not numeric:
             continue
         a, b = float(old), float(new)  # type: ignore[arg-type]
-        sized = (sizes or {}).get(name, 0.0)
-        # A signed mean is weighed against its values' sizes, as weekday returns are.
-        share = SIZED_MOVED if sized > max(abs(a), abs(b)) else MOVED
-        if a == b or abs(b - a) < share * max(abs(a), abs(b), sized):
+        # A mean (median, sum) is weighed against its values' sizes, as weekday returns are.
+        sized = (sizes or {}).get(name)
+        share = MOVED if sized is None else SIZED_MOVED
+        if a == b or abs(b - a) < share * max(abs(a), abs(b), sized or 0.0):
             continue
         said.append(
             f"{name} is {value_text(short_value(new))} (not {value_text(short_value(old))})"
