@@ -163,7 +163,8 @@ async def running_bot(
                 await services.close()
         finally:
             await runner.close()
-            await store.close()
+            if not await store.close():  # logged; its driver's thread would hold the exit
+                stopping.stuck = True
 
 
 @dataclass
@@ -177,8 +178,8 @@ class Shutdown:
     #: Another process took this replica's name while it ran (its lock's connection had
     #: dropped): it stops and exits as a start under a taken name does.
     name_taken: ReplicaNameTaken | None = None
-    #: Something did not stop when told (its stack is logged): end the process without
-    #: waiting for it, once the workers and the database are closed.
+    #: Something did not stop when told (its stack is logged), or the database did not
+    #: close: end the process without waiting for it, once the rest is closed.
     stuck: bool = False
 
     def on_leases_ended(self, task: asyncio.Task[None]) -> None:

@@ -1,0 +1,83 @@
+"""`barb bot`'s own shutdown (``bot_run.running_bot``, in process: the fake Bot API, the
+scripted model, the inline runner): bounded whatever the database does, and the work it
+resumed at start-up given the same grace period as fresh work."""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+import threading
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+import aiosqlite
+import pytest
+from bot_harness import ALICE, brain
+from fake_bot_api import FakeBotAPI
+from test_shutdown_tasks import tasks_left
+
+from bot import bot_run
+from bot.llm.scripted import ScriptedProvider
+from bot.pool.runner import InlineRunner
+from bot.settings import BotSettings
+from bot.store import repository
+from bot.store.settings import StoreSettings
+
+
+@asynccontextmanager
+async def running(
+    fake: FakeBotAPI, db_url: str, shutdown: bot_run.Shutdown, **settings: Any
+) -> AsyncIterator[None]:
+    """``running_bot`` as ``barb bot`` runs it (the inline runner instead of worker
+    processes); its exit is the shutdown under test."""
+    bot_settings = BotSettings(
+        _env_file=None,  # type: ignore[call-arg]
+        TELEGRAM_BOT_TOKEN=fake.token,
+        TELEGRAM_API_BASE_URL=fake.url,
+        **{"poll_timeout_s": 1, **settings},
+    )
+    provider = ScriptedProvider([brain] * 20)
+    async with bot_run.running_bot(
+        bot_settings, provider, StoreSettings(database_url=db_url), shutdown=shutdown
+    ):
+        yield
+
+
+async def test_a_database_close_that_never_ends_does_not_hold_the_shutdown(
+    fake_telegram: FakeBotAPI,
+    db_url: str,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """aiosqlite's thread stops answering as the bot closes its database (a call stuck in
+    the driver). SQLAlchemy waits for a connection's close through every cancellation, so
+    before, the shutdown waited forever (a test's teardown hung until the suite's 300 s
+    timeout). Now the close is given ``CLOSE_WITHIN_S``, then left with one log line, and
+    the bot is marked stuck (``serve`` then ends the process). What was stored stays."""
+    fake = fake_telegram
+    monkeypatch.setattr(bot_run, "make_runner", lambda *args, **kwargs: InlineRunner())
+    monkeypatch.setattr(repository, "CLOSE_WITHIN_S", 0.5)
+    held = threading.Event()
+    real_close = aiosqlite.Connection.close
+
+    async def close_never_answered(self: aiosqlite.Connection) -> None:
+        await self._execute(held.wait)  # the driver's thread taken by a call that hangs
+        await real_close(self)
+
+    shutdown = bot_run.Shutdown()
+    try:
+        async with running(fake, db_url, shutdown):
+            fake.inject(fake.message_update(chat_id=ALICE, user_id=ALICE, text="hello"))
+            await fake.wait_said(1, chat_id=ALICE)
+            monkeypatch.setattr(aiosqlite.Connection, "close", close_never_answered)
+        # Reached: the shutdown ended.
+        assert shutdown.stuck
+        assert "the database did not close within 0.5 s" in caplog.text
+    finally:
+        held.set()  # the thread lets go: the close left running ends
+        await asyncio.wait(tasks_left(), timeout=30)
+    with sqlite3.connect(db_url.removeprefix("sqlite+aiosqlite:///")) as db:
+        assert db.execute("SELECT count(*) FROM in_flight").fetchone() == (0,)
+        assert db.execute("SELECT status FROM outbox").fetchall() == [("sent",)]
+    assert len(fake.said(ALICE)) == 1
