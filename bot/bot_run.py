@@ -137,7 +137,9 @@ async def running_bot(
                 updates = contextlib.AsyncExitStack()
                 try:
                     try:
-                        background.append(await on_startup(application))
+                        # Its resumption is stopped with the answers in progress, after
+                        # the grace period (``_stop_answering``), not with the housekeeping.
+                        await on_startup(application)
                         await updates.enter_async_context(receiving(application, settings))
                     except TelegramError as exc:
                         raise telegram_failed(exc, settings.telegram_api_base_url) from None

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import re
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
 from contextlib import asynccontextmanager
 from datetime import timedelta
 from typing import TypeVar
@@ -85,8 +85,15 @@ class StoppableUpdates(SimpleUpdateProcessor):
             except Exception:  # handled again at the next start: a duplicate, never a loss
                 log.exception("could not mark an update handled")
 
+    def track(self, task: asyncio.Task[object]) -> None:
+        """Work begun outside an update (the start-up's resumption, the sending pass's) is
+        stopped as the handlers are: given the shutdown's grace period (``Application.stop``
+        waits for it), then cancelled by ``stop_running``."""
+        self._running.add(task)
+        task.add_done_callback(self._running.discard)
+
     def stop_running(self) -> int:
-        """Cancel every handler still running; how many there were."""
+        """Cancel every handler (and work ``track``ed) still running; how many there were."""
         for task in self._running:
             task.cancel()
         return len(self._running)
@@ -104,7 +111,22 @@ async def on_startup(application: Application) -> asyncio.Task[int]:
     if sent:
         log.info("sent %d replies queued before the start", sent)
     data_upload.expire_offers(application.bot_data[SERVICES_KEY])
-    return application.create_task(resume_interrupted(application), name="barb-resume-interrupted")
+    return resumption(application, resume_interrupted(application), "barb-resume-interrupted")
+
+
+def resumption(
+    application: Application,  # type: ignore[type-arg]
+    work: Coroutine[object, object, int],
+    name: str,
+) -> asyncio.Task[int]:
+    """Resumed work, in the background, stopped at shutdown as fresh work is: after the
+    grace period (``StoppableUpdates.track``). Before, it was cancelled as the shutdown
+    began: a reply on the wire was cut, and sent again at the next start."""
+    task = application.create_task(work, name=name)
+    processor = getattr(application, "update_processor", None)
+    if isinstance(processor, StoppableUpdates):
+        processor.track(task)
+    return task
 
 
 async def send_queued(application: Application, older_than: timedelta | None = None) -> int:
@@ -134,40 +156,32 @@ async def keep_sending(application: Application, every_s: float = 60.0) -> None:
     resuming: asyncio.Task[int] | None = None
     abandoned: asyncio.Task[int] | None = None
     older_than = timedelta(seconds=every_s)
-    try:
-        while True:
-            await asyncio.sleep(every_s)
-            # Each step on its own: one that fails (Telegram still down, a statement
-            # refused) is tried again at the next pass, and never keeps the others from
-            # running. Updates another replica stored and died before handling (lease
-            # expired): to the handlers here, first, since that needs the database only.
-            await _step("handling orphaned updates", handle_orphaned(application, svc.store))
-            sent = await _step("sending queued replies", send_queued(application, older_than))
-            if sent:
-                log.info("sent %d queued replies", sent)
-            await _step("finishing answered runs", finish_answered_runs(application, older_than))
-            # This replica's own work the database went away under (its lease was kept),
-            # resumed in the background too.
-            if svc.abandoned and (abandoned is None or abandoned.done()):
-                abandoned = application.create_task(
-                    resume_abandoned(application), name="barb-resume-abandoned"
-                )
-            # Work of another replica that died (its lease expired): resumed here, in the
-            # background, since answering may take a while.
-            if resuming is None or resuming.done():
-                resuming = application.create_task(
-                    resume_interrupted(application, own=False), name="barb-resume-orphans"
-                )
-    finally:
-        # Stopped at shutdown: so is the work it resumed, as the start-up's resumption is
-        # (still in flight, resumed at the next start). Left running, it held the
-        # Application's stop (which waits for every task it created) past the grace
-        # period, until the bot gave up on it as stuck.
-        resumed = [task for task in (resuming, abandoned) if task is not None]
-        for task in resumed:
-            task.cancel()
-        if resumed:
-            await asyncio.wait(resumed)
+    # Cancelled at shutdown; the work it resumed is stopped only once the grace period is
+    # over (``resumption``), and stays in flight for the next start. Before, it was stopped
+    # with the pass, a reply on the wire cut.
+    while True:
+        await asyncio.sleep(every_s)
+        # Each step on its own: one that fails (Telegram still down, a statement
+        # refused) is tried again at the next pass, and never keeps the others from
+        # running. Updates another replica stored and died before handling (lease
+        # expired): to the handlers here, first, since that needs the database only.
+        await _step("handling orphaned updates", handle_orphaned(application, svc.store))
+        sent = await _step("sending queued replies", send_queued(application, older_than))
+        if sent:
+            log.info("sent %d queued replies", sent)
+        await _step("finishing answered runs", finish_answered_runs(application, older_than))
+        # This replica's own work the database went away under (its lease was kept),
+        # resumed in the background too.
+        if svc.abandoned and (abandoned is None or abandoned.done()):
+            abandoned = resumption(
+                application, resume_abandoned(application), "barb-resume-abandoned"
+            )
+        # Work of another replica that died (its lease expired): resumed here, in the
+        # background, since answering may take a while.
+        if resuming is None or resuming.done():
+            resuming = resumption(
+                application, resume_interrupted(application, own=False), "barb-resume-orphans"
+            )
 
 
 async def _step(name: str, step: Awaitable[T]) -> T | None:

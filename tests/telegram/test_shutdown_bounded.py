@@ -5,6 +5,7 @@ resumed at start-up given the same grace period as fresh work."""
 from __future__ import annotations
 
 import asyncio
+import json
 import sqlite3
 import threading
 from collections.abc import AsyncIterator
@@ -13,16 +14,19 @@ from typing import Any
 
 import aiosqlite
 import pytest
-from bot_harness import ALICE, brain
+from bot_harness import ALICE, WEEKDAY_RANGE, brain
 from fake_bot_api import FakeBotAPI
 from test_shutdown_tasks import tasks_left
 
 from bot import bot_run
+from bot.assistant.replies import Asker
 from bot.llm.scripted import ScriptedProvider
 from bot.pool.runner import InlineRunner
 from bot.settings import BotSettings
 from bot.store import repository
+from bot.store.db import open_store
 from bot.store.settings import StoreSettings
+from bot.telegram.answering import question_work
 
 
 @asynccontextmanager
@@ -81,3 +85,63 @@ async def test_a_database_close_that_never_ends_does_not_hold_the_shutdown(
         assert db.execute("SELECT count(*) FROM in_flight").fetchone() == (0,)
         assert db.execute("SELECT status FROM outbox").fetchall() == [("sent",)]
     assert len(fake.said(ALICE)) == 1
+
+
+async def _left_in_flight(db_url: str, kind: str, payload: dict[str, Any]) -> None:
+    """As a process killed during the work's first attempt leaves it."""
+    store = await open_store(StoreSettings(database_url=db_url))
+    try:
+        await store.chats.ensure(ALICE, "private")
+        await store.in_flight.start(ALICE, ALICE, kind, payload)  # type: ignore[arg-type]
+    finally:
+        await store.close()
+
+
+async def test_work_resumed_at_start_up_gets_the_shutdown_grace_period(
+    fake_telegram: FakeBotAPI, db_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A `/query` left in flight by a crash is resumed at the next start, and that bot is
+    stopped (SIGTERM) while the chart is on the wire. Before: the resumption was cancelled at
+    once, without the grace period fresh work gets; the half-sent reply was run again at the
+    following start (a second chart, or "please send it again"). Now it finishes within the
+    grace period: one chart, its CSV once, and the next start has nothing left to do."""
+    fake = fake_telegram
+    monkeypatch.setattr(bot_run, "make_runner", lambda *args, **kwargs: InlineRunner())
+    asker = Asker(chat_id=ALICE, user_id=ALICE, language_code="en")
+    await _left_in_flight(db_url, "query", question_work(asker, json.dumps(WEEKDAY_RANGE), None))
+    chart = fake.hold_next("sendPhoto", chat_id=ALICE)
+    stopping = asyncio.Event()
+    real_stop_answering = bot_run._stop_answering
+
+    async def stop_answering(*args: Any) -> None:
+        stopping.set()
+        await real_stop_answering(*args)
+
+    monkeypatch.setattr(bot_run, "_stop_answering", stop_answering)
+
+    async def let_the_chart_go_once_stopping() -> None:
+        await stopping.wait()
+        chart.release()
+
+    releasing = asyncio.create_task(let_the_chart_go_once_stopping())
+    async with running(fake, db_url, bot_run.Shutdown(), shutdown_grace_s=30):
+        await chart.arrived()  # the shutdown comes while the chart is on the wire
+    await releasing
+    async with running(fake, db_url, bot_run.Shutdown()):  # the next start
+        await _settled(db_url)
+    [said] = fake.said(ALICE)
+    assert "photo" in said  # the chart, nothing else said ("please send it again")
+    assert len(fake.calls("sendPhoto", ALICE)) == 1
+    assert len(fake.calls("sendDocument", ALICE)) == 1
+
+
+async def _settled(db_url: str) -> None:
+    """Until nothing is in flight and every reply stored was sent."""
+    path = db_url.removeprefix("sqlite+aiosqlite:///")
+    while True:
+        with sqlite3.connect(path) as db:
+            working = db.execute("SELECT count(*) FROM in_flight").fetchone()[0]
+            unsent = db.execute("SELECT count(*) FROM outbox WHERE status != 'sent'").fetchone()[0]
+        if not working and not unsent:
+            return
+        await asyncio.sleep(0.05)
