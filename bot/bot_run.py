@@ -107,7 +107,10 @@ async def running_bot(
             await store.close()
             raise
         runner = make_runner(
-            settings, warm_instruments=("NQ",), check_wait_s=assistant_settings.check_wait_s
+            settings,
+            warm_instruments=("NQ",),
+            check_wait_s=assistant_settings.check_wait_s,
+            keep_taken_s=resume_window_s(store_settings, settings),
         )
         try:
             services = BotServices(
@@ -167,6 +170,21 @@ async def running_bot(
             await runner.close()
             if not await store.close():  # logged; its driver's thread would hold the exit
                 stopping.stuck = True
+
+
+#: The longest the model's turn that words a run's answer takes with the default settings
+#: (``BARB_LLM_TIMEOUT_S`` 60 s, tried three times): between the answer taken and its reply
+#: stored.
+ANSWER_TURN_S = 180.0
+
+
+def resume_window_s(store_settings: StoreSettings, settings: BotSettings) -> float:
+    """How long after a run's answer is taken a reader may still come for it, when the bot
+    is killed before the reply is stored: the model's turn wording it, the killed replica's
+    lease on the run (``work_lease_s``), then the sending pass of the replica taking it over
+    (``sending_pass_s``). A restart under the same name resumes it at once. A reader later
+    than that computes the query again; nothing is lost. Default: 330 s."""
+    return ANSWER_TURN_S + store_settings.work_lease_s + settings.sending_pass_s
 
 
 @dataclass

@@ -1469,6 +1469,29 @@ async def test_an_answer_stored_in_its_reply_leaves_redis_and_a_late_reader_comp
     assert runs_of(trace) == 1
 
 
+async def test_an_answer_taken_and_never_stored_stays_only_as_long_as_its_run_may_resume(
+    pool: Pool, tmp_path: Path
+) -> None:
+    """The bot killed after taking a run's answer, before its reply was stored: the answer
+    (its CSV and chart: megabytes for a long table) stays in Redis only as long as a reader
+    may still resume the run (``keep_taken_s``, ``bot_run.resume_window_s``: 330 s by
+    default), and a reader resuming within it takes it without computing. Before, it stayed
+    the results' 10 minutes."""
+    pool.worker(timeout_s=5)
+    trace = tmp_path / "job.trace"
+    job = keyed({**COUNT, "trace": str(trace)})
+    killed = pool.runner(timeout_s=5, queue_wait_s=10, keep_taken_s=30)
+    client = pool.redis()
+    assert count_of(await asyncio.wait_for(killed.run(job), 30)) == DAYS
+    await asyncio.get_running_loop().run_in_executor(killed._celery, lambda: None)  # taken
+    [result] = client.keys("celery-task-meta-*")
+    assert 0 < client.ttl(result) <= 30  # before: 600
+    assert 0 < client.ttl(f"barb.sent.{job.key}") <= 30
+    resumed = pool.runner(timeout_s=5, queue_wait_s=10)  # the restart, within the window
+    assert count_of(await asyncio.wait_for(resumed.run(job), 30)) == DAYS
+    assert runs_of(trace) == 1
+
+
 async def test_a_reader_still_polling_when_another_stored_the_answer_ends_at_its_next_read(
     pool: Pool, tmp_path: Path
 ) -> None:
