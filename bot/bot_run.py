@@ -39,6 +39,7 @@ from bot.store.settings import StoreSettings
 from bot.telegram.app import (
     StoppableUpdates,
     build_application,
+    graced,
     keep_sending,
     on_startup,
     receiving,
@@ -138,6 +139,7 @@ async def running_bot(
                 ]
                 background[-1].add_done_callback(stopping.on_leases_ended)
                 updates = contextlib.AsyncExitStack()
+                passes_end = asyncio.Event()
                 try:
                     try:
                         # Its resumption is stopped with the answers in progress, after
@@ -150,11 +152,15 @@ async def running_bot(
                     # collector's full passes (~70 ms each over the libraries' objects, an
                     # event-loop stall).
                     gc.freeze()
-                    background.append(
-                        asyncio.create_task(keep_sending(application, settings.sending_pass_s))
+                    # Stopped with the answers in progress, after its step under way.
+                    graced(
+                        application,
+                        keep_sending(application, settings.sending_pass_s, until=passes_end),
+                        "barb-sending-pass",
                     )
                     yield application, services
                 finally:
+                    passes_end.set()
                     for task in background:
                         task.cancel()
                     # Ended before the store closes: a pass cut mid-statement still rolls

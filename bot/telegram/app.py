@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import re
 from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
@@ -111,17 +112,18 @@ async def on_startup(application: Application) -> asyncio.Task[int]:
     if sent:
         log.info("sent %d replies queued before the start", sent)
     data_upload.expire_offers(application.bot_data[SERVICES_KEY])
-    return resumption(application, resume_interrupted(application), "barb-resume-interrupted")
+    return graced(application, resume_interrupted(application), "barb-resume-interrupted")
 
 
-def resumption(
+def graced(
     application: Application,  # type: ignore[type-arg]
-    work: Coroutine[object, object, int],
+    work: Coroutine[object, object, T],
     name: str,
-) -> asyncio.Task[int]:
-    """Resumed work, in the background, stopped at shutdown as fresh work is: after the
-    grace period (``StoppableUpdates.track``). Before, it was cancelled as the shutdown
-    began: a reply on the wire was cut, and sent again at the next start."""
+) -> asyncio.Task[T]:
+    """Work in the background (resumed work, the sending pass) stopped at shutdown as
+    fresh work is: after the grace period (``StoppableUpdates.track``). Before, it was
+    cancelled as the shutdown began: a reply on the wire was cut, and sent again at the
+    next start."""
     task = application.create_task(work, name=name)
     processor = getattr(application, "update_processor", None)
     if isinstance(processor, StoppableUpdates):
@@ -144,44 +146,61 @@ async def send_queued(application: Application, older_than: timedelta | None = N
     return sent
 
 
-async def keep_sending(application: Application, every_s: float = 60.0) -> None:
+async def keep_sending(
+    application: Application,  # type: ignore[type-arg]
+    every_s: float = 60.0,
+    until: asyncio.Event | None = None,
+) -> None:
     """While the bot runs: retry replies that Telegram did not take (network, flood control),
     and the "Done." of plans whose answer went out while Telegram was unreachable; take over
     the updates and the work of replicas that died.
 
     Only replies queued over ``every_s`` ago: younger ones may still be in their handler's
-    hands.
+    hands. Once ``until`` is set (the shutdown), the step under way ends and no other
+    starts: a reply on the wire is not cut (before: the pass was cancelled mid-send, and
+    the reply Telegram had carried out was sent again at the next start). The work it
+    resumed is stopped only once the grace period is over (``graced``), and stays in
+    flight for the next start.
     """
     svc: BotServices = application.bot_data[SERVICES_KEY]
     resuming: asyncio.Task[int] | None = None
     abandoned: asyncio.Task[int] | None = None
     older_than = timedelta(seconds=every_s)
-    # Cancelled at shutdown; the work it resumed is stopped only once the grace period is
-    # over (``resumption``), and stays in flight for the next start. Before, it was stopped
-    # with the pass, a reply on the wire cut.
-    while True:
-        await asyncio.sleep(every_s)
+    stopping = until or asyncio.Event()
+    while not await _stopped_within(stopping, every_s):
         # Each step on its own: one that fails (Telegram still down, a statement
         # refused) is tried again at the next pass, and never keeps the others from
         # running. Updates another replica stored and died before handling (lease
         # expired): to the handlers here, first, since that needs the database only.
         await _step("handling orphaned updates", handle_orphaned(application, svc.store))
+        if stopping.is_set():
+            return
         sent = await _step("sending queued replies", send_queued(application, older_than))
         if sent:
             log.info("sent %d queued replies", sent)
+        if stopping.is_set():
+            return
         await _step("finishing answered runs", finish_answered_runs(application, older_than))
+        if stopping.is_set():
+            return
         # This replica's own work the database went away under (its lease was kept),
         # resumed in the background too.
         if svc.abandoned and (abandoned is None or abandoned.done()):
-            abandoned = resumption(
-                application, resume_abandoned(application), "barb-resume-abandoned"
-            )
+            abandoned = graced(application, resume_abandoned(application), "barb-resume-abandoned")
         # Work of another replica that died (its lease expired): resumed here, in the
         # background, since answering may take a while.
         if resuming is None or resuming.done():
-            resuming = resumption(
+            resuming = graced(
                 application, resume_interrupted(application, own=False), "barb-resume-orphans"
             )
+
+
+async def _stopped_within(stopping: asyncio.Event, seconds: float) -> bool:
+    """Wait ``seconds``, or less if ``stopping`` is set meanwhile; whether it is."""
+    with contextlib.suppress(TimeoutError):
+        async with asyncio.timeout(seconds):
+            await stopping.wait()
+    return stopping.is_set()
 
 
 async def _step(name: str, step: Awaitable[T]) -> T | None:

@@ -145,3 +145,82 @@ async def _settled(db_url: str) -> None:
         if not working and not unsent:
             return
         await asyncio.sleep(0.05)
+
+
+async def test_a_reply_the_sending_pass_has_on_the_wire_at_shutdown_is_sent_once(
+    fake_telegram: FakeBotAPI, db_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A greeting Telegram refused (500 at each of the sender's 4 attempts) waits in the
+    outbox for the sending pass; the bot is stopped (SIGTERM) while the pass
+    has it on the wire. Before: the pass was cancelled at once, the reply cut on the wire
+    (Telegram carried it out) and sent again at the next start: two greetings. Now the pass
+    ends the step it is in within the grace period: one greeting, nothing left queued."""
+    fake = fake_telegram
+    monkeypatch.setattr(bot_run, "make_runner", lambda *args, **kwargs: InlineRunner())
+    stopping = asyncio.Event()
+    real_stop_answering = bot_run._stop_answering
+
+    async def stop_answering(*args: Any) -> None:
+        stopping.set()
+        await real_stop_answering(*args)
+
+    monkeypatch.setattr(bot_run, "_stop_answering", stop_answering)
+    fake.fail_next("sendMessage", error_code=500, times=4, chat_id=ALICE)  # the sender's 4
+    async with running(fake, db_url, bot_run.Shutdown(), sending_pass_s=0.3, shutdown_grace_s=30):
+        fake.inject(fake.message_update(chat_id=ALICE, user_id=ALICE, text="hello"))
+        await fake.wait_for("sendMessage", 4, chat_id=ALICE, timeout=30)  # the sender's
+        on_the_wire = fake.hold_next("sendMessage", chat_id=ALICE)
+        await on_the_wire.arrived(timeout=30)  # the pass's attempt
+        releasing = asyncio.create_task(_release_once(stopping, on_the_wire))
+    await releasing
+    async with running(fake, db_url, bot_run.Shutdown()):  # the next start
+        await _settled(db_url)
+    assert len(fake.said(ALICE)) == 1
+
+
+async def _release_once(stopping: asyncio.Event, held: Any) -> None:
+    await stopping.wait()
+    held.release()
+
+
+async def test_a_database_stuck_while_an_update_is_stored_does_not_hold_the_shutdown(
+    fake_telegram: FakeBotAPI,
+    db_url: str,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """aiosqlite's thread stops answering while the intake stores an update it received,
+    and the bot is stopped. Before, the shutdown waited forever for the database's close.
+    Now it ends (the close left after ``CLOSE_WITHIN_S``, the bot marked stuck), and the
+    update, never confirmed to Telegram, is answered at the next start: nothing lost."""
+    fake = fake_telegram
+    monkeypatch.setattr(bot_run, "make_runner", lambda *args, **kwargs: InlineRunner())
+    monkeypatch.setattr(repository, "CLOSE_WITHIN_S", 0.5)
+    monkeypatch.setattr(bot_run, "STUCK_AFTER_S", 0.5)
+    hanging, entered, held = threading.Event(), threading.Event(), threading.Event()
+    real_execute = aiosqlite.Connection._execute
+
+    def stuck() -> None:
+        entered.set()
+        held.wait()
+
+    async def execute(self: aiosqlite.Connection, fn: Any, *args: Any, **kwargs: Any) -> Any:
+        if hanging.is_set():
+            await real_execute(self, stuck)
+        return await real_execute(self, fn, *args, **kwargs)
+
+    monkeypatch.setattr(aiosqlite.Connection, "_execute", execute)
+    shutdown = bot_run.Shutdown()
+    try:
+        async with running(fake, db_url, shutdown):
+            hanging.set()
+            fake.inject(fake.message_update(chat_id=ALICE, user_id=ALICE, text="hello"))
+            await asyncio.to_thread(entered.wait, 30)  # the intake storing it, stuck
+        assert shutdown.stuck
+        assert "the database did not close within 0.5 s" in caplog.text
+    finally:
+        hanging.clear()
+        held.set()
+        await asyncio.wait(tasks_left(), timeout=30)
+    async with running(fake, db_url, bot_run.Shutdown()):  # the next start
+        await fake.wait_said(1, chat_id=ALICE)
