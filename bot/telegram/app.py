@@ -103,8 +103,8 @@ class StoppableUpdates(SimpleUpdateProcessor):
 async def on_startup(application: Application) -> asyncio.Task[int]:
     """Once the bot is started: register the commands shown in Telegram's menu, send what a
     previous run stored but could not send, then resume the work it left unfinished (in
-    the background: new updates are served meanwhile; the task is returned so that a
-    shutdown can stop it). Uploads nobody pressed for a day are let go."""
+    the background: new updates are served meanwhile; a shutdown stops it as it stops
+    fresh work, ``graced``). Uploads nobody pressed for a day are let go."""
     for number, lang in enumerate(MENU_LANGUAGES):
         # The first language is everyone's default; the others for their language_code.
         await application.bot.set_my_commands(menu(lang), language_code=lang if number else None)
