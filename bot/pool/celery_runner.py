@@ -213,7 +213,9 @@ class CeleryRunner:
         #: How long an answer taken stays findable for another reader of its run, if the
         #: bot never stores it in a reply (``_taken``): the window in which that run is
         #: resumed (``bot_run.resume_window_s``); at most ``RESULT_EXPIRES_S``, the default.
-        self.keep_taken_s = min(keep_taken_s or RESULT_EXPIRES_S, RESULT_EXPIRES_S)
+        self.keep_taken_s = min(
+            RESULT_EXPIRES_S if keep_taken_s is None else keep_taken_s, RESULT_EXPIRES_S
+        )
         #: How long a check may wait: the plan's wait for it (None: ``queue_wait_s``).
         self.check_wait_s = check_wait_s
         self._app = app or make_queue_app(url)
