@@ -115,6 +115,7 @@ from barb.time_keys import (
     key_call,
     minutes_of_day,
     zoned_clock_column,
+    zoned_hour_column,
 )
 
 MAX_GROUP_BARS = 150  # more groups than this are drawn as a line
@@ -951,9 +952,10 @@ def _period_parts(name: str, values: list[int], result: Result) -> list[int]:
 
 
 def _period_weeks(present: pd.Series, result: Result) -> list[Any] | None:
-    """Every week (its Monday, as ``week()`` names it) from the period's first to its last,
-    with those found: inside days by week() listed the 8 weeks that had one of 26, and
-    "least often 1 day" hid the 18 weeks with none."""
+    """Every week from the period's first to its last, with those found: inside days by
+    week() listed the 8 weeks that had one of 26, and "least often 1 day" hid the 18 weeks
+    with none. A week found is named as ``week()`` names it (its first trading date,
+    2024-01-02 in New Year's week); one not found, by its Monday."""
     if not pd.api.types.is_datetime64_any_dtype(present):
         return None
     meta = result.metadata
@@ -962,7 +964,10 @@ def _period_weeks(present: pd.Series, result: Result) -> list[Any] | None:
         lo = min(lo, pd.Timestamp(meta.period_start))
         hi = max(hi, pd.Timestamp(meta.period_end))
     mondays = pd.date_range(lo - pd.Timedelta(days=lo.dayofweek), hi, freq="W-MON")
-    slots = mondays.union(pd.DatetimeIndex(present))
+    found = pd.DatetimeIndex(present)
+    # A week found after its Monday (a holiday) is its one slot, not two.
+    named = found - pd.to_timedelta(found.dayofweek, unit="D")
+    slots = mondays[~mondays.isin(named)].union(found)
     if len(slots) > min(MAX_GROUP_BARS, MAX_FILLED_SHARE * len(present) + 10):
         return None
     return list(slots)
@@ -1147,6 +1152,10 @@ def draw_grouped(fig: Figure, result: Result, words: Words = ENGLISH) -> bool:
     ):
         # "t (ET)": the exchange's clock, unless the one key is on its own ("t (Moscow)").
         key_text = zoned(key_text, result, named[0] if len(named) == 1 else None)
+    elif len(named) == 1 and named[0] in groups.table:
+        zone = zoned_hour_column(named[0], groups.table[named[0]], result.query)
+        if zone is not None:  # hour('MSK') alone: "hour (MSK)", as hour() is "hour (ET)"
+            key_text = f"{words.key('hour')} ({zone})"
     # Under the blocks' names when they have a row of their own.
     pad = NAME_OFFSET_PT - TICK_PT if groups.blocks is not None else None
     panels[-1].set_xlabel(key_text, fontsize=LABEL_PT, labelpad=pad)
@@ -1448,6 +1457,8 @@ def _key_texts(
         # hour('MSK') * 60 + minute('MSK'): 16:30 on that clock, as the CSV writes it,
         # not "990" (the axis names the clock)
         return [time_text(v, "minute") for v in column]
+    if zoned_hour_column(name, column, query) is not None:  # hour('MSK'): 22:00, not 22
+        return [time_text(v, "hour") for v in column]
     part = calendar_part(name, query)
     # A yes/no key made of a condition is named by it: "fh > 0: no", never "fh_0: no".
     shown = written_key_texts(query).get(name, name)

@@ -81,7 +81,7 @@ from barb.column_units import (
 from barb.i18n import N_
 from barb.lineage import called_key_names, group_key_names
 from barb.result import Result
-from barb.time_keys import text_clock_zone, zoned_clock
+from barb.time_keys import text_clock_zone, zoned_clock, zoned_hour
 
 MAX_ANSWERS = 3
 # Groups within noise of an extreme named beside it; more are counted, their values spanned.
@@ -294,7 +294,7 @@ def _groups(result: Result, words: Words) -> list[str]:
         # Times of day on another clock than the exchange's name it, as their axis does:
         # «дни: чаще всего 17:30 949 дней» of time('Moscow') read as New York's 17:30.
         key, query = groups.by[0], result.query
-        zone = zoned_clock(key, query) or text_clock_zone(key, query)
+        zone = zoned_clock(key, query) or text_clock_zone(key, query) or zoned_hour(key, query)
         if zone is not None:
             groups = replace(groups, labels=[f"{label} ({zone})" for label in groups.labels])
     if groups is None:
