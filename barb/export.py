@@ -371,7 +371,7 @@ def _headers(
         if column in clocks:  # time_et: the time, on the clock the chart names
             said = zoned(words.key("time"), result)
         elif column in hours:  # «час (ET)», as the axis of its times names it
-            said = zoned(keys_text([column], result, words), result)
+            said = zoned(keys_text([column], result, words), result, words=words)
         elif column in keys:
             said = keys_text([column], result, words)
         elif words.names_key(column) and column in LABEL_COLUMNS:

@@ -389,7 +389,7 @@ def _draw_stage_rows(
     if kind is not None:  # bars of times of day, from 00:00
         clock_axis(ax.yaxis, 0.0, float(np.nanmax(values)), kind)
     label = axis_text(column, result, words)
-    value_label(ax, zoned(label, result, column) if kind is not None else label)
+    value_label(ax, zoned(label, result, column, words) if kind is not None else label)
     ax.set_xlabel(keys_text(keys[:2], result, words), fontsize=LABEL_PT)
     handles += [text_handle(answer_text(a, result, words)) for a in aggs if a not in marked]
     legend(ax, handles, loc="lower right" if under else "upper left")

@@ -259,14 +259,15 @@ def zone_name(result: Result) -> str | None:
     return min(names)
 
 
-def zoned(text: str, result: Result, column: str | None = None) -> str:
+def zoned(text: str, result: Result, column: str | None = None, words: Words = ENGLISH) -> str:
     """An axis of clock times named with their zone, ``t (ET)``: a Russian reader took
-    "09:00" for Moscow time. A ``column`` of times on another clock names its own
-    (``hi (MSK)`` of ``hour('MSK') * 60 + minute('MSK')``, ``t (Moscow)`` of
-    ``time('Moscow')``)."""
+    "09:00" for Moscow time. A ``column`` of times on another clock names its own, in the
+    chart's language (``hi (MSK)`` of ``hour('MSK') * 60 + minute('MSK')`` and of
+    ``time('Moscow')``, «hi (МСК)»)."""
     zone = None
     if column is not None:
-        zone = zoned_clock(column, result.query) or text_clock_zone(column, result.query)
+        written = zoned_clock(column, result.query) or text_clock_zone(column, result.query)
+        zone = words.clock(written) if written else None
     zone = zone or zone_name(result)
     return text if zone is None else f"{text} ({zone})"
 

@@ -1137,7 +1137,7 @@ def draw_grouped(fig: Figure, result: Result, words: Words = ENGLISH) -> bool:
             ax.yaxis.set_major_formatter(TickFormatter(words, value_unit))
             whole_number_ticks(ax.yaxis, values)
         label = axis_text(column, result, words)
-        value_label(ax, zoned(label, result, column) if kind is not None else label)
+        value_label(ax, zoned(label, result, column, words) if kind is not None else label)
     named = groups.by if layout is None else groups.by[:1]
     if groups.named_by:  # the runs' first days, not their counter
         named = [groups.named_by]
@@ -1151,11 +1151,11 @@ def draw_grouped(fig: Figure, result: Result, words: Words = ENGLISH) -> bool:
         if k in groups.table
     ):
         # "t (ET)": the exchange's clock, unless the one key is on its own ("t (Moscow)").
-        key_text = zoned(key_text, result, named[0] if len(named) == 1 else None)
+        key_text = zoned(key_text, result, named[0] if len(named) == 1 else None, words)
     elif len(named) == 1 and named[0] in groups.table:
         zone = zoned_hour_column(named[0], groups.table[named[0]], result.query)
         if zone is not None:  # hour('MSK') alone: "hour (MSK)", as hour() is "hour (ET)"
-            key_text = f"{words.key('hour')} ({zone})"
+            key_text = f"{words.key('hour')} ({words.clock(zone)})"
     # Under the blocks' names when they have a row of their own.
     pad = NAME_OFFSET_PT - TICK_PT if groups.blocks is not None else None
     panels[-1].set_xlabel(key_text, fontsize=LABEL_PT, labelpad=pad)

@@ -296,7 +296,8 @@ def _groups(result: Result, words: Words) -> list[str]:
         key, query = groups.by[0], result.query
         zone = zoned_clock(key, query) or text_clock_zone(key, query) or zoned_hour(key, query)
         if zone is not None:
-            groups = replace(groups, labels=[f"{label} ({zone})" for label in groups.labels])
+            named = words.clock(zone)
+            groups = replace(groups, labels=[f"{label} ({named})" for label in groups.labels])
     if groups is None:
         placed = calendar_headline(result, words)  # the year of each month's best day
         if placed is not None:

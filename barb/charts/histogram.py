@@ -174,7 +174,9 @@ def draw_histogram(
     count_ticks(ax.yaxis)
     ax.yaxis.set_major_formatter(TickFormatter(words))
     label = axis_text(column, result, words, compared[1:])
-    ax.set_xlabel(zoned(label, result, column) if kind is not None else label, fontsize=LABEL_PT)
+    ax.set_xlabel(
+        zoned(label, result, column, words) if kind is not None else label, fontsize=LABEL_PT
+    )
     value_label(ax, words("number_of", rows=row_word(result, words)))
     legend(ax, handles, loc="upper right")
     return True

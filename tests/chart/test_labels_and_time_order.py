@@ -208,7 +208,7 @@ def test_times_on_moscow_s_clock_reach_the_csv_and_the_chart_as_times(sample_set
     frame = pd.read_csv(io.BytesIO(csv_bytes(result)), dtype=str)
     assert list(frame["high_at_msk"]) == expected  # named with its clock, as the answer
     fig = figure(result, "ru")
-    clock = next(ax for ax in fig.axes if "high_at (MSK)" in {t.get_text() for t in ax.texts})
+    clock = next(ax for ax in fig.axes if "high_at (МСК)" in {t.get_text() for t in ax.texts})
     np.testing.assert_allclose(bar_heights(clock), moscow.dt.hour * 60 + moscow.dt.minute)
     ticks = [t.get_text() for t in clock.get_yticklabels() if t.get_text()]
     assert len(ticks) >= 2 and all(re.fullmatch(r"\d\d:00", t) for t in ticks)  # a clock
@@ -265,7 +265,7 @@ def test_times_read_with_time_moscow_are_named_moscow_s_not_the_exchange_s(
     assert counted == expected.to_dict()
     fig = figure(result, "ru")
     labels = {ax.get_xlabel() for ax in fig.axes}
-    assert "high_time (Moscow)" in labels and "high_time (ET)" not in labels
+    assert "high_time (МСК)" in labels and "high_time (ET)" not in labels
 
 
 def test_minutes_on_moscow_s_clock_as_a_key_are_drawn_as_times(sample_settings) -> None:
@@ -276,13 +276,13 @@ def test_minutes_on_moscow_s_clock_as_a_key_are_drawn_as_times(sample_settings) 
     result = run(high_hours_query("hour('MSK') * 60 + minute('MSK')"), sample_settings)
     fig = figure(result, "ru")
     [axis] = [ax for ax in fig.axes if ax.get_xlabel()]
-    assert axis.get_xlabel() == "high_time (MSK)"
+    assert axis.get_xlabel() == "high_time (МСК)"
     ticks = [t.get_text() for t in axis.get_xticklabels()]
     assert ticks == list(expected.index)  # most first, as sorted
     np.testing.assert_array_equal(bar_heights(axis), expected.to_numpy())
     top, bottom = expected.index[0], expected.index[-1]
     assert chart_headline(result, language="ru").startswith(
-        f"дни: чаще всего {top} (MSK) {expected.iloc[0]} дней, реже всего {bottom} (MSK) "
+        f"дни: чаще всего {top} (МСК) {expected.iloc[0]} дней, реже всего {bottom} (МСК) "
     )  # the clock named as the axis names it
 
 
@@ -302,7 +302,7 @@ def test_an_hour_on_moscow_s_clock_as_the_key_is_drawn_as_clock_hours(sample_set
     result = run({**query, "group_by": "hour('MSK')", "select": "mean(range)"}, sample_settings)
     fig = figure(result, "ru")
     [axis] = [ax for ax in fig.axes if ax.get_xlabel()]
-    assert axis.get_xlabel() == "час (MSK)"
+    assert axis.get_xlabel() == "час (МСК)"
     ticks = [t.get_text() for t in axis.get_xticklabels() if t.get_text()]
     assert ticks and all(re.fullmatch(r"\d\d:00", t) for t in ticks)
     np.testing.assert_allclose(bar_heights(axis), expected.to_numpy(), rtol=1e-9)

@@ -172,7 +172,7 @@ def test_a_weekday_and_days_without_an_event_are_said_in_words() -> None:
 def test_times_on_another_clock_name_it_in_the_headline(sample_settings, con, language) -> None:
     """The time of day of each RTH day's high on Moscow's clock, counted: the headline read
     «дни: чаще всего 17:30 949 дней», a time a reader takes for New York's; it names the
-    clock as the axis does ("t (Moscow)"). The most frequent time from DuckDB's 5-minute
+    clock as the axis does ("t (MSK)", «t (МСК)»). The most frequent time from DuckDB's 5-minute
     highs, moved to Moscow by pandas."""
     query = {
         "session": "RTH",
@@ -195,7 +195,9 @@ def test_times_on_another_clock_name_it_in_the_headline(sample_settings, con, la
     assert counts.iloc[0] > counts.iloc[1]  # one most frequent time
     headline = chart_headline(run(query, sample_settings), language)
     assert headline is not None
-    assert f"{counts.index[0]} (Moscow) {counts.iloc[0]}" in headline, headline
+    # «МСК», as a Russian trader names the clock: «16:30 (Moscow)» left it in English.
+    clock = {"en": "MSK", "ru": "МСК"}[language]
+    assert f"{counts.index[0]} ({clock}) {counts.iloc[0]}" in headline, headline
 
 
 def test_year_by_weekday_names_each_year_once_and_weekdays_inside(sample_settings, days) -> None:

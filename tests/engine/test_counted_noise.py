@@ -575,7 +575,7 @@ def test_the_tie_cut_by_the_limit_names_months_as_the_bars_do(engine_settings, r
         # and the caption says #2 is a tie too: "#2 Feb 5 days, tied with Mar"
         feb = words_for(language).months[ordered.index[0] - 1]
         tied_with = {"en": f"{feb} {edge} days, tied with {month}",
-                     "ru": f"{feb} {edge} дней, наравне с {month}"}[language]  # fmt: skip
+                     "ru": f"{feb} {edge} дней, столько же: {month}"}[language]  # fmt: skip
         assert tied_with in chart_headline(result, language), chart_headline(result, language)
 
 

@@ -203,7 +203,7 @@ async def test_a_russian_conversation_reads_russian_with_the_true_numbers(
         counts = y2024["hours"].value_counts()
         top = counts.idxmax()
         # The headline names the clock as the axis does.
-        assert answer["caption"].startswith(f"дни: чаще всего {top} (Moscow) {counts[top]} ")
+        assert answer["caption"].startswith(f"дни: чаще всего {top} (МСК) {counts[top]} ")
         assert answer["caption"].endswith(f"в {top} по Москве.")
         rows = await fetch_csv(fake, answer)
         assert {r["high_time_moscow"]: int(r["дни"]) for r in rows} == counts.to_dict()

@@ -42,6 +42,11 @@ SAME_IN_RUSSIAN = {
     ("barb", "lowest_highest_short"),
     # "21 days", "21 день": a number and the word that agrees with it, in either language.
     ("barb", "counted"),
+    # The clocks a Russian trader also calls by their Latin letters (ET, CT, UTC, CET).
+    ("barb", "clock.America/Chicago"),
+    ("barb", "clock.America/New_York"),
+    ("barb", "clock.Europe/Berlin"),
+    ("barb", "clock.UTC"),
     # "touch_upper: days per month": a column's name before what its bars count.
     ("barb", "count_per_named"),
     # An import report's first line and where a refused row is: a file's name, its layout,
