@@ -271,6 +271,7 @@ def csv_bytes(result: Result, language: str | None = DEFAULT) -> bytes:
             notes = out[column].map(lambda key: text("barb", key, language) if key else "")
             out = out.drop(columns=column)
             out[text("barb", header, language)] = notes
+    out = _with_limit_tie_note(out, result, language)
     if result.metadata is not None:
         # Once, on the first row: the file says whose data it is, not every row again.
         source = [""] * len(out)
@@ -284,6 +285,29 @@ def csv_bytes(result: Result, language: str | None = DEFAULT) -> bytes:
     # text left unquoted after "\n" endings split its row in Excel and pandas (r48b).
     out.to_csv(buffer, index=False, sep=dialect.separator, lineterminator="\r\n")
     return buffer.getvalue().encode("utf-8-sig")
+
+
+def _with_limit_tie_note(out: pd.DataFrame, result: Result, language: str | None) -> pd.DataFrame:
+    """A limit that cut a tie says so on the last row, the one the rows cut tie with, in the
+    notes' column, as the chart's note under the bars does ("Also 14, cut by the limit:
+    Oct"): "two months with the most up days" sent a file of Dec and Sep alone, and nothing
+    of October's equal 14."""
+    meta = result.metadata
+    if meta is None or meta.limit_tie is None or result.table is None or out.empty:
+        return out
+    # Here, not at the top: the chart package loads matplotlib (see ``proof_frame``).
+    from barb.charts.rows import limit_tie_note
+    from barb.charts.words import words_for
+
+    note = limit_tie_note(result, words_for(language))
+    if note is None:
+        return out
+    header = text("barb", N_("csv.note_column"), language)
+    notes = out[header] if header in out.columns else pd.Series([""] * len(out), index=out.index)
+    last = notes.iloc[-1]
+    notes = notes.copy()
+    notes.iloc[-1] = f"{last}; {note}" if last else note
+    return out.assign(**{header: notes})
 
 
 #: Keys the chart names by a word or a clock's time, not by their number.

@@ -1261,7 +1261,7 @@ def _notes(groups: Groups, result: Result, words: Words) -> list[str]:
         names += f" +{len(groups.few) - 6}" if len(groups.few) > 6 else ""
         notes.append(words("few_groups_note", names=names))
     notes += _part_counted_notes(groups, result, words)
-    notes += _limit_tie_notes(groups, result, words)
+    notes += limit_tie_notes(groups, result, words)
     notes += unjudged_notes(result, words)
     if groups.thinned is not None:
         notes.append(_thinned_note(groups.thinned, words))
@@ -1309,7 +1309,7 @@ def _part_counted_notes(groups: Groups, result: Result, words: Words) -> list[st
     return notes
 
 
-def _limit_tie_notes(groups: Groups, result: Result, words: Words) -> list[str]:
+def limit_tie_notes(groups: Groups, result: Result, words: Words) -> list[str]:
     """A line naming the groups tied with the last bar that the limit left out
     (``Metadata.limit_tie``): "Also 8, cut by the limit: Fri · 09:00, Fri · 14:00". The
     text warned that ``limit 8`` cut a tie of 5; the chart ranked three of them as places

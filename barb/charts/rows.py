@@ -35,6 +35,8 @@ from barb.charts.grouped import (
     draw_grouped,
     fitted_notes,
     keyed_rows,
+    limit_tie_notes,
+    read_groups,
     write_notes,
 )
 from barb.charts.header import unjudged_notes
@@ -308,6 +310,25 @@ def _limit_tie_rows_note(result: Result, values: np.ndarray, words: Words) -> li
     if more > 0:
         return [words("limit_tie_more_note", value=shown, names=names, count=more)]
     return [words("limit_tie_note", value=shown, names=names)]
+
+
+def limit_tie_note(result: Result, words: Words = ENGLISH) -> str | None:
+    """The note the chart writes under a ranking whose limit cut a tie, for the CSV to say it
+    too: "Also 14, cut by the limit: Oct" of "two months with the most up days" was under the
+    chart, and the file held Dec and Sep alone. None when no tie was cut."""
+    meta = result.metadata
+    table = result.table
+    if meta is None or meta.limit_tie is None or table is None or table.empty:
+        return None
+    groups = read_groups(result, words)
+    if groups is not None and groups.ranked and groups.by:
+        notes = limit_tie_notes(groups, result, words)
+    else:
+        column = sorted_column(result, table)
+        if column is None or column not in table.columns or not is_number(table[column]):
+            return None
+        notes = _limit_tie_rows_note(result, floats(table[column]), words)
+    return notes[0] if notes else None
 
 
 def calendar_names(result: Result, table: pd.DataFrame, words: Words) -> list[str] | None:

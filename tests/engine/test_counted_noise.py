@@ -6,6 +6,8 @@ from scipy.stats, never through Barb."""
 
 from __future__ import annotations
 
+import io
+
 import pandas as pd
 import pytest
 from asking import ask
@@ -18,6 +20,7 @@ from barb.charts import chart_headline, draw_chart
 from barb.charts.style import HIGH, LOW
 from barb.charts.words import words_for
 from barb.data.store import data_path
+from barb.export import csv_bytes, csv_dialect
 
 RTH = (570, 1020)  # NQ's RTH, 09:30-17:00, in minutes of the day
 
@@ -577,6 +580,11 @@ def test_the_tie_cut_by_the_limit_names_months_as_the_bars_do(engine_settings, r
         tied_with = {"en": f"{feb} {edge} days, tied with {month}",
                      "ru": f"{feb} {edge} дней, столько же: {month}"}[language]  # fmt: skip
         assert tied_with in chart_headline(result, language), chart_headline(result, language)
+        # The CSV says it too, on the row March ties with: its file held Feb alone.
+        sep = csv_dialect(language).separator
+        frame = pd.read_csv(io.BytesIO(csv_bytes(result, language)), sep=sep, dtype=str)
+        header = {"en": "ranking_note", "ru": "примечание"}[language]
+        assert frame[header].fillna("").tolist() == [note], frame
 
 
 @pytest.mark.parametrize("language", ["en", "ru"])

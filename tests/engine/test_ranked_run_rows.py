@@ -6,6 +6,8 @@ conftest.py."""
 
 from __future__ import annotations
 
+import io
+
 import pandas as pd
 import pytest
 from matplotlib.collections import PolyCollection
@@ -15,6 +17,7 @@ from matplotlib.text import Text
 from barb import execute
 from barb.charts import chart_headline, draw_chart
 from barb.charts.style import ACCENT, NEUTRAL
+from barb.export import csv_bytes
 
 RTH = (570, 1020)  # NQ's RTH, 09:30-17:00, in minutes of the day
 LIMIT = 8
@@ -69,6 +72,10 @@ def test_a_streak_ranking_chart_says_ties_cuts_and_runs(engine_settings, runs) -
     assert colors == [NEUTRAL if r else ACCENT for r in repeated]
     shown = _texts(fig)
     assert f"Also {edge}, cut by the limit: {', '.join(cut[:3])}" in shown
+    # and the CSV on the last row, whose tie the limit cut: the file said nothing of it
+    frame = pd.read_csv(io.BytesIO(csv_bytes(result)), dtype=str)
+    notes = frame["ranking_note"].fillna("").tolist()
+    assert notes == [""] * (LIMIT - 1) + [f"Also {edge}, cut by the limit: {', '.join(cut[:3])}"]
     assert f"{LIMIT} bars, {listed['run_id'].nunique()} runs" in shown
     assert f"first {LIMIT}" in shown
     first = ", ".join(f"{day:%Y-%m-%d}" for day in top[:2])
