@@ -285,10 +285,16 @@ async def test_cancel_and_other_people(
 ) -> None:
     fake = fake_telegram
     content, _ = chicago_csv
-    async with barb_bot(fake, db_url, engine_settings=engine, admins={ALICE}):
+    async with barb_bot(fake, db_url, engine_settings=engine, admins={ALICE}) as svc:
         refused = await send_file(fake, BOB, content, "mine.csv")  # not an admin: any file
         assert refused["text"] == t("upload_admins_only", "en")
-        assert not fake.calls("getFile")
+        # A trader's own trades with a question: not told their file is one of bars, and
+        # the question is not asked of a file never read (no model call, no getFile).
+        trades = b"date,side,pnl\r\n2024-03-01,long,250\r\n"
+        said = await send_file(fake, BOB, trades, "trades.csv", "my win rate on these?")
+        assert said["text"].startswith("I don't open files sent to me (only Barb's admins")
+        assert said["text"] == t("upload_admins_only", "en")
+        assert not fake.calls("getFile") and svc.assistant.provider.requests == []
 
         offer = await send_file(fake, ALICE, content, "nq.csv")
         import_button, cancel_button = keyboard_data(offer)
