@@ -6,7 +6,7 @@ many the chart draws, when not all) and the synthetic-data badge."""
 
 from __future__ import annotations
 
-import textwrap
+import re
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
@@ -28,7 +28,6 @@ from barb.charts.style import (
     SYNTHETIC,
     TITLE_PT,
     TITLE_TOP,
-    chars_per_line,
 )
 from barb.charts.value_text import number_text
 from barb.charts.where_words import where_text
@@ -189,10 +188,14 @@ def wrap(
     *,
     bold: bool = False,
     room_px: float | None = None,
+    whole_values: bool = True,
 ) -> list[str]:
     """``text`` in at most ``lines`` lines that fit across the figure (or ``room_px``), the
     last cut with "…"; measured with the figure's renderer, so wide letters (bold, Cyrillic)
-    wrap sooner."""
+    wrap sooner. Lines break between words, never inside a glued run (``_runs``): a title
+    read "average range: Wed 349.17 to Tue" over "381.05", and a line began "· ▼ Mon".
+    Without ``whole_values`` a label and its value may part; a separator never starts a
+    line."""
     renderer = fig.canvas.get_renderer()  # type: ignore[attr-defined]
     font = FontProperties(size=points, weight="bold" if bold else "normal")
     if room_px is None:
@@ -202,15 +205,81 @@ def wrap(
         width, _, _ = renderer.get_text_width_height_descent(line, font, ismath=False)
         return width <= room_px
 
-    width = chars_per_line(points)
-    while True:
-        out = textwrap.wrap(text, width, break_long_words=True) or [""]
-        if len(out) > lines:
-            out = out[:lines]
-            out[-1] = _cut(out[-1], fits)
-        if all(fits(line) for line in out) or width <= 10:
-            return out
-        width -= 2
+    out: list[str] = []
+    for run in _runs(text, whole_values):
+        for piece in _fitting(run, fits):
+            if out and fits(f"{out[-1]} {piece}"):
+                out[-1] = f"{out[-1]} {piece}"
+            else:
+                out.append(piece)
+    if len(out) > lines:
+        out = out[:lines]
+        out[-1] = _cut(out[-1], fits)
+    return out or [""]
+
+
+def _fitting(run: str, fits: Callable[[str], bool]) -> list[str]:
+    """A run too wide for a line as its words, and a word too wide as the letters that fit."""
+    if fits(run):
+        return [run]
+    pieces: list[str] = []
+    for word in run.split(" "):
+        while word and not fits(word):
+            at = len(word) - 1
+            while at > 1 and not fits(word[:at]):
+                at -= 1
+            pieces.append(word[:at])
+            word = word[at:]
+        if word:
+            pieces.append(word)
+    return pieces
+
+
+# A value: a number, a price, a percent or a time of day ("−0.103%", "1 033 895", "09:30").
+_VALUE = re.compile(r"^[−+-]?[$€]?\d")
+# A comparison or an alias joins both its sides: "fh > 0", "count() as weeks".
+_OPERATORS = frozenset({"=", "==", "!=", ">", "<", ">=", "<=", "as"})
+# What joins the word before it: a separator ("·", "–") never starts a line.
+_JOINS_BEFORE = frozenset({"·", "–", "—"}) | _OPERATORS
+# What joins the word after it: a mark ("▲", "▼") never ends one.
+_JOINS_AFTER = frozenset({"▲", "▼"}) | _OPERATORS
+# Words between two values, which a line may start with: "Wed 349.17 to Tue 381.05".
+_LINKS = frozenset({"to", "vs", "or", "and", "of", "within", "против", "или", "и", "в"})
+# A clock's name in brackets after a time: "16:30 (МСК)".
+_BRACKETED = re.compile(r"^\([^\s()]+\)[,;]?$")
+
+
+def _runs(text: str, whole_values: bool = True) -> list[str]:
+    """``text``'s words, those no line may break between joined in one run: a separator and
+    the word before it, a mark and the word after it, a label and its value ("Tue 381.05")
+    and a value and its unit or clock ("410.01 points", "16:30 (МСК)")."""
+    runs: list[str] = []
+    for word in filter(None, text.split(" ")):  # a no-break space stays one
+        # The word before, past a no-break space the text has already ("2022\xa0·\xa0Wed").
+        before = re.split("[ \u00a0]", runs[-1])[-1] if runs else ""
+        if before and (_separates(before, word) or (whole_values and _labels(before, word))):
+            runs[-1] = f"{runs[-1]} {word}"
+        else:
+            runs.append(word)
+    return runs
+
+
+def _separates(before: str, word: str) -> bool:
+    """A separator and the word before it, or a mark and the word after it."""
+    return word in _JOINS_BEFORE or before in _JOINS_AFTER
+
+
+def _labels(before: str, word: str) -> bool:
+    """A label and its value, or a value and its unit or clock."""
+    if before.endswith(":") and _VALUE.match(before):
+        return True  # a condition's label and its value: "fh > 0: yes"
+    if before[-1] in ",;:" or before in _JOINS_BEFORE:
+        return False  # a list's, a name's and a separator's end may end a line
+    if _VALUE.match(word):
+        return True
+    if not _VALUE.match(before) or word.lower() in _LINKS:
+        return False
+    return word[0].isalpha() or bool(_BRACKETED.match(word))
 
 
 def bars_words(timeframe: str, words: Words) -> str:
@@ -265,10 +334,12 @@ def fit_headline(
     them it read."""
     named = [form for form in forms if name is None or name in form]
     nameless = [form for form in forms if form not in named]
-    for group in (named, nameless):
+    # Each value beside its label, unless only a form that parts them says what is measured.
+    tries = [(named, True), (named, False), (nameless, True)] if named else [(nameless, True)]
+    for group, whole in tries:
         for most in range(lines, max(lines, MAX_TITLE_LINES) + 1):
             for form in group:
-                out = wrap(fig, form, TITLE_PT, most, bold=True)
+                out = wrap(fig, form, TITLE_PT, most, bold=True, whole_values=whole)
                 if " ".join(out).split() == form.split():
                     return out
     if named and nameless:

@@ -104,3 +104,38 @@ def test_a_tie_with_the_short_last_bar_reads_one_pair_of_brackets(
     names = [f"{9 + slot}:30" if slot else "09:30" for slot in empty]
     names[-1] += " — 30 " + ("min" if language == "en" else "мин")
     assert f"({tie}{', '.join(names)})" in headline, headline
+
+
+@pytest.mark.parametrize("language", ["en", "ru"])
+@pytest.mark.parametrize(
+    ("column", "name"), [("range", "mean(range)"), ("volume", "mean(volume) as avg_volume")]
+)
+def test_a_weekday_title_keeps_each_value_beside_its_day_and_no_line_opens_on_a_separator(
+    sample_settings: EngineSettings, days: pd.DataFrame, language: str, column: str, name: str
+) -> None:
+    """ "average range: Wed 349.17 to Tue" over "381.05", and a volume's second line began
+    "· ▼ Mon" with its value on the next: at phone width each day stays beside its value,
+    and a line never starts with a separator or ends with a mark. The day and value named
+    are DuckDB's weekday means of 2024, found in one drawn line."""
+    query = {
+        "session": "RTH",
+        "from": "daily",
+        "period": "2024",
+        "group_by": "dayofweek()",
+        "select": name,
+    }
+    lines = [line.strip() for line in title_lines(figure(run(query, sample_settings), language))]
+    assert not [line for line in lines if line[0] in "·–—=" or line[-1] in "▲▼"], lines
+    year = days[pd.to_datetime(days.index).year == 2024]
+    values = (year["high"] - year["low"]) if column == "range" else year["volume"]
+    means = values.groupby(pd.to_datetime(year.index).dayofweek).mean()
+    for dow in (means.idxmax(), means.idxmin()):
+        day = WEEKDAYS[language][dow]
+        [line] = [line for line in lines if re.search(rf"\b{day}\b", line)]
+        after = line.split(day, 1)[1].strip()
+        assert after and after[0].isdigit(), lines  # its value follows it on the line
+        if language == "en":
+            value = float(after.split()[0].rstrip(",").replace(",", ""))
+        else:
+            value = numbers(after)[0]
+        assert value == pytest.approx(means[dow], abs=0.5), (lines, means)
