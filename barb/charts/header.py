@@ -241,8 +241,9 @@ _VALUE = re.compile(r"^[−+-]?[$€]?\d")
 _OPERATORS = frozenset({"=", "==", "!=", ">", "<", ">=", "<=", "as"})
 # What joins the word before it: a separator ("·", "–") never starts a line.
 _JOINS_BEFORE = frozenset({"·", "–", "—"}) | _OPERATORS
-# What joins the word after it: a mark ("▲", "▼") never ends one.
-_JOINS_AFTER = frozenset({"▲", "▼"}) | _OPERATORS
+# What joins the word after it: a mark ("▲", "▼") never ends one, nor a "by" its key (a
+# subtitle's "· by" over "weekday").
+_JOINS_AFTER = frozenset({"▲", "▼", "by", "по"}) | _OPERATORS
 # Words between two values, which a line may start with: "Wed 349.17 to Tue 381.05".
 _LINKS = frozenset({"to", "vs", "or", "and", "of", "within", "против", "или", "и", "в"})
 # A clock's name in brackets after a time: "16:30 (МСК)".

@@ -10,9 +10,11 @@ import duckdb
 import pandas as pd
 import pytest
 from engine_results import RTH, figure, run
+from matplotlib.text import Text
 from test_reading_texts import numbers, title_lines
 
 from barb.charts import chart_headline
+from barb.charts.style import SUBTITLE_PT
 from barb.settings import EngineSettings
 
 WEEKDAYS = {"en": ["Mon", "Tue", "Wed", "Thu", "Fri"], "ru": ["Пн", "Вт", "Ср", "Чт", "Пт"]}
@@ -139,3 +141,25 @@ def test_a_weekday_title_keeps_each_value_beside_its_day_and_no_line_opens_on_a_
         else:
             value = numbers(after)[0]
         assert value == pytest.approx(means[dow], abs=0.5), (lines, means)
+
+
+@pytest.mark.parametrize("language", ["en", "ru"])
+def test_a_subtitle_keeps_by_with_its_key(sample_settings: EngineSettings, language: str) -> None:
+    """ "mean(range) as avg_range, mean(volume) as avg_volume · by" over "weekday": a line
+    never ends with "by" («по») or an alias's "as", nor starts with a separator."""
+    query = {
+        "session": "RTH",
+        "from": "daily",
+        "period": "2010:2025",
+        "group_by": "dayname()",
+        "select": ["mean(range) as avg_range", "mean(volume) as avg_volume"],
+    }
+    fig = figure(run(query, sample_settings), language)
+    lines = [
+        t.get_text().strip()
+        for t in fig.findobj(Text)
+        if t.get_visible() and t.get_fontsize() == SUBTITLE_PT and t.get_text().strip()
+    ]
+    assert any("avg_volume" in line for line in lines), lines
+    ends = [line for line in lines if line.split()[-1] in ("by", "по", "as")]
+    assert not ends and not [line for line in lines if line[0] in "·–"], lines
