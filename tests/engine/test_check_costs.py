@@ -7,6 +7,7 @@ values from pandas over the bars, not through Barb's checks."""
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from typing import Any
 
@@ -19,15 +20,20 @@ from rth_bars import rth_daily
 
 from barb import interpreter
 from barb.caveats import (
+    calendar,
     data_start,
+    events,
     groups,
     kept_days,
+    price_levels,
     scale_mixups,
     short_day_groups,
 )
+from barb.caveats.calendar import RANK_SHIFT
 from barb.caveats.kept_days import KeptDays
 from barb.caveats.short_session_groups import short_group_caveat
 from barb.caveats.short_sessions import part_day_share_caveat
+from barb.period_rows import bars_in_scope
 from barb.planning import plan_query
 from barb.script.query import parse_query
 
@@ -184,3 +190,111 @@ def test_a_listing_its_short_days_do_not_change_writes_no_sentence(sample_settin
     short = int((closes < 15 * 60).sum())
     assert told[0].startswith(f"{short} of the {len(last)} days grouped are short sessions")
     assert np.datetime64("2024-12-24") in np.array(last.index[closes < 900], dtype="datetime64[D]")
+
+
+WEEKDAY = {
+    "session": "RTH",
+    "from": "daily",
+    "map": {"weekday": "dayname()"},
+    "group_by": "weekday",
+}
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        {**WEEKDAY, "select": "mean(range)"},
+        {**WEEKDAY, "period": "2025", "select": "mean(range)"},
+        {**WEEKDAY, "period": "2024", "select": ["mean(range)", "mean(volume)"]},
+        {**WEEKDAY, "select": "mean(close - open)"},  # signed: evaluated again
+        {**WEEKDAY, "period": "2024-01", "select": "mean(volume)"},
+    ],
+)
+def test_a_weekday_mean_the_holidays_barely_move_is_not_evaluated_again(
+    sample_settings, query: dict
+) -> None:
+    """A mean of sizes by weekday that no group's holiday sessions move by ``RANK_SHIFT`` of
+    itself is told so by its sums (``_barely_moved``): nothing is evaluated again, and the
+    shift and the warnings are those of the evaluation; any other is evaluated. The moves as
+    pandas computes them."""
+
+    def run(patch: pytest.MonkeyPatch) -> tuple[Any, list[tuple[Any, ...]]]:
+        found: list[tuple[Any, ...]] = []
+        original = calendar.holiday_shift
+
+        def spy(stage: Any, ctx: Any, kept: Any, closed: Any, **kwargs: Any) -> Any:
+            found.append((kept, closed, original(stage, ctx, kept, closed, **kwargs)))
+            return found[-1][-1]
+
+        patch.setattr(interpreter, "holiday_shift", spy)
+        return ask(query, sample_settings), found
+
+    with pytest.MonkeyPatch.context() as patch:
+        evaluated = _counting(patch, calendar, "evaluate_aggregate")
+        result, found = run(patch)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(calendar, "_barely_moved", lambda *_: None)
+        full, again = run(patch)
+    assert result.metadata.warnings == full.metadata.warnings
+    ((kept, closed, quick),) = found
+    ((_, _, whole),) = again
+    assert len(closed) and quick is not None and whole is not None  # holiday rows weighed
+    assert quick.notable() is whole.notable() and quick.ends == whole.ends
+    assert quick.most == pytest.approx(whole.most, rel=1e-9, abs=1e-12)
+    stage = plan_query(parse_query(query), "NQ", sample_settings).first
+    # The most a group's mean moves without the holiday sessions, by pandas.
+    holiday = np.isin(kept["trading_date"].to_numpy().astype("datetime64[D]"), closed)
+    sized = all(item.name in ("mean_range", "mean_volume") for item in stage.select)
+    most = 0.0
+    for item in stage.select:
+        column = kept[item.name.removeprefix("mean_")] if sized else kept["close"] - kept["open"]
+        was = column.groupby(kept["weekday"], observed=True).mean()
+        now = column[~holiday].groupby(kept["weekday"][~holiday], observed=True).mean()
+        most = max(most, float(((now.reindex(was.index) - was).abs() / was.abs()).max()))
+    barely = sized and most < RANK_SHIFT
+    assert (evaluated == []) is barely
+    if barely:
+        assert quick.most == pytest.approx(most, rel=1e-9)
+
+
+@pytest.mark.parametrize(("period", "said"), [("2024", False), ("2008:2025", True)])
+def test_a_period_whose_closes_cannot_blend_reads_no_unit(
+    sample_settings, period: str, said: bool
+) -> None:
+    """Mean RTH range by weekday: over 2024 NQ's minute closes span less than the
+    ``LEVEL_RATIO`` (pandas' lowest and highest), so the price-level check stops before it
+    reads the statistics' units from the query; over 2008-2025 they span more, the units
+    are read and the blend is said."""
+    query = {**WEEKDAY, "period": period, "select": "mean(range)"}
+    with pytest.MonkeyPatch.context() as patch:
+        units = _counting(patch, price_levels, "_distance_units")
+        result = ask(query, sample_settings)
+    blended = [w for w in result.metadata.warnings if "price level changed" in w]
+    assert bool(units) is bool(blended) is said
+    raw = pd.read_parquet(sample_settings.data_dir / "NQ.parquet", columns=["timestamp", "close"])
+    first, last = period.split(":") if ":" in period else (period, period)
+    year = raw["timestamp"].dt.year
+    closes = raw["close"][(year >= int(first)) & (year <= int(last))]
+    assert bool(closes.max() / closes.min() >= price_levels.LEVEL_RATIO) is said
+
+
+def test_bars_without_a_joined_event_are_not_read_for_releases(engine_settings) -> None:
+    """On 1-hour bars with no event joined, the releases-inside-a-bar check reads no bar's
+    date or time (every bar's, 1,400 here and 100,000 on 15-minute bars of six years);
+    with FOMC joined it reads them, and finds its 14:00 releases inside the 13:30 bar on
+    both FOMC days of the data (2024-01-31, 2024-03-20)."""
+    for query, reads in (
+        ({"session": "RTH", "from": "1h", "select": "count()"}, False),
+        ({"session": "RTH", "from": "1h", "join": "fomc", "select": "count()"}, True),
+    ):
+        plan = plan_query(parse_query(query), "NQ", engine_settings)
+        scope = bars_in_scope(plan)
+        blind = dataclasses.replace(scope, frame=scope.frame.drop(columns=["timestamp"]))
+        if reads:
+            with pytest.raises(KeyError):
+                events._releases_inside_bars(plan, blind)
+        else:
+            assert events._releases_inside_bars(plan, blind) == []
+        said = events._releases_inside_bars(plan, scope)
+        inside = "FOMC came out at 14:00, inside the 1h bar opening 13:30, on all 2 fomc days"
+        assert [w[: len(inside)] for w in said] == ([inside] if reads else [])
