@@ -623,8 +623,8 @@ def compare_whole_groups(summary: Summary, table: pd.DataFrame, parts: Sequence[
     """Name the highest and lowest of whole groups only, when a part group would be one, and
     say which were left out: year by weekday named "lowest up_days: year=2026, wd=Tue,
     up_days=0, days=1", a 1-day group, where the whole years' lowest was 17 of 52 days."""
-    if summary.type != "grouped" or not summary.stats or summary.min is None:
-        return
+    if not parts or summary.type != "grouped" or not summary.stats or summary.min is None:
+        return  # no part group: the highest and lowest named are whole groups'
     column = next(iter(summary.stats))
     if column not in table.columns:
         return

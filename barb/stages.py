@@ -79,13 +79,14 @@ from barb.script.evaluator import RowsOverAll, SelectValue, evaluate, evaluate_s
 from barb.script.functions import KIND_NAMES, value_kind
 from barb.script.library import lookup
 from barb.script.query import Query
-from barb.script.reach import map_reach, reach
 from barb.stage_output import SINGLE_ROW, StageOutput, counted_columns, query_columns, sort_keys
 from barb.summary_text import value_text
 from barb.time_keys import calendar_part, from_the_open, period_keys
 from barb.timeframes import timeframe as timeframe_spec
 from barb.where_values import where_sides, with_where_values
 
+# The calls whose comparisons ``record_rows`` reads as record tests, as they are written.
+RUNNING_EXTREMES = frozenset({"cummax", "cummin"})
 # A table of the latest bars keeps this many bars before them, to show the series it ends.
 LATEST_HISTORY_ROWS = 1_000
 # A where's table of at most this many days keeps the period's closes, to draw them on.
@@ -195,7 +196,9 @@ def run_stage(
                 stage, every_row, condition, period, again, ctx.timeframe, rows
             )
         said += running_caveat(start, period)
-        records = record_rows(start, period)
+        # Records against a running high or low: none without a cummax() or cummin().
+        if stage.calls & RUNNING_EXTREMES:
+            records = record_rows(start, period)
         said += [records[0]] if records is not None else []
     setup: dict[str, SetupMean] = {}
     judged = period
@@ -252,7 +255,8 @@ def run_stage(
     )
     output.warnings[:0] = said
     if again is not None and stage.where is not None and stage.shape in SINGLE_ROW:
-        sides = where_sides(stage.where)  # the where's indicators, beside the rows it kept
+        # The where's indicators, beside the rows it kept.
+        sides = stage.derived("where_sides", partial(where_sides, stage.where))
         if sides and callable(output.source_rows):
             output.source_rows = partial(with_where_values, output.source_rows, sides, again, keep)
     if stage.shape in SINGLE_ROW and record_columns(stage):
@@ -271,7 +275,7 @@ def run_stage(
         # The where's value on the period's last row: none when it reads a next() past the
         # data's last whole bar (the week of 2025-12-29 is no "last week of the year").
         assert stage.where is not None
-        if reach(stage.where, map_reach(stage.map_exprs)).ahead > 0:
+        if stage.reads_ahead:
             # The rows at the period's end it had no value on: next(close, 3)'s last three.
             unknown = condition.isna().to_numpy()[::-1] & period[::-1]
             output.last_unjudged = int(np.argmin(unknown)) if not unknown.all() else len(unknown)
@@ -293,8 +297,7 @@ def run_stage(
         listed = output.groups if output.groups is not None else output.table
         calendar = None
         if again is not None and stage.where is not None:  # its parts on the calendar alone
-            mapped = dict(stage.map_exprs)
-            parts = [p for p in conjuncts(stage.where) if not picks_by_values(p, mapped)]
+            parts = stage.derived("calendar_parts", partial(_calendar_parts, stage))
             calendar = partial(_kept_by, parts, again) if parts else None
         output.warnings += empty_groups(
             every_row,
@@ -489,20 +492,10 @@ def _sizes_before(
     ones, and "476 of 476 days against 460 of 464, Fisher p = 0.059" had tested how often
     a gap was none (p48c Q36). Such a part is read as the calendar's is: it narrows the
     rows each group is of."""
-    assert stage.where is not None
-    mapped = dict(stage.map_exprs)
-    of_keys = partial(_of_a_key, [expr for _, expr in stage.group_keys], mapped)
-    picking = [part for part in conjuncts(stage.where) if picks_by_values(part, mapped)]
-    if all(of_keys(part) for part in picking):
+    narrowing = stage.derived("narrowing", partial(_narrowing, stage))
+    if narrowing is None:
         return None
     keys = [name for name, _ in stage.group_keys]
-
-    # The parts read as the calendar's: they narrow the rows each group is of.
-    narrowing = [
-        part
-        for part in conjuncts(stage.where)
-        if not picks_by_values(part, mapped) or of_keys(part)
-    ]
 
     @cache
     def judged() -> np.ndarray:
@@ -515,6 +508,29 @@ def _sizes_before(
         cache(lambda: sizes_before(frame, keys, judged(), grouped)),
         cache(lambda: stretch_shares(grouped(), judged(), keep)),
     )
+
+
+def _calendar_parts(stage: StagePlan) -> list[Expr]:
+    """The where's parts that keep rows by the calendar or a schedule alone."""
+    assert stage.where is not None
+    mapped = dict(stage.map_exprs)
+    return [part for part in conjuncts(stage.where) if not picks_by_values(part, mapped)]
+
+
+def _narrowing(stage: StagePlan) -> list[Expr] | None:
+    """The where's parts read as the calendar's, which narrow the rows each group is of
+    (``_sizes_before``); None when every part that picks by values is of a key."""
+    assert stage.where is not None
+    mapped = dict(stage.map_exprs)
+    of_keys = partial(_of_a_key, [expr for _, expr in stage.group_keys], mapped)
+    picking = [part for part in conjuncts(stage.where) if picks_by_values(part, mapped)]
+    if all(of_keys(part) for part in picking):
+        return None
+    return [
+        part
+        for part in conjuncts(stage.where)
+        if not picks_by_values(part, mapped) or of_keys(part)
+    ]
 
 
 def _of_a_key(keys: Sequence[Expr], mapped: Mapping[str, Expr], part: Expr) -> bool:
@@ -873,7 +889,10 @@ def _unaveraged(
     ranked = stage.limit is not None and any(
         key.column not in ("timestamp", "trading_date", "date") for key in stage.sort
     )
-    units = column_units(list(summary.stats), timeframe, query) if query is not None else {}
+    # A ranking's means all go: no column's unit is read (the query's names parsed again).
+    units = {}
+    if query is not None and not ranked:
+        units = column_units(list(summary.stats), timeframe, query)
     for name, stats in summary.stats.items():
         if ranked or units.get(name) == PRICE:
             stats.mean = None
