@@ -167,7 +167,7 @@ from barb.stage_output import (
     sort_keys,
 )
 from barb.stages import DayOpen, run_stage
-from barb.time_keys import minute_clocks
+from barb.time_keys import CLOCK_NAMES, minute_clocks
 from barb.time_zones import short_name
 
 log = logging.getLogger(__name__)
@@ -736,6 +736,8 @@ def _clocks(plan: Plan, output: StageOutput) -> dict[str, str]:
         }
     else:
         return {}
+    if not plan.reads_clock and CLOCK_NAMES.isdisjoint(columns):
+        return {}  # a minute of the day is hour() * 60 + minute(), time(), or by its name
     home = short_name(plan.dataset.instrument.timezone)
     found = {name: home for name in minute_clocks(columns, plan.query.to_json())}
     zoned = zone_clock_columns(plan) if plan.reads_clock else {}

@@ -13,7 +13,7 @@ from __future__ import annotations
 import datetime as dt
 import difflib
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Hashable, Iterator
 from dataclasses import dataclass, replace
 from functools import cached_property, partial
 from typing import Any
@@ -186,17 +186,18 @@ class StagePlan:
             return False
         return reach(self.where, map_reach(self.map_exprs)).ahead > 0
 
-    def derived(self, key: str, build: Callable[[], Any]) -> Any:
+    def derived(self, key: Hashable, build: Callable[[], Any]) -> Any:
         """A fact of the stage's expressions alone, built at its plan's first run and kept
         with the plan (``plan_query`` keeps plans of queries asked again): the parts of a
-        where each run reads its groups' sizes by, the sides it lists beside its rows."""
+        where each run reads its groups' sizes by, the sides it lists beside its rows, the
+        units of the columns it summarises. ``key`` names the fact and what it is of."""
         found = self._derived.get(key, _MISSING)
         if found is _MISSING:
             found = self._derived.setdefault(key, build())
         return found
 
     @cached_property
-    def _derived(self) -> dict[str, Any]:
+    def _derived(self) -> dict[Hashable, Any]:
         return {}
 
     def number_comparisons(self, is_value: Callable[[Node], bool]) -> list[Compare] | None:
@@ -289,7 +290,7 @@ class Plan:
         intraday runs skip reading for them."""
         stages = (self.first, self.then) if self.then is not None else (self.first,)
         called = {name for stage in stages for name in stage.calls}
-        return any(_canonical(name) in CLOCK_READINGS for name in called)
+        return any(name in CLOCK_READINGS or _canonical(name) in CLOCK_READINGS for name in called)
 
     @property
     def point_values(self) -> frozenset[float]:
@@ -299,7 +300,8 @@ class Plan:
         return frozenset(i.point_value for i in instruments)
 
 
-# The calls a clock reading begins at (``barb.caveats.zone_midnight``'s ``_CLOCKS``).
+# The calls a clock reading begins at (``barb.caveats.zone_midnight``'s ``_CLOCKS``; a
+# minute of the day, ``barb.time_keys.time_kind``'s, reads one of them too).
 CLOCK_READINGS = frozenset({"hour", "time"})
 
 

@@ -810,7 +810,8 @@ def _answer(
     # year=2016.5" summarised 18 yearly returns' labels as a number. A trading_day() is a
     # value: where in the month the rows lie.
     if query is not None:
-        labels = period_keys(query, stat_cols, ctx.timeframe)
+        keyed = ("period_keys", tuple(stat_cols), ctx.timeframe)
+        labels = stage.derived(keyed, partial(period_keys, query, stat_cols, ctx.timeframe))
         stat_cols = [c for c in stat_cols if c not in labels]
     # A then.map adds to the first stage's columns: "ret_pct" selected there stays listed
     # next to "pct_rank = rank(ret_pct)", as the table and the CSV hold it.
@@ -891,8 +892,10 @@ def _unaveraged(
     )
     # A ranking's means all go: no column's unit is read (the query's names parsed again).
     units = {}
-    if query is not None and not ranked:
-        units = column_units(list(summary.stats), timeframe, query)
+    if query is not None and not ranked:  # the whole query's: the same on each run of it
+        names = list(summary.stats)
+        keyed = ("column_units", tuple(names), timeframe)
+        units = stage.derived(keyed, partial(column_units, names, timeframe, query))
     for name, stats in summary.stats.items():
         if ranked or units.get(name) == PRICE:
             stats.mean = None
@@ -957,14 +960,13 @@ def _ordered_positions(
             ordered_positions = positions if ascending[0] else positions[::-1]
             return ordered_positions[: stage.limit], ties
         if len(names) == 1:  # one key: the same stable order, without a frame of keys
-            key = pd.Series(frame[names[0]].to_numpy())
-            ordered = key.sort_values(ascending=ascending[0], kind="stable", na_position="last")
+            positions = _stable_order(frame[names[0]].to_numpy(), ascending[0])
         else:
             keys = pd.DataFrame({f"k{i}": frame[name].to_numpy() for i, name in enumerate(names)})
             ordered = keys.sort_values(
                 list(keys.columns), ascending=ascending, kind="stable", na_position="last"
             )
-        positions = ordered.index.to_numpy()
+            positions = ordered.index.to_numpy()
         if stage.limit is not None and len(positions) > stage.limit:
             columns = [frame[name].to_numpy() for name in names]
 
@@ -981,6 +983,27 @@ def _ordered_positions(
     if stage.limit is not None:
         positions = positions[: stage.limit]
     return positions, ties
+
+
+def _stable_order(values: np.ndarray, ascending: bool) -> np.ndarray:
+    """The positions ``pd.Series(values).sort_values(kind="stable", na_position="last")``
+    puts ``values`` in (its index), for numbers as pandas' ``nargsort`` orders them: a
+    descending sort is the ascending one of the reversed values, reversed, so that equal
+    values keep their order; the empty ones last, in theirs. Other values (dates, text) are
+    left to pandas. Without the Series and its sorted copy: a third of a ranking's cost."""
+    if values.dtype.kind not in "iuf":
+        key = pd.Series(values)
+        ordered = key.sort_values(ascending=ascending, kind="stable", na_position="last")
+        return ordered.index.to_numpy()
+    empty = np.isnan(values) if values.dtype.kind == "f" else np.zeros(len(values), dtype=bool)
+    at = np.arange(len(values))
+    filled, filled_at = values[~empty], at[~empty]
+    if not ascending:
+        filled, filled_at = filled[::-1], filled_at[::-1]
+    order = filled_at[filled.argsort(kind="stable")]
+    if not ascending:
+        order = order[::-1]
+    return np.concatenate([order, np.flatnonzero(empty)])
 
 
 def _in_time_order(frame: pd.DataFrame) -> bool:
