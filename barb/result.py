@@ -597,8 +597,13 @@ def summarize_grouped(
     if not values:
         return summary
     main = _compared_column(table, values, sort, counts, made)
-    numeric = pd.to_numeric(table[main], errors="coerce")
-    if numeric.notna().any():
+    numeric = table[main]
+    if numeric.dtype.kind == "f":  # numbers already: no conversion, no Series of flags
+        known = not np.isnan(numeric.to_numpy()).all()
+    else:
+        numeric = pd.to_numeric(numeric, errors="coerce")
+        known = bool(numeric.notna().any())
+    if known:
         col_stats = _stats(numeric, table, by)
         if col_stats is not None:
             summary.stats = {main: col_stats}
