@@ -390,12 +390,7 @@ def json_value(value: Any) -> Any:
             return ts.strftime("%Y-%m-%d")
         return ts.strftime("%Y-%m-%d %H:%M")
     if isinstance(value, np.datetime64):
-        # As a Timestamp writes it, without making one (a table's labels: most of its cost).
-        if np.isnat(value):
-            return None
-        if value.astype("datetime64[s]") == value.astype("datetime64[D]"):
-            return str(value.astype("datetime64[D]"))
-        return str(value.astype("datetime64[m]")).replace("T", " ")
+        return json_value(pd.Timestamp(value))
     if isinstance(value, (np.bool_, bool)):
         return bool(value)
     if isinstance(value, (np.integer,)):

@@ -1,6 +1,6 @@
 """The cheaper ways a run does a thing give what the plain ways gave: a ranking's stable
-order, a table's stamps as text, the rows a where kept, and the clock readings skipped when
-a query calls no hour() or time(). (That every answer and warning stays byte-identical is
+order, the rows a where kept, and the clock readings skipped when a query calls no hour()
+or time(). (That every answer and warning stays byte-identical is
 ``bench/answer_dump.py``'s diff, docs/benchmarks.md.)"""
 
 from __future__ import annotations
@@ -19,7 +19,6 @@ from barb.caveats.zone_midnight import (
 )
 from barb.frames import masked_values, take_rows
 from barb.interpreter import plan_query
-from barb.result import json_value
 from barb.script.query import parse_query
 from barb.settings import EngineSettings
 from barb.stages import _stable_order
@@ -42,30 +41,6 @@ def test_a_ranking_orders_rows_as_a_stable_pandas_sort() -> None:
             np.testing.assert_array_equal(
                 _stable_order(values, ascending), expected.index.to_numpy()
             )
-
-
-def _as_a_timestamp_writes_it(value: Any) -> str | None:
-    stamp = pd.Timestamp(value)
-    if stamp is pd.NaT:
-        return None
-    if stamp.hour == 0 and stamp.minute == 0 and stamp.second == 0:
-        return stamp.strftime("%Y-%m-%d")
-    return stamp.strftime("%Y-%m-%d %H:%M")
-
-
-def test_a_stamp_is_written_as_a_timestamp_writes_it() -> None:
-    rng = np.random.default_rng(5)
-    start = np.datetime64("2008-01-01", "ns").astype(np.int64)
-    stamps = start + rng.integers(0, 18 * 365 * 86_400 * 10**9, 2_000)
-    day, minute = 86_400 * 10**9, 60 * 10**9
-    midnight = stamps // day * day
-    stamps = np.concatenate(
-        [stamps, stamps // minute * minute, midnight, midnight + 10**6, midnight + 30 * 10**9]
-    ).view("datetime64[ns]")
-    for unit in ("ns", "s", "m", "D"):
-        for value in stamps.astype(f"datetime64[{unit}]"):
-            assert json_value(value) == _as_a_timestamp_writes_it(value)
-    assert json_value(np.datetime64("NaT")) is None
 
 
 def test_rows_kept_are_each_column_taken_apart() -> None:
