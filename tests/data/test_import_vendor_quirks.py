@@ -10,7 +10,9 @@ import os
 import subprocess
 import sys
 import zipfile
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import bar_files as bf
 import pandas as pd
@@ -994,3 +996,76 @@ def test_a_csv_in_a_windows_code_page_is_told_to_be_saved_as_utf8(
     with pytest.raises(DataError, match=r"файл — текст, но не в кодировке UTF-8"):
         check_file(path, "NQ", settings, lang="ru")
     assert not data_path("NQ", settings).exists()
+
+
+# --- Russian terminals and Finam ------------------------------------------------------------
+
+
+def _rows(path: Path, header: str, lines: list[str]) -> Path:
+    path.write_text("\r\n".join([header, *lines]) + "\r\n", encoding="utf-8")
+    return path
+
+
+def _comma(value: float) -> str:
+    return f"{value}".replace(".", ",")
+
+
+@pytest.mark.parametrize(
+    ("header", "row"),
+    [
+        # QUIK's and a Russian Excel's: decimal comma, day-first dotted dates.
+        (
+            "Дата;Время;Открытие;Максимум;Минимум;Закрытие;Объём",
+            lambda t, r: f"{t:%d.%m.%Y};{t:%H:%M};{_comma(r.open)};{_comma(r.high)};"
+            f"{_comma(r.low)};{_comma(r.close)};{r.volume}",
+        ),
+        (
+            "Дата,Время,Открытие,Максимум,Минимум,Закрытие,Объем",
+            lambda t,
+            r: f"{t:%Y-%m-%d},{t:%H:%M:%S},{r.open},{r.high},{r.low},{r.close},{r.volume}",
+        ),
+        (
+            "Дата и время;Откр.;Макс.;Мин.;Закр.;Объём",
+            lambda t, r: f"{t:%d.%m.%Y %H:%M};{r.open};{r.high};{r.low};{r.close};{r.volume}",
+        ),
+        # Finam's export (and QUIK's): <TICKER>,<PER> beside the bars, yyyymmdd and hhmmss.
+        (
+            "<TICKER>,<PER>,<DATE>,<TIME>,<OPEN>,<HIGH>,<LOW>,<CLOSE>,<VOL>",
+            lambda t, r: f"NQ,1,{t:%Y%m%d},{t:%H%M%S},{r.open},{r.high},{r.low},{r.close},"
+            f"{r.volume}",
+        ),
+        (
+            "<TICKER>;<PER>;<DATE>;<TIME>;<OPEN>;<HIGH>;<LOW>;<CLOSE>;<VOL>",
+            lambda t, r: f"NQ;1;{t:%d/%m/%y};{t:%H:%M:%S};{r.open};{r.high};{r.low};{r.close};"
+            f"{r.volume}",
+        ),
+    ],
+    ids=["quik", "russian-iso", "russian-one-cell", "finam", "finam-semicolon"],
+)
+def test_russian_and_finam_headers_are_read(
+    header: str, row: Callable[[pd.Timestamp, Any], str], tmp_path: Path, settings: EngineSettings
+) -> None:
+    """«Дата;Время;Открытие;Максимум;Минимум;Закрытие;Объём» was "unrecognised columns"."""
+    bars = bf.week_of_bars(days=2)
+    wall = bf.in_zone(bars, bf.NY)
+    lines = [row(t, r) for t, r in zip(wall, bars.itertuples(), strict=True)]
+    path = _rows(tmp_path / "ru.csv", header, lines)
+    import_file(path, "NQ", settings)
+    assert_stored(settings, bars)
+
+
+def test_a_russian_header_naming_moscow_time_is_read_in_it(
+    tmp_path: Path, settings: EngineSettings
+) -> None:
+    """«Время (МСК)»: the bars are converted from Moscow time, and the report says it was
+    declared by the header."""
+    bars = bf.week_of_bars(days=2)
+    wall = bf.in_zone(bars, "Europe/Moscow")
+    lines = [
+        f"{t:%d.%m.%Y};{t:%H:%M};{r.open};{r.high};{r.low};{r.close};{r.volume}"
+        for t, r in zip(wall, bars.itertuples(), strict=True)
+    ]
+    header = "Дата;Время (МСК);Открытие;Максимум;Минимум;Закрытие;Объём"
+    result = import_file(_rows(tmp_path / "msk.csv", header, lines), "NQ", settings)
+    assert "Moscow time (Europe/Moscow), as declared" in result.report.text()
+    assert_stored(settings, bars)
