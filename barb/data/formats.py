@@ -36,6 +36,7 @@ from barb.data.layouts import (
     Layout,
     LayoutError,
     Stamp,
+    column_key,
     custom_layout,
     detect_header_layout,
     detect_headerless,
@@ -274,10 +275,12 @@ def read_csv(
     progress: bool = False,
     date_order: DateOrder | None = None,
     end: int | None = None,
+    repeats: list[tuple[int, int, int]] | None = None,
 ) -> RawBars:
     """Read a CSV file of ``shape``: Arrow's reader first, a line-by-line scan on failure
     (``date_order``: as ``--date-order`` declares it, else read from the dates). ``end``:
-    read only the file's first ``end`` bytes (all before a vendor's footer)."""
+    read only the file's first ``end`` bytes (all before a vendor's footer); ``repeats``:
+    the header's repeats to read around (``repeated_headers``)."""
     wanted = dict(shape.indexes)
     if shape.layout.name == "databento":
         lower = [n.lower() for n in shape.names]
@@ -290,9 +293,8 @@ def read_csv(
     }
     # Arrow gets the names: vendors repeat some ("", "Volume" twice) and headerless
     # files have none.
-    read_options = pa_csv.ReadOptions(skip_rows=shape.line, column_names=names)
     options = {
-        "read_options": read_options,
+        "read_options": pa_csv.ReadOptions(skip_rows=shape.line, column_names=names),
         "parse_options": pa_csv.ParseOptions(delimiter=shape.delimiter),
         "convert_options": pa_csv.ConvertOptions(
             column_types=types, include_columns=list(types), strings_can_be_null=False
@@ -305,16 +307,25 @@ def read_csv(
             comma=[names[i] for c, i in wanted.items() if shape.decimal_comma and c in NUMERIC],
             coded=[names[wanted[c]] for c in ("date", "time") if c in wanted and split],
         )
-        read = _read_table(path, options, progress, end, gathered)
+        spans = _spans(path, end, repeats or [])
+        read = _read_table(path, options, progress, spans, gathered)
         if read is None:  # a batch could not be read on its own: the file is read whole
-            read = _read_table(path, options, progress, end, None)
+            read = _read_table(path, options, progress, spans, None)
         assert read is not None
         table, empty = read
     except pa.ArrowInvalid as exc:
         if shape.delimiter != "," and not shape.decimal_comma:
             # A ';' file whose first thousand bars were whole numbers may still write 4500,25.
             wider = dataclasses.replace(shape, decimal_comma=True)
-            return read_csv(path, wider, progress, date_order, end)
+            return read_csv(path, wider, progress, date_order, end, repeats)
+        if repeats is None and (found_repeats := repeated_headers(path, shape)):
+            # Two exports joined with `cat`: the second's header, the same as the first's,
+            # where it starts. It was refused ("delete this line"; from the bot, on a phone):
+            # read without it, and said. The bars the two share are repeats, kept once.
+            raw = read_csv(path, shape, progress, date_order, end, found_repeats)
+            values = {"count": len(found_repeats), "line": found_repeats[0][0]}
+            raw.notes.append((N_("import.note.header_again"), values))
+            return raw
         found = find_bad_line(path, shape, wanted)
         said = found[1] if found is not None else None
         footer = isinstance(said, tuple) and said[0] == "import.refuse.footer"
@@ -322,7 +333,8 @@ def read_csv(
             # Barchart's "Downloaded from Barchart.com as of …" under the bars: read without
             # it, and said (the admin of the bot could not delete it from a phone).
             assert isinstance(said, tuple)
-            raw = read_csv(path, shape, progress, date_order, _line_offset(path, found[0]))
+            cut = _line_offset(path, found[0])
+            raw = read_csv(path, shape, progress, date_order, cut, repeats)
             values = {"line": found[0], "line_text": said[1]["line"]}
             raw.notes.append((N_("import.note.footer"), values))
             return raw
@@ -358,46 +370,74 @@ def read_csv(
     return raw
 
 
+def _spans(
+    path: Path, end: int | None, repeats: list[tuple[int, int, int]]
+) -> list[tuple[int, int]] | None:
+    """The byte ranges of the file to read: None for all of it, else the parts before
+    ``end`` around the ``repeats`` (line, offset, length) of its header."""
+    if end is None and not repeats:
+        return None
+    stop = path.stat().st_size if end is None else end
+    spans, start = [], 0
+    for _, offset, length in repeats:
+        if offset >= stop:
+            break
+        spans.append((start, offset))
+        start = offset + length
+    spans.append((start, stop))
+    return [(a, b) for a, b in spans if b > a]
+
+
 def _read_table(
     path: Path,
     options: dict[str, object],
     progress: bool,
-    end: int | None,
+    spans: list[tuple[int, int]] | None,
     gathered: _Gathered | None,
 ) -> tuple[pa.Table, np.ndarray] | None:
-    """The file's table as ``options`` read it, and ``_blank_rows`` of it: gathered batch by
-    batch when ``gathered`` is given (None when it could not be), else whole."""
+    """The file's table as ``options`` read it (``spans``: only those byte ranges, one
+    after another, the header skipped in the first), and ``_blank_rows`` of it: gathered
+    batch by batch when ``gathered`` is given (None when it could not be), else whole."""
     size = path.stat().st_size
-    # Arrow reads the file itself (not through a Python file object): its read-ahead
-    # thread calling back into Python, still pending after a parse error, aborted the CLI
-    # at exit ("terminate called without an active exception", exit 134).
-    with (
-        (
-            pa.OSFile(str(path))
-            if end is None
-            else pa.BufferReader(pa.memory_map(str(path)).read_buffer(end))
-        ) as source,
-        tqdm(
-            total=size,
-            unit="B",
-            unit_scale=True,
-            desc=f"reading {path.name}",
-            disable=not progress or size < PROGRESS_BYTES or None,
-            leave=False,
-            file=sys.stderr,
-        ) as bar,
-    ):
-        reader = pa_csv.open_csv(source, **options)
-        schema, batches = reader.schema, []
-        try:
-            for batch in reader:
-                if gathered is None:
-                    batches.append(batch)
-                elif not gathered.add(batch):
-                    return None
-                bar.update(source.tell() - bar.n)
-        finally:
-            reader.close()
+    schema, batches = None, []
+    with tqdm(
+        total=size,
+        unit="B",
+        unit_scale=True,
+        desc=f"reading {path.name}",
+        disable=not progress or size < PROGRESS_BYTES or None,
+        leave=False,
+        file=sys.stderr,
+    ) as bar:
+        mapped = pa.memory_map(str(path)) if spans is not None else None
+        for k, (start, stop) in enumerate(spans or [(0, size)]):
+            # Arrow reads the file itself (not through a Python file object): its read-ahead
+            # thread calling back into Python, still pending after a parse error, aborted
+            # the CLI at exit ("terminate called without an active exception", exit 134).
+            source = (
+                pa.OSFile(str(path))
+                if mapped is None
+                else pa.BufferReader(mapped.read_at(stop - start, start))
+            )
+            read = options
+            if k:  # the header is where the file starts, not where a part after a repeat does
+                given = options["read_options"]
+                assert isinstance(given, pa_csv.ReadOptions)
+                names = given.column_names
+                read = {**options, "read_options": pa_csv.ReadOptions(column_names=names)}
+            with source:
+                reader = pa_csv.open_csv(source, **read)
+                schema = schema or reader.schema
+                try:
+                    for batch in reader:
+                        if gathered is None:
+                            batches.append(batch)
+                        elif not gathered.add(batch):
+                            return None
+                        bar.update(start + source.tell() - bar.n)
+                finally:
+                    reader.close()
+    assert schema is not None
     if gathered is not None:
         return gathered.table(schema)
     table = pa.Table.from_batches(batches, schema=schema)
@@ -652,13 +692,44 @@ def _line_offset(path: Path, line: int) -> int:
         return fh.tell()
 
 
+def _is_header(text: str, header: str | None) -> bool:
+    """Whether a line is ``header`` again: the same text, a byte-order mark before it
+    allowed (two UTF-8 exports with one each, joined with `cat`)."""
+    return header is not None and text.lstrip("\ufeff").rstrip("\r\n") == header
+
+
 def data_lines(path: Path, shape: CsvShape) -> Iterator[tuple[int, str]]:
-    """(physical line number, text) of each data row, skipping empty lines as Arrow does."""
+    """(physical line number, text) of each data row, skipping empty lines as Arrow does
+    and the header's repeats as ``read_csv`` does."""
+    header: str | None = None
     with path.open(encoding="utf-8-sig", newline="") as fh:
         for number, text in enumerate(fh, start=1):
+            if number == shape.line:
+                header = text.rstrip("\r\n")
             if number <= shape.line or text in ("\n", "\r\n", "\r", ""):
                 continue
+            if _is_header(text, header):
+                continue
             yield number, text
+
+
+def repeated_headers(path: Path, shape: CsvShape) -> list[tuple[int, int, int]]:
+    """(line, byte offset, byte length) of each line after the header that is the header
+    again, as where two exports were joined into one file."""
+    if not shape.line:
+        return []
+    found: list[tuple[int, int, int]] = []
+    header: str | None = None
+    offset = 0
+    with path.open(encoding="utf-8", newline="") as fh:
+        for number, text in enumerate(fh, start=1):
+            size = len(text.encode("utf-8"))
+            if number == shape.line:
+                header = text.lstrip("\ufeff").rstrip("\r\n")
+            elif number > shape.line and _is_header(text, header):
+                found.append((number, offset, size))
+            offset += size
+    return found
 
 
 def line_of_row(path: Path, shape: CsvShape, row: int) -> int | None:
@@ -696,10 +767,11 @@ def find_bad_line(
     lines = data_lines(path, shape)
     for number, text in lines:
         cells = next(csv.reader([text], delimiter=shape.delimiter), [])
-        if shape.line and [c.strip() for c in cells] == shape.names:
-            # Two exports joined with `cat` repeat the header where the second starts: it
-            # was refused as "open is not a number: 'open'".
-            return number, (N_("import.refuse.header_again"), {"header": shape.line})
+        if shape.line and _other_header(cells, shape):
+            # Two exports of other columns joined with `cat` (the header's exact repeats
+            # are read around): it was refused as "open is not a number: 'Open'".
+            values = {"header": shape.line, "names": ", ".join(c.strip() for c in cells)}
+            return number, (N_("import.refuse.header_other"), values)
         if len(cells) != shape.width:
             # The last line or two of a download ("Downloaded from Barchart.com as of …").
             # A cut bar starts with its time; a footer with words.
@@ -730,6 +802,20 @@ def find_bad_line(
                 key = N_("import.refuse.thousands") if grouped else N_("import.refuse.not_number")
                 return number, (key, {"name": name, "cell": repr(cell)})
     return None
+
+
+def _other_header(cells: list[str], shape: CsvShape) -> bool:
+    """Whether a line of the file is a header of bars (one a layout knows, or with the
+    header's own time column), not the file's."""
+    if not cells or cells[0].strip()[:1].isdigit() or len(cells) < len(PRICES):
+        return False
+    names = [c.strip() for c in cells]
+    times = [shape.names[i] for k, i in shape.indexes.items() if k in ("timestamp", "date")]
+    try:
+        detect_header_layout(names, None)
+    except LayoutError:
+        return bool(times) and column_key(times[0]) in {column_key(n) for n in names}
+    return True
 
 
 # Lines before an unended last line its last field is compared with (see ``cut_last_field``).

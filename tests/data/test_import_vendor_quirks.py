@@ -963,20 +963,55 @@ def test_a_days_end_24_00_in_one_timestamp_column_is_the_next_days_midnight(
     assert_stored(settings, bars)
 
 
-def test_a_header_repeated_mid_file_is_named(tmp_path: Path, settings: EngineSettings) -> None:
-    """Two exports joined with ``cat`` repeat the header where the second starts: refused
-    as "open is not a number: 'open'", which did not say what was wrong with the file."""
+def test_a_header_repeated_mid_file_is_read_around_and_said(
+    tmp_path: Path, settings: EngineSettings
+) -> None:
+    """Two exports joined with ``cat`` repeat the header where the second starts (with its
+    byte-order mark, and here the bars where they overlap): it was refused ("delete this
+    line"; from the bot, on a phone). The header's exact repeat is left out and said, the
+    overlap kept once, and a bad line after it is still named by its own line."""
     bars = bf.week_of_bars()
     first = bf.plain_csv(tmp_path / "a.csv", bars.iloc[:3000]).read_text()
-    second = bf.plain_csv(tmp_path / "b.csv", bars.iloc[3000:]).read_text()
+    second = bf.plain_csv(tmp_path / "b.csv", bars.iloc[2900:]).read_text()
     path = tmp_path / "joined.csv"
-    path.write_text(first + second)
+    path.write_bytes(("\ufeff" + first + "\ufeff" + second).replace("\n", "\r\n").encode())
 
-    with pytest.raises(DataError, match=r"line 3002: this line repeats the header of line 1"):
-        import_file(path, "NQ", settings)
-    with pytest.raises(DataError, match=r"строка 3002: эта строка повторяет заголовок"):
-        check_file(path, "NQ", settings, lang="ru")
-    assert not data_path("NQ", settings).exists()
+    result = import_file(path, "NQ", settings)
+
+    text = result.report.text()
+    assert "header is repeated on later lines, as where two exports are joined into one " in text
+    assert "(1 in all, the first on line 3002)" in text
+    assert "each is imported once" in text  # the 100 bars the two exports share
+    assert_stored(settings, bars)
+    ru = check_file(path, "NQ", settings, lang="ru").report.text()
+    assert "Заголовок файла повторяется ниже" in ru
+
+    # A bar that is not one, after the repeat, is named by the file's line.
+    lines = path.read_text().splitlines()
+    lines[3010] = lines[3010].replace(",", ",x", 1)
+    path.write_text("\n".join(lines) + "\n")
+    with pytest.raises(DataError, match="line 3011: open is not a number: 'x"):
+        check_file(path, "NQ", settings)
+
+
+def test_a_different_header_mid_file_is_refused(tmp_path: Path, settings: EngineSettings) -> None:
+    """Exports with other columns joined: refused on the second header's line, saying so
+    (it was "open is not a number: 'Open'"), and nothing stored changes."""
+    bars = bf.week_of_bars(days=2)
+    import_file(bf.plain_csv(tmp_path / "a.csv", bars), "NQ", settings)
+    stored = data_path("NQ", settings).read_bytes()
+    first = bf.sierra_txt(tmp_path / "s.txt", bars.iloc[:1000]).read_text()
+    path = tmp_path / "joined.csv"
+    path.write_text(first + bf.plain_csv(tmp_path / "p.csv", bars.iloc[1000:]).read_text())
+
+    with pytest.raises(DataError) as refused:
+        import_file(path, "NQ", settings, mode="replace")
+    assert str(refused.value) == (
+        f"{path}, line 1002: this line is a header (timestamp, open, high, low, close, volume) "
+        "other than line 1's: two exports with different columns were joined into one file. "
+        "Import them one at a time."
+    )
+    assert data_path("NQ", settings).read_bytes() == stored
 
 
 def test_a_csv_in_a_windows_code_page_is_told_to_be_saved_as_utf8(
