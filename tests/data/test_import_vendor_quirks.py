@@ -1104,3 +1104,73 @@ def test_a_russian_header_naming_moscow_time_is_read_in_it(
     result = import_file(_rows(tmp_path / "msk.csv", header, lines), "NQ", settings)
     assert "Moscow time (Europe/Moscow), as declared" in result.report.text()
     assert_stored(settings, bars)
+
+
+# --- damaged lines: one sentence naming the line, never Arrow's words or a crash ------------
+
+
+def _damaged(path: Path, line: int, edit: Callable[[str], str]) -> Path:
+    lines = path.read_text().splitlines()
+    lines[line - 1] = edit(lines[line - 1])
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+@pytest.mark.parametrize(
+    ("write", "edit", "said"),
+    [
+        # A ';' file with '.' numbers was retried as decimal commas, and refused by that
+        # retry's words: "line 1: open is not a number: '18002.0'".
+        (bf.ninjatrader_txt, lambda x: x.replace(";", ";;", 1), "expected 6 fields, found 7."),
+        (bf.ninjatrader_txt, lambda x: x.replace(";18", ";1x8", 1), "open is not a number: '1x8"),
+        # Read as ISO, named by the first bar: "line 2: cannot read the timestamp '17107…'".
+        (bf.tradingview_csv, lambda x: "abc" + x, "cannot read the timestamp 'abc1710"),
+        # Arrow read on to the next quote, lines later: "volume: Failed to parse string: …".
+        (bf.european_csv, lambda x: x.replace(";", ';"', 6).replace(';"', ";", 5), 'quote (")'),
+        # Python's csv module raised "field larger than field limit (131072)": a traceback.
+        (bf.plain_csv, lambda x: "x" * 200_000, "200000 characters long"),
+    ],
+    ids=["ninjatrader-fields", "ninjatrader-number", "unix-time", "open-quote", "long-line"],
+)
+def test_a_damaged_line_is_named_in_one_sentence(
+    write: Callable[[Path, pd.DataFrame], Path],
+    edit: Callable[[str], str],
+    said: str,
+    tmp_path: Path,
+    settings: EngineSettings,
+) -> None:
+    bars = bf.week_of_bars(days=1)
+    path = _damaged(write(tmp_path / "bars.csv", bars), 700, edit)
+    with pytest.raises(DataError) as refused:
+        check_file(path, "NQ", settings)
+    message = str(refused.value)
+    assert message.startswith(f"{path}, line 700: "), message
+    assert said in message
+    assert "Failed to parse" not in message and "\n" not in message
+
+
+def test_spaces_around_decimal_comma_numbers_are_read(
+    tmp_path: Path, settings: EngineSettings
+) -> None:
+    """A volume aligned by its exporter (";  490") beside decimal commas was refused in
+    Arrow's words, "volume: Failed to parse string: '  490' as a scalar of type double"."""
+    bars = bf.week_of_bars(days=1)
+    path = bf.european_csv(tmp_path / "eu.csv", bars)
+    path.write_text(path.read_text().replace(";", ";  ").replace("\n", " \n"))
+    import_file(path, "NQ", settings)
+    assert_stored(settings, bars)
+
+
+def test_a_line_of_spaces_under_the_bars_is_said_as_such(
+    tmp_path: Path, settings: EngineSettings
+) -> None:
+    """It was read without, as "Line 1382 is not a bar ('') but the vendor's footer"."""
+    bars = bf.week_of_bars(days=1)
+    path = bf.plain_csv(tmp_path / "nq.csv", bars)
+    path.write_text(path.read_text() + "   \n")
+    result = import_file(path, "NQ", settings)
+    assert f"Line {len(bars) + 2} holds only spaces: the file is read without it." in (
+        result.report.text()
+    )
+    assert "footer" not in result.report.text()
+    assert_stored(settings, bars)
