@@ -1014,23 +1014,33 @@ def test_a_different_header_mid_file_is_refused(tmp_path: Path, settings: Engine
     assert data_path("NQ", settings).read_bytes() == stored
 
 
-def test_a_csv_in_a_windows_code_page_is_told_to_be_saved_as_utf8(
+def test_a_russian_excel_csv_in_windows_1251_is_read(
     tmp_path: Path, settings: EngineSettings
 ) -> None:
-    """Excel on Windows saves "CSV" in the system's code page: a Russian header in
-    Windows-1251 was refused as "not UTF-8 text: is it a CSV or Parquet file?"."""
+    """A Russian Excel saves "CSV" in Windows-1251, its header the only letters: it was
+    refused, asking to save it again as UTF-8. It is read, and the report says so; a file
+    in another code page (a German header in Windows-1252) is still refused so."""
     bars = bf.week_of_bars()
     path = tmp_path / "ru.csv"
+    header = ["Дата и время", "Откр", "Макс", "Мин", "Закр", "Объём"]
     text = bars.assign(timestamp=bars["timestamp"].dt.strftime("%d.%m.%Y %H:%M")).to_csv(
-        sep=";", decimal=",", index=False, header=["Дата", "Откр", "Макс", "Мин", "Закр", "Объём"]
+        sep=";", decimal=",", index=False, header=header
     )
     path.write_bytes(text.encode("cp1251"))
 
-    with pytest.raises(DataError, match=r"ru\.csv: the file is text, but not in UTF-8: Excel"):
-        import_file(path, "NQ", settings)
+    result = import_file(path, "NQ", settings)
+    assert "Windows-1251" in result.report.text()
+    assert_stored(settings, bars)
+    assert "Windows-1251" in check_file(path, "NQ", settings, lang="ru").report.text()
+
+    german = tmp_path / "de.csv"
+    header = ["Zeitstempel", "Eröffnung", "Hoch", "Tief", "Schluß", "Volumen"]
+    body = text.split("\n", 1)[1]
+    german.write_bytes((";".join(header) + "\n" + body).encode("cp1252"))
+    with pytest.raises(DataError, match=r"de\.csv: the file is text, but not in UTF-8: Excel"):
+        check_file(german, "NQ", settings)
     with pytest.raises(DataError, match=r"файл — текст, но не в кодировке UTF-8"):
-        check_file(path, "NQ", settings, lang="ru")
-    assert not data_path("NQ", settings).exists()
+        check_file(german, "NQ", settings, lang="ru")
 
 
 # --- Russian terminals and Finam ------------------------------------------------------------
