@@ -217,6 +217,13 @@ def read_csv_shape(
     except LayoutError as exc:
         daily = _daily_column(names, lines[1:], delimiter)
         raise BadFile(daily or exc.said, line=number) from None
+    time = names[indexes["timestamp"]] if "timestamp" in indexes else ""
+    if layout.time == "timestamp" and column_key(time) == "date":
+        # One "Date" column of dates and times ("2024-03-18 09:30"): a daily file's (its
+        # dates alone) is refused as daily, as when no layout took "Date".
+        daily = _daily_column(names, lines[1:], delimiter)
+        if daily is not None:
+            raise BadFile(daily, line=number)
     sample = [text for _, text in lines[1:]]
     try:
         zone = named_zone(names, indexes)
@@ -246,7 +253,7 @@ def _daily(cell: str) -> Message:
 def _daily_column(names: list[str], lines: list[tuple[int, str]], delimiter: str) -> Message | None:
     """The refusal of a daily file (Norgate's ``Date,Open,…``, no time column) whose header
     no layout takes: it was sent to --columns, which then found 1440-minute bars."""
-    keys = [n.strip().strip('"').lower() for n in names]
+    keys = [column_key(n.strip().strip('"')) for n in names]
     if not lines or "date" not in keys or {"time", "timestamp", "datetime"} & set(keys):
         return None
     cells = next(csv.reader([lines[0][1]], delimiter=delimiter), [])

@@ -136,16 +136,6 @@ LAYOUTS: dict[str, Layout] = {
             example="Time,Open,High,Low,Last,Change,%Chg,Volume",
         ),
         Layout(
-            "plain",
-            "one timestamp column",
-            {"timestamp": ("timestamp", "datetime"), **_same(*PRICES), **VOLUME},
-            "timestamp",
-            # A file without volume (many exports of daily or index bars) gets volume 0 and
-            # the report says so, as the split and TradingView layouts do.
-            optional=("volume",),
-            example="timestamp,open,high,low,close,volume",
-        ),
-        Layout(
             # TWS and its API (reqHistoricalData written as it comes): "20240318 09:30:00
             # US/Eastern", "20240318  09:30:00" without a zone, "20240318" for daily bars.
             "ib",
@@ -165,6 +155,19 @@ LAYOUTS: dict[str, Layout] = {
             "timestamp",
             marks=("average", "barcount"),
             example=",date,open,high,low,close,volume,average,barCount",
+        ),
+        Layout(
+            # After IB's, whose "date" column is its time beside "average" and "barCount".
+            # "Date" holding the date and time in one cell (pandas' and many platforms'
+            # exports) was "unrecognised columns"; a daily file's "Date" is refused as daily.
+            "plain",
+            "one timestamp column",
+            {"timestamp": ("timestamp", "datetime", "date"), **_same(*PRICES), **VOLUME},
+            "timestamp",
+            # A file without volume (many exports of daily or index bars) gets volume 0 and
+            # the report says so, as the split and TradingView layouts do.
+            optional=("volume",),
+            example="timestamp,open,high,low,close,volume",
         ),
         Layout(
             "ninjatrader",

@@ -1184,3 +1184,25 @@ def test_a_line_of_spaces_under_the_bars_is_said_as_such(
     )
     assert "footer" not in result.report.text()
     assert_stored(settings, bars)
+
+
+@pytest.mark.parametrize(
+    "header",
+    ["Date,Open,High,Low,Close,Volume", "Дата,Открытие,Максимум,Минимум,Закрытие,Объём"],
+)
+def test_a_date_column_holding_date_and_time_is_read(
+    header: str, tmp_path: Path, settings: EngineSettings
+) -> None:
+    """pandas' and many platforms' exports name the one date-and-time column "Date": it
+    was "unrecognised columns". A daily file's "Date" (Yahoo's) is still refused as daily."""
+    bars = bf.week_of_bars(days=2)
+    path = bf.plain_csv(tmp_path / "bars.csv", bars)
+    lines = path.read_text().splitlines()
+    path.write_text("\n".join([header, *lines[1:]]) + "\n")
+    import_file(path, "NQ", settings)
+    assert_stored(settings, bars)
+
+    daily = tmp_path / "daily.csv"
+    daily.write_text(f"{header},Adj Close\n2024-03-18,1,2,0.5,1.5,100,1.5\n")
+    with pytest.raises(DataError, match="the file holds daily bars"):
+        check_file(daily, "NQ", settings)
