@@ -325,13 +325,7 @@ def read_csv(
         table, empty = read
     except pa.ArrowInvalid as exc:
         if repeats is None and (found_repeats := repeated_headers(path, shape)):
-            # Two exports joined with `cat`: the second's header, the same as the first's,
-            # where it starts. It was refused ("delete this line"; from the bot, on a phone):
-            # read without it, and said. The bars the two share are repeats, kept once.
-            raw = read_csv(path, shape, progress, date_order, end, found_repeats)
-            values = {"count": len(found_repeats), "line": found_repeats[0][0]}
-            raw.notes.append((N_("import.note.header_again"), values))
-            return raw
+            return _read_around(path, shape, progress, date_order, end, found_repeats)
         if shape.delimiter != "," and not shape.decimal_comma:
             # A ';' file whose first thousand bars were whole numbers may still write 4500,25.
             wider = dataclasses.replace(shape, decimal_comma=True)
@@ -383,6 +377,8 @@ def read_csv(
                 try:
                     numbers = _comma_floats(column)
                 except pa.ArrowInvalid as exc:
+                    if repeats is None and (found_repeats := repeated_headers(path, shape)):
+                        return _read_around(path, shape, progress, date_order, end, found_repeats)
                     found = find_bad_line(path, shape, wanted)
                     not_csv = (N_("import.refuse.not_csv"), {"error": exc})
                     raise BadFile(*(found[::-1] if found else (not_csv,))) from exc
@@ -391,6 +387,23 @@ def read_csv(
     raw.header_zone, raw.header_abbreviation = shape.zone, shape.abbreviation
     if empty:
         raw.notes.append((N_("import.note.empty_rows"), {"count": empty}))
+    return raw
+
+
+def _read_around(
+    path: Path,
+    shape: CsvShape,
+    progress: bool,
+    date_order: DateOrder | None,
+    end: int | None,
+    repeats: list[tuple[int, int, int]],
+) -> RawBars:
+    """The file read without the ``repeats`` of its header, and said: two exports joined
+    with `cat` repeat the first's header where the second starts. It was refused ("delete
+    this line"; from the bot, on a phone). The bars the two share are repeats, kept once."""
+    raw = read_csv(path, shape, progress, date_order, end, repeats)
+    values = {"count": len(repeats), "line": repeats[0][0]}
+    raw.notes.append((N_("import.note.header_again"), values))
     return raw
 
 

@@ -376,8 +376,9 @@ def utf8_text(path: Path, words: ImportWords, where: str) -> Iterator[tuple[Path
 
 def _cyrillic_header(path: Path) -> bool:
     """Whether the file's first line is not UTF-8 but Cyrillic words in Windows-1251 (a
-    Russian Excel's "CSV"), the lines after it plain ASCII as far as read: bars are
-    digits. Any other file not in UTF-8 is refused, asking for UTF-8 (``code_page``)."""
+    Russian Excel's "CSV"), the lines after it plain ASCII as far as read (but for the
+    header's repeats, where two exports were joined): bars are digits. Any other file
+    not in UTF-8 is refused, asking for UTF-8 (``code_page``)."""
     with path.open("rb") as fh:
         first, rest = fh.readline(4096), fh.read(64 * 1024)
     try:
@@ -385,7 +386,7 @@ def _cyrillic_header(path: Path) -> bool:
         return False
     except UnicodeDecodeError:
         pass
-    if not rest.isascii():
+    if not rest.replace(first.rstrip(b"\r\n"), b"").isascii():
         return False
     header = first.decode("cp1251", "replace")
     return re.search("[а-яА-ЯёЁ]{3}", header) is not None and "\ufffd" not in header
