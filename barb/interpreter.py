@@ -99,6 +99,7 @@ from barb.caveats.short_sessions import (
     short_sessions_caveat,
 )
 from barb.caveats.short_weeks import short_weeks_caveat
+from barb.caveats.stock_days import stock_days_caveat
 from barb.caveats.then_history import day_key, then_history_caveat
 from barb.caveats.then_row_order import then_order_caveat
 from barb.caveats.then_runs import then_runs_caveat
@@ -126,6 +127,7 @@ from barb.errors import (
     out_of_memory,
     stopped_from_outside,
 )
+from barb.events.rules import us_market_closed
 from barb.frames import take_rows
 from barb.lineage import nodes, through_map
 from barb.long_results import BuiltOnce, spread_rows
@@ -357,7 +359,17 @@ def run_on(
         warnings += short_sessions_caveat(plan, output.table, _rows_shown(output))
     said, short_weeks = short_weeks_caveat(plan, output)
     warnings += said
-    warnings += holiday_close_caveat(plan, output.kept, frame, whole=output.summary.whole)
+    closes = holiday_close_caveat(plan, output.kept, frame, whole=output.summary.whole)
+    warnings += closes
+    if not closes and cut is None:  # else the rows after the holidays are said already
+        warnings += stock_days_caveat(
+            plan,
+            output.kept_dates(),
+            answer,
+            output.table,
+            partial(_stock_days_only, bars, ctx, day_open),
+            output.kept,
+        )
     warnings += joined_bar_caveat(plan, output.kept)
     warnings += long_break_caveat(plan, ctx, output.kept)
     warnings += low_tail_caveat(plan, ctx, output.kept)
@@ -700,6 +712,26 @@ class _StageBars:
         # The stage writes its map's columns into its frame.
         again_first = self.first_stage(again, again_ctx, self.frame.copy(deep=False))
         return _answer(again, again_first, again_ctx, self.day_open).summary
+
+
+def _stock_days_only(
+    bars: _StageBars, ctx: EvalContext, day_open: DayOpen | None
+) -> StageOutput | None:
+    """The first stage's answer over its bars without the US holiday sessions
+    (``stock_days_caveat``): prev() then reads the last stock-market close by itself."""
+    frame = bars.frame
+    if "trading_date" not in frame.columns:
+        return None
+    open_days = ~us_market_closed(frame["trading_date"].to_numpy().astype("datetime64[D]"))
+    rows = take_rows(frame, open_days)
+    again = replace(bars, frame=rows, keep=bars.keep[open_days], period=bars.period[open_days])
+    fresh = {"warnings": [], "row_warnings": [], "history_beyond": [], "cut_runs": {}}
+    quiet = replace(ctx, frame=rows, **fresh)
+    try:
+        output = again.first_stage(bars.plan, quiet, rows.copy(deep=False))
+    except BarbError:
+        return None
+    return _answer(bars.plan, output, quiet, day_open)
 
 
 def _stage_query(query: dict[str, Any]) -> dict[str, Any]:

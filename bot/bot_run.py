@@ -39,6 +39,7 @@ from bot.store.settings import StoreSettings
 from bot.telegram.app import (
     StoppableUpdates,
     build_application,
+    graced,
     keep_sending,
     on_startup,
     receiving,
@@ -107,7 +108,10 @@ async def running_bot(
             await store.close()
             raise
         runner = make_runner(
-            settings, warm_instruments=("NQ",), check_wait_s=assistant_settings.check_wait_s
+            settings,
+            warm_instruments=("NQ",),
+            check_wait_s=assistant_settings.check_wait_s,
+            keep_taken_s=resume_window_s(store_settings, settings),
         )
         try:
             services = BotServices(
@@ -135,9 +139,12 @@ async def running_bot(
                 ]
                 background[-1].add_done_callback(stopping.on_leases_ended)
                 updates = contextlib.AsyncExitStack()
+                passes_end = asyncio.Event()
                 try:
                     try:
-                        background.append(await on_startup(application))
+                        # Its resumption is stopped with the answers in progress, after
+                        # the grace period (``_stop_answering``), not with the housekeeping.
+                        await on_startup(application)
                         await updates.enter_async_context(receiving(application, settings))
                     except TelegramError as exc:
                         raise telegram_failed(exc, settings.telegram_api_base_url) from None
@@ -145,11 +152,15 @@ async def running_bot(
                     # collector's full passes (~70 ms each over the libraries' objects, an
                     # event-loop stall).
                     gc.freeze()
-                    background.append(
-                        asyncio.create_task(keep_sending(application, settings.sending_pass_s))
+                    # Stopped with the answers in progress, after its step under way.
+                    graced(
+                        application,
+                        keep_sending(application, settings.sending_pass_s, until=passes_end),
+                        "barb-sending-pass",
                     )
                     yield application, services
                 finally:
+                    passes_end.set()
                     for task in background:
                         task.cancel()
                     # Ended before the store closes: a pass cut mid-statement still rolls
@@ -163,7 +174,23 @@ async def running_bot(
                 await services.close()
         finally:
             await runner.close()
-            await store.close()
+            if not await store.close():  # logged; its driver's thread would hold the exit
+                stopping.stuck = True
+
+
+#: The longest the model's turn that words a run's answer takes with the default settings
+#: (``BARB_LLM_TIMEOUT_S`` 60 s, tried three times): between the answer taken and its reply
+#: stored.
+ANSWER_TURN_S = 180.0
+
+
+def resume_window_s(store_settings: StoreSettings, settings: BotSettings) -> float:
+    """How long after a run's answer is taken a reader may still come for it, when the bot
+    is killed before the reply is stored: the model's turn wording it, the killed replica's
+    lease on the run (``work_lease_s``), then the sending pass of the replica taking it over
+    (``sending_pass_s``). A restart under the same name resumes it at once. A reader later
+    than that computes the query again; nothing is lost. Default: 330 s."""
+    return ANSWER_TURN_S + store_settings.work_lease_s + settings.sending_pass_s
 
 
 @dataclass
@@ -177,8 +204,8 @@ class Shutdown:
     #: Another process took this replica's name while it ran (its lock's connection had
     #: dropped): it stops and exits as a start under a taken name does.
     name_taken: ReplicaNameTaken | None = None
-    #: Something did not stop when told (its stack is logged): end the process without
-    #: waiting for it, once the workers and the database are closed.
+    #: Something did not stop when told (its stack is logged), or the database did not
+    #: close: end the process without waiting for it, once the rest is closed.
     stuck: bool = False
 
     def on_leases_ended(self, task: asyncio.Task[None]) -> None:

@@ -205,10 +205,17 @@ class CeleryRunner:
         *,
         queue_wait_s: float = 60.0,
         check_wait_s: float | None = None,
+        keep_taken_s: float | None = None,
         app: Celery | None = None,
     ) -> None:
         self.timeout_s = timeout_s
         self.queue_wait_s = queue_wait_s
+        #: How long an answer taken stays findable for another reader of its run, if the
+        #: bot never stores it in a reply (``_taken``): the window in which that run is
+        #: resumed (``bot_run.resume_window_s``); at most ``RESULT_EXPIRES_S``, the default.
+        self.keep_taken_s = min(
+            RESULT_EXPIRES_S if keep_taken_s is None else keep_taken_s, RESULT_EXPIRES_S
+        )
         #: How long a check may wait: the plan's wait for it (None: ``queue_wait_s``).
         self.check_wait_s = check_wait_s
         self._app = app or make_queue_app(url)
@@ -395,20 +402,29 @@ class CeleryRunner:
 
     def _taken(self, key: str, ok: bool) -> None:
         """On the Celery thread: the outcome of the job named ``key`` is taken. An answer
-        stays findable, its name and its record in Redis, as long as its record lives
-        (``RESULT_EXPIRES_S``): another reader of the same run takes it too. That is a
-        replica taking over the run of one whose lease lapsed while it still polled (a
-        webhook replica stalled), or this process resumed after a kill before the answer
-        was stored. Before, the first reader deleted it: the other found nothing, or the job
-        running and never its answer, and sent it again; computed twice, one answer sent.
-        A failure is forgotten at once: Run pressed again on the plan given back computes
-        it afresh, never reads the same failure."""
-        client = self._app.backend.client
+        stays findable, its name and its record in Redis, for ``keep_taken_s``: another
+        reader of the same run takes it too. That is a replica taking over the run of one
+        whose lease lapsed while it still polled (a webhook replica stalled), or this
+        process resumed after a kill before the answer was stored. Before, the first reader
+        deleted it: the other found nothing, or the job running and never its answer, and
+        sent it again; computed twice, one answer sent. Stored in its reply, it goes at once
+        (``answered``); never stored (the bot killed meanwhile), it goes once no reader can
+        still resume the run (before: 10 minutes, a CSV of megabytes included). A failure is
+        forgotten at once: Run pressed again on the plan given back computes it afresh,
+        never reads the same failure."""
+        backend = self._app.backend
+        client = backend.client
         name = _sent_key(key)
-        if ok:
-            client.expire(name, RESULT_EXPIRES_S)
-            return
         raw = client.get(name)
+        if ok:
+            if raw is None or raw == _ANSWERED:
+                return
+            keep_ms = int(self.keep_taken_s * 1000)
+            client.pexpire(name, keep_ms)
+            result = backend.get_key_for_task(raw.decode())
+            if client.pttl(result) > keep_ms:  # shortened only: its worker set 10 minutes
+                client.pexpire(result, keep_ms)
+            return
         if raw == _ANSWERED:  # a late reader's failure: the answer stored stays answered
             return
         client.delete(name)

@@ -10,10 +10,12 @@ and where it reads its bars (``data_place.WorkerBeat``):
 
 The bot reads both in one step, and only them: it used to find the workers with
 ``SCAN barb.worker.*``, which over a Redis database shared with other applications walks
-every key of the database for each read. Entries past their moment are left out of every
-read and removed by the next beat of any worker; both keys expire on their own once no
-worker beats at all. Redis's clock, not the machines': a worker whose clock runs ahead
-would otherwise outlive itself, and one behind die while alive.
+every key of the database for each read. Nothing reads those ``barb.worker.<node>`` keys
+now, and none outlives its worker: each beat set its own to live ``HEARTBEAT_TTL_S``.
+Entries past their moment are left out of every read and removed by the next beat of any
+worker; both keys expire on their own once no worker beats at all. Redis's clock, not the
+machines': a worker whose clock runs ahead would otherwise outlive itself, and one behind
+die while alive.
 
 A worker announces itself before it takes its first job (``queue_worker.serve_worker``),
 and takes itself out when it stops (``withdraw``): a bot that reads the set at the moment it

@@ -8,6 +8,7 @@ caller ever holds a session or an ORM object.
 from __future__ import annotations
 
 import asyncio
+import logging
 from types import TracebackType
 
 from sqlalchemy import text
@@ -27,6 +28,15 @@ from bot.store.transcript import TranscriptRepository
 from bot.store.updates import UpdateRepository
 from bot.store.usage import UsageRepository
 from bot.work_order import PriorityGate
+
+log = logging.getLogger(__name__)
+
+#: How long closing the database may take before it is left to the process's end. SQLAlchemy
+#: waits for a connection's close through any cancellation (its async context managers
+#: shield it), so a driver thread that never answers (aiosqlite's, stuck in a call) would
+#: hold the bot's shutdown forever. Nothing is lost by leaving it: an open transaction is
+#: rolled back by the database when the process ends.
+CLOSE_WITHIN_S = 10.0
 
 
 class Store:
@@ -92,9 +102,23 @@ class Store:
             return False
         return True
 
-    async def close(self) -> None:
+    async def close(self) -> bool:
         """Let go of the replica name and close every pooled connection (SQLite then folds
-        its WAL file back)."""
+        its WAL file back); False, logged, if that did not end within ``CLOSE_WITHIN_S``
+        (the close goes on in the background; the caller may end the process)."""
+        closing = asyncio.create_task(self._close(), name="barb-store-close")
+        done, _ = await asyncio.wait({closing}, timeout=CLOSE_WITHIN_S)
+        if not done:
+            log.error(
+                "the database did not close within %g s (its driver is not answering): "
+                "left open; what was not committed is rolled back when the process ends",
+                CLOSE_WITHIN_S,
+            )
+            return False
+        await closing
+        return True
+
+    async def _close(self) -> None:
         await self.replicas.release()
         await self._engine.dispose()
 

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import re
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
 from contextlib import asynccontextmanager
 from datetime import timedelta
 from typing import TypeVar
@@ -85,8 +86,15 @@ class StoppableUpdates(SimpleUpdateProcessor):
             except Exception:  # handled again at the next start: a duplicate, never a loss
                 log.exception("could not mark an update handled")
 
+    def track(self, task: asyncio.Task[object]) -> None:
+        """Work begun outside an update (the start-up's resumption, the sending pass's) is
+        stopped as the handlers are: given the shutdown's grace period (``Application.stop``
+        waits for it), then cancelled by ``stop_running``."""
+        self._running.add(task)
+        task.add_done_callback(self._running.discard)
+
     def stop_running(self) -> int:
-        """Cancel every handler still running; how many there were."""
+        """Cancel every handler (and work ``track``ed) still running; how many there were."""
         for task in self._running:
             task.cancel()
         return len(self._running)
@@ -95,8 +103,8 @@ class StoppableUpdates(SimpleUpdateProcessor):
 async def on_startup(application: Application) -> asyncio.Task[int]:
     """Once the bot is started: register the commands shown in Telegram's menu, send what a
     previous run stored but could not send, then resume the work it left unfinished (in
-    the background: new updates are served meanwhile; the task is returned so that a
-    shutdown can stop it). Uploads nobody pressed for a day are let go."""
+    the background: new updates are served meanwhile; a shutdown stops it as it stops
+    fresh work, ``graced``). Uploads nobody pressed for a day are let go."""
     for number, lang in enumerate(MENU_LANGUAGES):
         # The first language is everyone's default; the others for their language_code.
         await application.bot.set_my_commands(menu(lang), language_code=lang if number else None)
@@ -104,7 +112,23 @@ async def on_startup(application: Application) -> asyncio.Task[int]:
     if sent:
         log.info("sent %d replies queued before the start", sent)
     data_upload.expire_offers(application.bot_data[SERVICES_KEY])
-    return application.create_task(resume_interrupted(application), name="barb-resume-interrupted")
+    return graced(application, resume_interrupted(application), "barb-resume-interrupted")
+
+
+def graced(
+    application: Application,  # type: ignore[type-arg]
+    work: Coroutine[object, object, T],
+    name: str,
+) -> asyncio.Task[T]:
+    """Work in the background (resumed work, the sending pass) stopped at shutdown as
+    fresh work is: after the grace period (``StoppableUpdates.track``). Before, it was
+    cancelled as the shutdown began: a reply on the wire was cut, and sent again at the
+    next start."""
+    task = application.create_task(work, name=name)
+    processor = getattr(application, "update_processor", None)
+    if isinstance(processor, StoppableUpdates):
+        processor.track(task)
+    return task
 
 
 async def send_queued(application: Application, older_than: timedelta | None = None) -> int:
@@ -122,52 +146,61 @@ async def send_queued(application: Application, older_than: timedelta | None = N
     return sent
 
 
-async def keep_sending(application: Application, every_s: float = 60.0) -> None:
+async def keep_sending(
+    application: Application,  # type: ignore[type-arg]
+    every_s: float = 60.0,
+    until: asyncio.Event | None = None,
+) -> None:
     """While the bot runs: retry replies that Telegram did not take (network, flood control),
     and the "Done." of plans whose answer went out while Telegram was unreachable; take over
     the updates and the work of replicas that died.
 
     Only replies queued over ``every_s`` ago: younger ones may still be in their handler's
-    hands.
+    hands. Once ``until`` is set (the shutdown), the step under way ends and no other
+    starts: a reply on the wire is not cut (before: the pass was cancelled mid-send, and
+    the reply Telegram had carried out was sent again at the next start). The work it
+    resumed is stopped only once the grace period is over (``graced``), and stays in
+    flight for the next start.
     """
     svc: BotServices = application.bot_data[SERVICES_KEY]
     resuming: asyncio.Task[int] | None = None
     abandoned: asyncio.Task[int] | None = None
     older_than = timedelta(seconds=every_s)
-    try:
-        while True:
-            await asyncio.sleep(every_s)
-            # Each step on its own: one that fails (Telegram still down, a statement
-            # refused) is tried again at the next pass, and never keeps the others from
-            # running. Updates another replica stored and died before handling (lease
-            # expired): to the handlers here, first, since that needs the database only.
-            await _step("handling orphaned updates", handle_orphaned(application, svc.store))
-            sent = await _step("sending queued replies", send_queued(application, older_than))
-            if sent:
-                log.info("sent %d queued replies", sent)
-            await _step("finishing answered runs", finish_answered_runs(application, older_than))
-            # This replica's own work the database went away under (its lease was kept),
-            # resumed in the background too.
-            if svc.abandoned and (abandoned is None or abandoned.done()):
-                abandoned = application.create_task(
-                    resume_abandoned(application), name="barb-resume-abandoned"
-                )
-            # Work of another replica that died (its lease expired): resumed here, in the
-            # background, since answering may take a while.
-            if resuming is None or resuming.done():
-                resuming = application.create_task(
-                    resume_interrupted(application, own=False), name="barb-resume-orphans"
-                )
-    finally:
-        # Stopped at shutdown: so is the work it resumed, as the start-up's resumption is
-        # (still in flight, resumed at the next start). Left running, it held the
-        # Application's stop (which waits for every task it created) past the grace
-        # period, until the bot gave up on it as stuck.
-        resumed = [task for task in (resuming, abandoned) if task is not None]
-        for task in resumed:
-            task.cancel()
-        if resumed:
-            await asyncio.wait(resumed)
+    stopping = until or asyncio.Event()
+    while not await _stopped_within(stopping, every_s):
+        # Each step on its own: one that fails (Telegram still down, a statement
+        # refused) is tried again at the next pass, and never keeps the others from
+        # running. Updates another replica stored and died before handling (lease
+        # expired): to the handlers here, first, since that needs the database only.
+        await _step("handling orphaned updates", handle_orphaned(application, svc.store))
+        if stopping.is_set():
+            return
+        sent = await _step("sending queued replies", send_queued(application, older_than))
+        if sent:
+            log.info("sent %d queued replies", sent)
+        if stopping.is_set():
+            return
+        await _step("finishing answered runs", finish_answered_runs(application, older_than))
+        if stopping.is_set():
+            return
+        # This replica's own work the database went away under (its lease was kept),
+        # resumed in the background too.
+        if svc.abandoned and (abandoned is None or abandoned.done()):
+            abandoned = graced(application, resume_abandoned(application), "barb-resume-abandoned")
+        # Work of another replica that died (its lease expired): resumed here, in the
+        # background, since answering may take a while.
+        if resuming is None or resuming.done():
+            resuming = graced(
+                application, resume_interrupted(application, own=False), "barb-resume-orphans"
+            )
+
+
+async def _stopped_within(stopping: asyncio.Event, seconds: float) -> bool:
+    """Wait ``seconds``, or less if ``stopping`` is set meanwhile; whether it is."""
+    with contextlib.suppress(TimeoutError):
+        async with asyncio.timeout(seconds):
+            await stopping.wait()
+    return stopping.is_set()
 
 
 async def _step(name: str, step: Awaitable[T]) -> T | None:

@@ -32,7 +32,7 @@ from barb.settings import EngineSettings, default_settings
 from bot.assistant.orchestrator import Assistant, AssistantSettings, Stopped
 from bot.assistant.replies import Asker
 from bot.llm.scripted import ScriptedProvider, tool_call, turn
-from bot.pool import worker_registry
+from bot.pool import celery_runner, worker_registry
 from bot.pool.celery_runner import CeleryRunner
 from bot.pool.job_claims import (
     CLAIM_PREFIX,
@@ -978,6 +978,55 @@ async def test_a_running_jobs_worker_lost_with_a_redis_restarted_empty_is_sent_a
     assert sends[1] < flight.started + hard_limit(runner.timeout_s)
 
 
+async def test_a_live_worker_stalled_through_a_redis_restart_computes_twice_answers_once(
+    volatile_redis: RedisServer, pool: Pool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Redis (no persistence) restarts while a live worker computes a confirmed plan's run,
+    and that worker's main process stalls past ``_LOST_WORKER_AFTER_S`` (8 s without a
+    beat: SIGSTOP in the test). The bot counts it gone and sends the job again: computed
+    twice, the documented cost (reliability.md). The person still gets one answer: the run
+    takes one outcome, and once it is stored in the reply (``answered``) the run's record
+    in Redis says so; the stalled copy's late answer changes nothing, and a reader resuming
+    the run (a restart, another replica) computes nothing a third time."""
+    # The stall made shorter than the job's gate holds it (8 s at most): 3 s, not 8.
+    monkeypatch.setattr(celery_runner, "_LOST_WORKER_AFTER_S", 3.0)
+    pool.url = volatile_redis.url()
+    worker = pool.worker(concurrency=2)
+    main = worker.process.pid
+    runner = pool.runner()
+    sends = counted(runner, "_send")
+    trace, started, gate = tmp_path / "job.trace", tmp_path / "started", tmp_path / "gate"
+    job = keyed({**COUNT, "trace": str(trace), "started": str(started), "gate": str(gate)})
+    running = asyncio.create_task(runner.run(job))
+    while not any(flight.started for flight in runner._in_flight.values()):
+        await asyncio.sleep(0.01)  # the bot saw it started
+    os.kill(main, signal.SIGSTOP)  # no beat from here; its child computes on
+    try:
+        volatile_redis.stop()
+        volatile_redis.start()
+        while len(sends) < 2:  # silent past _LOST_WORKER_AFTER_S: gone, sent again
+            assert not running.done(), running.result()
+            await asyncio.sleep(0.05)
+    finally:
+        os.kill(main, signal.SIGCONT)  # alive after all: it takes the copy too
+    while worker.log.read_text().count("] received") < 2:  # the copy taken beside it
+        await asyncio.sleep(0.05)
+    gate.touch()
+    outcome = await asyncio.wait_for(running, 30)
+    assert count_of(outcome) == DAYS
+    await asyncio.wait_for(_each_delivery_ran_or_was_dropped(worker, [trace]), 30)
+    assert runs_of(trace) == 2
+    runner.answered([job.key])  # the reply stored for its person
+    await asyncio.get_running_loop().run_in_executor(runner._celery, lambda: None)
+    client = pool.redis()
+    assert client.get(f"barb.sent.{job.key}") == b"answered"
+    assert client.keys("celery-task-meta-*") == []  # both copies' answer (one task id) gone
+    resumed = pool.runner()
+    again = await asyncio.wait_for(resumed.run(job), 30)
+    assert not again.ok and again.error["error_type"] == "AlreadyAnswered"
+    assert runs_of(trace) == 2
+
+
 async def _each_delivery_ran_or_was_dropped(worker: WorkerProcess, traces: list[Path]) -> None:
     while True:
         log = worker.log.read_text()
@@ -1417,6 +1466,29 @@ async def test_an_answer_stored_in_its_reply_leaves_redis_and_a_late_reader_comp
     outcome = await asyncio.wait_for(late.run(job), 30)
     assert not outcome.ok and outcome.error["error_type"] == "AlreadyAnswered"
     assert client.get(f"barb.sent.{job.key}") == b"answered"  # and so it stays
+    assert runs_of(trace) == 1
+
+
+async def test_an_answer_taken_and_never_stored_stays_only_as_long_as_its_run_may_resume(
+    pool: Pool, tmp_path: Path
+) -> None:
+    """The bot killed after taking a run's answer, before its reply was stored: the answer
+    (its CSV and chart: megabytes for a long table) stays in Redis only as long as a reader
+    may still resume the run (``keep_taken_s``, ``bot_run.resume_window_s``: 330 s by
+    default), and a reader resuming within it takes it without computing. Before, it stayed
+    the results' 10 minutes."""
+    pool.worker(timeout_s=5)
+    trace = tmp_path / "job.trace"
+    job = keyed({**COUNT, "trace": str(trace)})
+    killed = pool.runner(timeout_s=5, queue_wait_s=10, keep_taken_s=30)
+    client = pool.redis()
+    assert count_of(await asyncio.wait_for(killed.run(job), 30)) == DAYS
+    await asyncio.get_running_loop().run_in_executor(killed._celery, lambda: None)  # taken
+    [result] = client.keys("celery-task-meta-*")
+    assert 0 < client.ttl(result) <= 30  # before: 600
+    assert 0 < client.ttl(f"barb.sent.{job.key}") <= 30
+    resumed = pool.runner(timeout_s=5, queue_wait_s=10)  # the restart, within the window
+    assert count_of(await asyncio.wait_for(resumed.run(job), 30)) == DAYS
     assert runs_of(trace) == 1
 
 

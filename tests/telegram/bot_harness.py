@@ -7,6 +7,7 @@ Shared by the end-to-end tests: the scripted model (``brain``), the bot in a con
 from __future__ import annotations
 
 import asyncio
+import io
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from typing import Any
@@ -117,11 +118,36 @@ async def barb_bot(
                             await cancel_and_wait(sending)
             finally:
                 if application.running:
-                    await application.stop()
+                    await _stopped(application)
                 await services.close()
     finally:
         await runner.close()
         await store.close()
+
+
+#: How long the bot's stop may take in a test before the test fails with what still runs.
+STOP_WITHIN_S = 60.0
+
+
+async def _stopped(application: Any) -> None:
+    """``application.stop()``, which waits for every handler: one that never ends (a
+    database close SQLAlchemy waits for through every cancellation, its driver's thread
+    stuck) fails the test with the stacks of what still runs, instead of holding its
+    teardown until the suite's 300 s timeout."""
+    stopping = asyncio.create_task(application.stop())
+    done, _ = await asyncio.wait({stopping}, timeout=STOP_WITHIN_S)
+    if done:
+        await stopping
+        return
+    stacks = []
+    for task in asyncio.all_tasks():
+        if task is not asyncio.current_task() and not task.done():
+            stack = io.StringIO()
+            task.print_stack(file=stack)
+            stacks.append(stack.getvalue())
+    raise AssertionError(
+        f"the bot did not stop within {STOP_WITHIN_S:g} s; still running:\n" + "\n".join(stacks)
+    )
 
 
 def commentary_of(caption: str) -> str:

@@ -59,7 +59,10 @@ class LocksOnceComputed(InlineRunner):
         outcome = await super().run(job)
         self.runs += 1
         if self.runs == 1:
-            self.locker.hold()
+            # Waited for off the event loop: the bot's own connection may be in the middle
+            # of a write transaction (the sending pass, every 0.3 s), which it cannot end
+            # while the loop is blocked; the lock was then never taken (30 s, under load).
+            await asyncio.to_thread(self.locker.hold)
         return outcome
 
 

@@ -172,13 +172,15 @@ async def test_a_shutdown_mid_turn_ends_every_task_and_keeps_the_question(
     assert fake.said(ALICE) == []
 
 
-async def test_the_sending_pass_stopped_stops_the_work_it_resumed(
+async def test_the_work_the_sending_pass_resumed_is_stopped_with_the_answers_in_progress(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """The sending pass resumed work a dead replica left (the model thinking about it) when
-    the bot stops: that work stops with the pass, as the start-up's resumption does, and is
-    resumed at the next start. Before, it went on: the Application's stop waited for it
-    past the grace period, until the bot gave up on it as stuck."""
+    the bot stops: the pass stops at once, the work it resumed only with the answers in
+    progress (``StoppableUpdates.stop_running``, once the grace period is over), and is
+    resumed at the next start. Before, it was cancelled with the pass, without the grace
+    period fresh work gets (a reply on the wire cut, sent again at the next start); before
+    that, it went on past the grace period until the bot gave up on it as stuck."""
     resumed = asyncio.Event()
 
     async def thinking_long(application: object, *, own: bool = True) -> int:
@@ -192,11 +194,17 @@ async def test_the_sending_pass_stopped_stops_the_work_it_resumed(
     monkeypatch.setattr(app, "resume_interrupted", thinking_long)
     for step in ("handle_orphaned", "send_queued", "finish_answered_runs"):
         monkeypatch.setattr(app, step, nothing)
+    processor = app.StoppableUpdates()
     application = SimpleNamespace(
         bot_data={SERVICES_KEY: SimpleNamespace(abandoned=set(), store=None)},
         create_task=lambda coroutine, name: asyncio.create_task(coroutine, name=name),
+        update_processor=processor,
     )
     sending = asyncio.create_task(app.keep_sending(application, every_s=0))  # type: ignore[arg-type]
     await resumed.wait()
     await cancel_and_wait(sending)
+    [work] = tasks_left()  # the grace period: the resumed work goes on
+    assert processor.stop_running() == 1  # the grace period over
+    await asyncio.wait([work])
+    assert work.cancelled()
     assert tasks_left() == []
