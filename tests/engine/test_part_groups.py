@@ -181,11 +181,15 @@ def test_weekly_bars_leave_the_datas_first_part_week_out(sample_settings, daily)
     whole = weeks.drop(first).iloc[:-1].sort_values()  # the last runs into 2009
     assert result.table["volume"].tolist() == whole.tolist()
     assert str(first.date()) not in [str(w) for w in result.table["week"]]
+    # One label per bar: the week named by its first trading date, as the table and week()
+    # name it, never by its Monday beside the bar's own label (issue 11).
+    assert monday < first
     assert any(
-        f"The week {monday.date()} began before the data starts: its weekly bar "
-        f"({first.date()}) holds only 3 of its 4 days." in w
+        f"The week {first.date()} began before the data starts: its weekly bar holds only "
+        "3 of its 4 days." in w
         for w in result.metadata.warnings
     ), result.metadata.warnings
+    assert not [w for w in result.metadata.warnings if str(monday.date()) in w]
     # A period of that bar alone still gives it.
     alone = execute(
         {"session": "RTH", "from": "weekly", "period": "2008-01-01:2008-01-04"},
