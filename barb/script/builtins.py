@@ -1830,8 +1830,8 @@ def _time(ctx: EvalContext, zone: str | None) -> pd.Series:
 @register(
     "week",
     category="time",
-    summary="The trading date's week as its first trading date, as weekly bars are labelled "
-    "(2024-01-02: New Year's Day was a Monday): group_by week() compares each week's days.",
+    summary="The week, named by its first trading date as weekly bars are: group_by week() "
+    "compares each week's days.",
     example="arg_max(dayname(), high)  with group_by week()",
 )
 def _week(ctx: EvalContext) -> pd.Series:
