@@ -212,10 +212,10 @@ class CeleryRunner:
         self.queue_wait_s = queue_wait_s
         #: How long an answer taken stays findable for another reader of its run, if the
         #: bot never stores it in a reply (``_taken``): the window in which that run is
-        #: resumed (``bot_run.resume_window_s``); at most ``RESULT_EXPIRES_S``, the default.
-        self.keep_taken_s = min(
-            RESULT_EXPIRES_S if keep_taken_s is None else keep_taken_s, RESULT_EXPIRES_S
-        )
+        #: resumed (``bot_run.resume_window_s``), shorter or longer than the results' own
+        #: life (``RESULT_EXPIRES_S``, the default): a model given a longer timeout words
+        #: the answer longer, and its run resumed after a kill must still find it.
+        self.keep_taken_s = RESULT_EXPIRES_S if keep_taken_s is None else keep_taken_s
         #: How long a check may wait: the plan's wait for it (None: ``queue_wait_s``).
         self.check_wait_s = check_wait_s
         self._app = app or make_queue_app(url)
@@ -421,9 +421,9 @@ class CeleryRunner:
                 return
             keep_ms = int(self.keep_taken_s * 1000)
             client.pexpire(name, keep_ms)
-            result = backend.get_key_for_task(raw.decode())
-            if client.pttl(result) > keep_ms:  # shortened only: its worker set 10 minutes
-                client.pexpire(result, keep_ms)
+            # Its worker set the results' 10 minutes: shortened, or made longer for a model
+            # whose turn takes longer (``bot_run.answer_turn_s``).
+            client.pexpire(backend.get_key_for_task(raw.decode()), keep_ms)
             return
         if raw == _ANSWERED:  # a late reader's failure: the answer stored stays answered
             return

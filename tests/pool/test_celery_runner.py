@@ -31,7 +31,10 @@ from barb.data.store import DataMeta, data_path, read_meta, write_bars
 from barb.settings import EngineSettings, default_settings
 from bot.assistant.orchestrator import Assistant, AssistantSettings, Stopped
 from bot.assistant.replies import Asker
+from bot.bot_run import resume_window_s
 from bot.llm.scripted import ScriptedProvider, tool_call, turn
+from bot.llm.sdk_provider import RETRY_AFTER_CAP_S
+from bot.llm.settings import LLMSettings, make_provider
 from bot.pool import celery_runner, worker_registry
 from bot.pool.celery_runner import CeleryRunner
 from bot.pool.job_claims import (
@@ -53,6 +56,7 @@ from bot.pool.queue_app import (
     run_job_json,
 )
 from bot.pool.runner import InlineRunner
+from bot.settings import BotSettings
 from bot.store.db import open_store
 from bot.store.settings import StoreSettings
 
@@ -1469,27 +1473,56 @@ async def test_an_answer_stored_in_its_reply_leaves_redis_and_a_late_reader_comp
     assert runs_of(trace) == 1
 
 
+@pytest.mark.parametrize("keep_s", [30, 900])
 async def test_an_answer_taken_and_never_stored_stays_only_as_long_as_its_run_may_resume(
-    pool: Pool, tmp_path: Path
+    pool: Pool, tmp_path: Path, keep_s: int
 ) -> None:
     """The bot killed after taking a run's answer, before its reply was stored: the answer
-    (its CSV and chart: megabytes for a long table) stays in Redis only as long as a reader
-    may still resume the run (``keep_taken_s``, ``bot_run.resume_window_s``: 330 s by
-    default), and a reader resuming within it takes it without computing. Before, it stayed
-    the results' 10 minutes."""
+    (its CSV and chart: megabytes for a long table) stays in Redis as long as a reader may
+    still resume the run (``keep_taken_s``, ``bot_run.resume_window_s``: 370 s by default),
+    and a reader resuming within it takes it without computing. Before, it stayed the
+    results' 10 minutes. A model given a longer timeout makes the window longer than those
+    10 minutes (900 s): the answer stays that long too (before, cut at 10 minutes: a run
+    resumed after them computed the query again)."""
     pool.worker(timeout_s=5)
     trace = tmp_path / "job.trace"
     job = keyed({**COUNT, "trace": str(trace)})
-    killed = pool.runner(timeout_s=5, queue_wait_s=10, keep_taken_s=30)
+    killed = pool.runner(timeout_s=5, queue_wait_s=10, keep_taken_s=keep_s)
     client = pool.redis()
     assert count_of(await asyncio.wait_for(killed.run(job), 30)) == DAYS
     await asyncio.get_running_loop().run_in_executor(killed._celery, lambda: None)  # taken
     [result] = client.keys("celery-task-meta-*")
-    assert 0 < client.ttl(result) <= 30  # before: 600
-    assert 0 < client.ttl(f"barb.sent.{job.key}") <= 30
+    # Set a moment ago: within a minute of the window, never past it.
+    assert keep_s - 60 < client.ttl(result) <= keep_s  # before: 600
+    assert keep_s - 60 < client.ttl(f"barb.sent.{job.key}") <= keep_s
     resumed = pool.runner(timeout_s=5, queue_wait_s=10)  # the restart, within the window
     assert count_of(await asyncio.wait_for(resumed.run(job), 30)) == DAYS
     assert runs_of(trace) == 1
+
+
+def test_the_resume_window_covers_the_models_longest_turn_as_configured() -> None:
+    """The window a taken answer waits for its run's resumption starts with the model's
+    turn wording it: as long as the configured provider may take (its SDK client's timeout
+    for each of its tries, and the waits between them), plus the run's lease and a sending
+    pass. Before, a fixed 180 s (the default settings): with ``BARB_LLM_TIMEOUT_S=300``
+    a bot killed after the model's second try found the answer gone and computed it
+    again."""
+    store, bot = StoreSettings(), BotSettings(_env_file=None)
+    for timeout_s, retries in [(60.0, 2), (300.0, 2), (20.0, 0)]:
+        llm = LLMSettings(
+            _env_file=None,
+            BARB_LLM_TIMEOUT_S=timeout_s,
+            BARB_LLM_MAX_RETRIES=retries,
+            OPENAI_BASE_URL="http://127.0.0.1:9/v1",
+            BARB_LLM_MODEL="m",
+        )
+        client = make_provider(llm)._client  # the SDK's own client: what it waits
+        longest_turn = (client.max_retries + 1) * client.timeout + retries * RETRY_AFTER_CAP_S
+        assert resume_window_s(store, bot, llm) >= (
+            longest_turn + store.work_lease_s + bot.sending_pass_s
+        )
+    slow = LLMSettings(_env_file=None, BARB_LLM_TIMEOUT_S=300)
+    assert resume_window_s(store, bot, slow) > RESULT_EXPIRES_S  # kept past 10 minutes
 
 
 async def test_a_reader_still_polling_when_another_stored_the_answer_ends_at_its_next_read(
