@@ -989,10 +989,12 @@ async def test_a_live_worker_stalled_through_a_redis_restart_computes_twice_answ
     and that worker's main process stalls past ``_LOST_WORKER_AFTER_S`` (8 s without a
     beat: SIGSTOP in the test). The bot counts it gone and sends the job again: computed
     twice, the documented cost (reliability.md). The person still gets one answer: the run
-    takes one outcome, and once it is stored in the reply (``answered``) the run's record
-    in Redis says so; the stalled copy's late answer changes nothing, and a reader resuming
-    the run (a restart, another replica) computes nothing a third time."""
-    # The stall made shorter than the job's gate holds it (8 s at most): 3 s, not 8.
+    takes one outcome, the copy's, and once it is stored in the reply (``answered``) the
+    run's record in Redis says so. The stalled first run ends only then: its late answer,
+    stored under the job's task id, leaves Redis at once (it finds the run answered);
+    before, it sat there unread for the results' 10 minutes, its CSV and chart with it. A
+    reader resuming the run (a restart, another replica) computes nothing a third time."""
+    # The stall made shorter than the job's gate holds it: 3 s, not 8.
     monkeypatch.setattr(celery_runner, "_LOST_WORKER_AFTER_S", 3.0)
     pool.url = volatile_redis.url()
     worker = pool.worker(concurrency=2)
@@ -1000,10 +1002,11 @@ async def test_a_live_worker_stalled_through_a_redis_restart_computes_twice_answ
     runner = pool.runner()
     sends = counted(runner, "_send")
     trace, started, gate = tmp_path / "job.trace", tmp_path / "started", tmp_path / "gate"
-    job = keyed({**COUNT, "trace": str(trace), "started": str(started), "gate": str(gate)})
+    job = keyed({**COUNT, "trace": str(trace), "started": str(started), "gate_each": str(gate)})
     running = asyncio.create_task(runner.run(job))
     while not any(flight.started for flight in runner._in_flight.values()):
         await asyncio.sleep(0.01)  # the bot saw it started
+    first = int(started.read_text())
     os.kill(main, signal.SIGSTOP)  # no beat from here; its child computes on
     try:
         volatile_redis.stop()
@@ -1013,22 +1016,32 @@ async def test_a_live_worker_stalled_through_a_redis_restart_computes_twice_answ
             await asyncio.sleep(0.05)
     finally:
         os.kill(main, signal.SIGCONT)  # alive after all: it takes the copy too
-    while worker.log.read_text().count("] received") < 2:  # the copy taken beside it
+    while len(list(tmp_path.glob("gate.*.waiting"))) < 2:  # the copy taken beside it
         await asyncio.sleep(0.05)
-    gate.touch()
+    [copy] = {int(path.name.split(".")[1]) for path in tmp_path.glob("gate.*.waiting")} - {first}
+    Path(f"{gate}.{copy}").touch()  # the copy answers first
     outcome = await asyncio.wait_for(running, 30)
     assert count_of(outcome) == DAYS
-    await asyncio.wait_for(_each_delivery_ran_or_was_dropped(worker, [trace]), 30)
-    assert runs_of(trace) == 2
     runner.answered([job.key])  # the reply stored for its person
     await asyncio.get_running_loop().run_in_executor(runner._celery, lambda: None)
     client = pool.redis()
     assert client.get(f"barb.sent.{job.key}") == b"answered"
-    assert client.keys("celery-task-meta-*") == []  # both copies' answer (one task id) gone
+    assert client.keys("celery-task-meta-*") == []
+    Path(f"{gate}.{first}").touch()  # the stalled run ends, late
+    await asyncio.wait_for(_each_delivery_ran_or_was_dropped(worker, [trace]), 30)
+    assert runs_of(trace) == 2
+    # Its answer stored, then found not wanted: deleted (before, no such line: kept 600 s).
+    await asyncio.wait_for(_logged(worker, "its answer deleted"), 30)
+    assert client.keys("celery-task-meta-*") == []
     resumed = pool.runner()
     again = await asyncio.wait_for(resumed.run(job), 30)
     assert not again.ok and again.error["error_type"] == "AlreadyAnswered"
     assert runs_of(trace) == 2
+
+
+async def _logged(worker: WorkerProcess, line: str) -> None:
+    while line not in worker.log.read_text():
+        await asyncio.sleep(0.05)
 
 
 async def _each_delivery_ran_or_was_dropped(worker: WorkerProcess, traces: list[Path]) -> None:
