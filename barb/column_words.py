@@ -181,7 +181,12 @@ def formula_words(expr: ast.Expr, lang: str | None = DEFAULT) -> str | None:
     if isinstance(expr, ast.Call) and expr.name.lower() in _AGGREGATES and expr.args:
         first, rest = expr.args[0], expr.args[1:]
         if len(rest) <= 1 and all(isinstance(a, ast.Number) for a in rest):
-            x = _text(N_("formula"), lang, formula=first.to_text())
+            # A call is one unit as a name is, quoted as one («round(range / 100)»); English
+            # brackets around it read "maximum (round(range / 100))", two closed at once.
+            if isinstance(first, ast.Call):
+                x = quoted(first.to_text(), lang)
+            else:
+                x = _text(N_("formula"), lang, formula=first.to_text())
             p = ast.literal_value(rest[0]) if rest else None
             return _text(
                 _AGGREGATES[expr.name.lower()],

@@ -43,7 +43,13 @@ from barb.planning import HIDDEN
 from barb.record_runs import RUN_NOTE_COLUMN
 from barb.result import Result, result_instrument
 from barb.row_values import statistic_arguments
-from barb.time_keys import clock_kind, clock_text, text_clock_zone, zoned_clock_column
+from barb.time_keys import (
+    calendar_part,
+    clock_kind,
+    clock_text,
+    text_clock_zone,
+    zoned_clock_column,
+)
 from barb.time_zones import short_name
 
 # Columns that hold prices as traded (joined instruments' too: es_close); aggregates of
@@ -223,8 +229,11 @@ def csv_bytes(result: Result, language: str | None = DEFAULT) -> bytes:
     decimals = instrument.tick_decimals if instrument is not None else DEFAULT_DECIMALS
     renamed: dict[str, str] = {}
     zoned: dict[str, str] = {}
+    hours = _keys_as_charted(out, result, language) if result.table is not None else set()
     for name in out.columns:
         values = out[name]
+        if name in hours:  # written as the chart's times already
+            continue
         if pd.api.types.is_datetime64_any_dtype(values):
             out[name], clock = _times(values, instrument)
             if clock is not None:
@@ -253,7 +262,7 @@ def csv_bytes(result: Result, language: str | None = DEFAULT) -> bytes:
             out[name] = _calendar_words(values, language)
     out = out.rename(columns={k: v for k, v in renamed.items() if v not in out.columns})
     out = out.rename(columns={k: v for k, v in zoned.items() if v not in out.columns})
-    out = out.rename(columns=_headers(out.columns, renamed, result, language))
+    out = out.rename(columns=_headers(out.columns, renamed, result, language, hours))
     for column, header in (
         (NOTE_COLUMN, N_("csv.note_column")),
         (RUN_NOTE_COLUMN, N_("csv.run_note_column")),
@@ -277,6 +286,43 @@ def csv_bytes(result: Result, language: str | None = DEFAULT) -> bytes:
     return buffer.getvalue().encode("utf-8-sig")
 
 
+#: Keys the chart names by a word or a clock's time, not by their number.
+_NAMED_PARTS = frozenset({"dayofweek", "month", "quarter", "weekofyear"})
+
+
+def _keys_as_charted(out: pd.DataFrame, result: Result, language: str | None) -> set[str]:
+    """Group keys that hold a number the chart writes as a word or a time, written as it
+    does in a language other than English (``dayofweek`` 0 «Пн», ``month`` 3 «мар», RTH's
+    hour 9 «09:30», the hour's first bar): a Russian file read 0 and 9 beside a chart of
+    «Пн» and «09:30». The names of the hour keys so written, whose header names the clock.
+    English keeps the engine's numbers, which a script reading the file may know."""
+    if language == DEFAULT or result.summary is None or result.metadata is None:
+        return set()
+    from barb.charts.grouped import key_labels
+    from barb.charts.time_of_day import bar_grid
+    from barb.charts.words import words_for
+
+    instrument = result_instrument(result)
+    words, grid = words_for(language), bar_grid(result)
+    hours: set[str] = set()
+    for name in result.summary.by or ():
+        if name not in out.columns or not pd.api.types.is_numeric_dtype(out[name]):
+            continue
+        hour = clock_kind(name, out[name], result.query) == "hour"
+        if hour and (grid is None or instrument is None):
+            continue
+        if not hour and calendar_part(name, result.query) not in _NAMED_PARTS:
+            continue
+        known = out[name].notna()
+        [labels] = key_labels(out.loc[known], [name], result.query, words, grid)
+        written = pd.Series("", index=out.index, dtype=object)
+        written[known] = labels
+        out[name] = written
+        if hour:
+            hours.add(name)
+    return hours
+
+
 def _calendar_words(values: pd.Series, language: str | None) -> pd.Series:
     """A column of weekday or month names (``dayname()``'s "Mon", ``monthname()``'s "Jan")
     in ``language``'s words, as the chart, the caption and ``/query``'s table write them: a
@@ -297,7 +343,11 @@ def _calendar_words(values: pd.Series, language: str | None) -> pd.Series:
 
 
 def _headers(
-    columns: pd.Index, renamed: dict[str, str], result: Result, language: str | None
+    columns: pd.Index,
+    renamed: dict[str, str],
+    result: Result,
+    language: str | None,
+    hours: frozenset[str] | set[str] = frozenset(),
 ) -> dict[str, str]:
     """The columns' names in ``language`` where it is not English, as the chart names them
     (``date``: «дата», ``mean_range``: «средний диапазон», ``time_et``: «время (ET)»): a
@@ -320,6 +370,8 @@ def _headers(
     for column in map(str, columns):
         if column in clocks:  # time_et: the time, on the clock the chart names
             said = zoned(words.key("time"), result)
+        elif column in hours:  # «час (ET)», as the axis of its times names it
+            said = zoned(keys_text([column], result, words), result)
         elif column in keys:
             said = keys_text([column], result, words)
         elif words.names_key(column) and column in LABEL_COLUMNS:

@@ -99,6 +99,7 @@ from barb.caveats.short_sessions import (
     short_sessions_caveat,
 )
 from barb.caveats.short_weeks import short_weeks_caveat
+from barb.caveats.stock_days import stock_days_caveat
 from barb.caveats.then_history import day_key, then_history_caveat
 from barb.caveats.then_row_order import then_order_caveat
 from barb.caveats.then_runs import then_runs_caveat
@@ -126,6 +127,7 @@ from barb.errors import (
     out_of_memory,
     stopped_from_outside,
 )
+from barb.events.rules import us_market_closed
 from barb.frames import take_rows
 from barb.lineage import nodes, through_map
 from barb.long_results import BuiltOnce, spread_rows
@@ -167,7 +169,7 @@ from barb.stage_output import (
     sort_keys,
 )
 from barb.stages import DayOpen, run_stage
-from barb.time_keys import minute_clocks
+from barb.time_keys import CLOCK_NAMES, minute_clocks
 from barb.time_zones import short_name
 
 log = logging.getLogger(__name__)
@@ -308,7 +310,7 @@ def run_on(
     output = bars.first_stage(plan, ctx, frame)
     # The answer as its stage gave it, before the warnings below name whole groups in it:
     # what a statistic run again counted another way is compared with (``own_clock_caveat``).
-    answer = output.summary.model_copy(deep=True)
+    answer = _as_given(plan, output.summary)
     # Run again only when a running high or low met higher (lower) bars before the period:
     # on a copy, so the caveats below read this run's columns; its then stage too, whose
     # answer is the one compared.
@@ -357,7 +359,17 @@ def run_on(
         warnings += short_sessions_caveat(plan, output.table, _rows_shown(output))
     said, short_weeks = short_weeks_caveat(plan, output)
     warnings += said
-    warnings += holiday_close_caveat(plan, output.kept, frame, whole=output.summary.whole)
+    closes = holiday_close_caveat(plan, output.kept, frame, whole=output.summary.whole)
+    warnings += closes
+    if not closes and cut is None:  # else the rows after the holidays are said already
+        warnings += stock_days_caveat(
+            plan,
+            output.kept_dates(),
+            answer,
+            output.table,
+            partial(_stock_days_only, bars, ctx, day_open),
+            output.kept,
+        )
     warnings += joined_bar_caveat(plan, output.kept)
     warnings += long_break_caveat(plan, ctx, output.kept)
     warnings += low_tail_caveat(plan, ctx, output.kept)
@@ -443,7 +455,7 @@ def run_on(
     if plan.then is not None:
         given = output.table
         output = _second_stage(plan, output, ctx, day_open, outcomes)
-        answer = output.summary.model_copy(deep=True)
+        answer = _as_given(plan, output.summary)
         history_beyond = history_beyond_caveat(from_history, output)
         record = first.record_rows  # the data's first year's highs, in rows then drops
         if record is not None and _keeps_none(record[1], output.passed) and record[0] in warnings:
@@ -587,10 +599,12 @@ def run_on(
     output.summary.clocks = _clocks(plan, output)
     # A statistic of the exchange's clock over a session across its midnight, run again
     # counted from the open: said when the answer changes.
-    counted = partial(bars.counted, settings, ctx, first)
-    warnings += own_clock_caveat(plan, covered, answer, counted)
-    # Another zone's clock across its midnight: its form's answer beside the advice.
-    warnings = zone_clock_answers(plan, covered, answer, counted, warnings)
+    # Both read a clock's uses in the query: none without an hour() or time() (``_clocked``).
+    if _clocked(plan):
+        counted = partial(bars.counted, settings, ctx, first)
+        warnings += own_clock_caveat(plan, covered, answer, counted)
+        # Another zone's clock across its midnight: its form's answer beside the advice.
+        warnings = zone_clock_answers(plan, covered, answer, counted, warnings)
     table, source_rows, drawn, truncated = _bounded(output, settings, warnings)
     warnings += [w for w in [*history_beyond, *ctx.warnings] if w not in warnings]
     # A fact two caveats found is said once; none of the groups a then where dropped all of.
@@ -702,6 +716,34 @@ class _StageBars:
         return _answer(again, again_first, again_ctx, self.day_open).summary
 
 
+def _as_given(plan: Plan, summary: Summary) -> Summary:
+    """``summary`` as its stage gave it, for ``own_clock_caveat`` and ``zone_clock_answers``
+    to compare an answer counted another way with: a copy, as the warnings rename its
+    groups after. Both read a clock of intraday bars alone (``_clocked``): else the summary
+    is never read, and its deep copy (0.05-0.1 ms, a tenth of a daily question) not made."""
+    return summary.model_copy(deep=True) if _clocked(plan) else summary
+
+
+def _stock_days_only(
+    bars: _StageBars, ctx: EvalContext, day_open: DayOpen | None
+) -> StageOutput | None:
+    """The first stage's answer over its bars without the US holiday sessions
+    (``stock_days_caveat``): prev() then reads the last stock-market close by itself."""
+    frame = bars.frame
+    if "trading_date" not in frame.columns:
+        return None
+    open_days = ~us_market_closed(frame["trading_date"].to_numpy().astype("datetime64[D]"))
+    rows = take_rows(frame, open_days)
+    again = replace(bars, frame=rows, keep=bars.keep[open_days], period=bars.period[open_days])
+    fresh = {"warnings": [], "row_warnings": [], "history_beyond": [], "cut_runs": {}}
+    quiet = replace(ctx, frame=rows, **fresh)
+    try:
+        output = again.first_stage(bars.plan, quiet, rows.copy(deep=False))
+    except BarbError:
+        return None
+    return _answer(bars.plan, output, quiet, day_open)
+
+
 def _stage_query(query: dict[str, Any]) -> dict[str, Any]:
     """A query's first stage: all of it but its then stage."""
     return {key: value for key, value in query.items() if key != "then"}
@@ -726,9 +768,12 @@ def _clocks(plan: Plan, output: StageOutput) -> dict[str, str]:
         }
     else:
         return {}
+    if not plan.reads_clock and CLOCK_NAMES.isdisjoint(columns):
+        return {}  # a minute of the day is hour() * 60 + minute(), time(), or by its name
     home = short_name(plan.dataset.instrument.timezone)
     found = {name: home for name in minute_clocks(columns, plan.query.to_json())}
-    for name, zone in zone_clock_columns(plan).items():  # hour('MSK') * 60 + minute('MSK')
+    zoned = zone_clock_columns(plan) if plan.reads_clock else {}
+    for name, zone in zoned.items():  # hour('MSK') * 60 + minute('MSK')
         values = columns.get(name)
         if values is not None and pd.api.types.is_numeric_dtype(values):
             found.setdefault(name, zone)
@@ -752,9 +797,15 @@ def _context(plan: Plan, frame: pd.DataFrame, night: NightSession | None) -> Eva
         period_unit=plan.period.calendar_unit,
         # Read by daily(), weekly() and monthly() alone (what they say on a part of the day).
         part_of_day=part_of_day(plan) if plan.first.calls & DAILY_ARGUMENTS.keys() else None,
-        clock_columns=clock_columns(plan) if plan.timeframe.intraday else {},
-        text_zones=text_clock_zones(plan) if plan.timeframe.intraday else {},
+        clock_columns=clock_columns(plan) if _clocked(plan) else {},
+        text_zones=text_clock_zones(plan) if _clocked(plan) else {},
     )
+
+
+def _clocked(plan: Plan) -> bool:
+    """Whether a clock's columns and uses are looked for: of intraday bars, when a stage
+    calls hour() or time(), where each begins (``barb.caveats.zone_midnight``)."""
+    return plan.timeframe.intraday and plan.reads_clock
 
 
 def _dry_run(plan: Plan) -> None:
@@ -794,8 +845,8 @@ def _second_stage(
     ctx.rows_are_groups = plan.first.shape == "grouped"
     ctx.row_dates = day_key(plan.first)
     ctx.bar_clock_columns = _bar_clock_columns(plan)
-    ctx.clock_columns = clock_columns(plan, then=True) if plan.timeframe.intraday else {}
-    ctx.text_zones = text_clock_zones(plan, then=True) if plan.timeframe.intraday else {}
+    ctx.clock_columns = clock_columns(plan, then=True) if _clocked(plan) else {}
+    ctx.text_zones = text_clock_zones(plan, then=True) if _clocked(plan) else {}
     output = _then_stage(
         plan, rows, first.order, ctx, day_open, query=plan.query, outcomes=outcomes
     )

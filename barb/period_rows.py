@@ -253,10 +253,7 @@ class _Joined:
 
 def _rows(plan: Plan, more: tuple[int, int] = (0, 0)) -> _Rows:
     if plan.dataset.sliced(plan.session, plan.timeframe.name):
-        rows = _sliced_rows(plan, more)
-        if plan.reads_range:
-            rows = replace(rows, frame=with_range(rows.frame))
-        return rows
+        return _sliced_rows(plan, more, ranged=plan.reads_range)
     return _cached_rows(plan, more)
 
 
@@ -681,10 +678,10 @@ def _open_bar(full: pd.DataFrame, tf: Timeframe, calendar: str) -> OpenBar | Non
     return OpenBar(str(label[1][0]), first, last, kept=False)
 
 
-def _sliced_rows(plan: Plan, more: tuple[int, int] = (0, 0)) -> _Rows:
+def _sliced_rows(plan: Plan, more: tuple[int, int] = (0, 0), *, ranged: bool = False) -> _Rows:
     """The same rows as ``_cached_rows`` would give, built from the trading dates they lie on
     (``Dataset.sliced``): positions come from the day index, so nothing outside them is
-    built."""
+    built. ``ranged``: with the bars' range, which 1-minute bars have only when read."""
     index = plan.dataset.day_index(plan.session, plan.timeframe.name)
     n, period = index.rows, plan.period
     if period.bars is not None:
@@ -701,7 +698,9 @@ def _sliced_rows(plan: Plan, more: tuple[int, int] = (0, 0)) -> _Rows:
         first = int(np.searchsorted(index.starts, start, side="right")) - 1
         last = int(np.searchsorted(index.starts, stop, side="left"))
         start = int(index.starts[first])
-    frame = plan.dataset.frame_for_days(plan.session, plan.timeframe.name, first, last)
+    frame = plan.dataset.frame_for_days(
+        plan.session, plan.timeframe.name, first, last, ranged=ranged
+    )
     frame = frame.iloc[: max(0, stop - start)].copy(deep=False)
     frame.index = pd.RangeIndex(len(frame))
     in_period = _in_period(len(frame), lo - start, hi - start)

@@ -13,9 +13,10 @@ from __future__ import annotations
 import datetime as dt
 import difflib
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Hashable, Iterator
 from dataclasses import dataclass, replace
 from functools import cached_property, partial
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -99,6 +100,10 @@ JOINED_BAR_COLUMNS = ("open", "high", "low", "close", "volume")
 HIDDEN = "·"
 
 
+# What ``StagePlan.derived`` holds for a key not built yet (None is a fact too).
+_MISSING = object()
+
+
 @dataclass(frozen=True)
 class SelectItem:
     expr: Expr
@@ -172,6 +177,28 @@ class StagePlan:
             if isinstance(node, Column)
         }
         return frozenset(named | {key.column for key in self.sort})
+
+    @cached_property
+    def reads_ahead(self) -> bool:
+        """Whether the where reads bars after its own (next(), through the map): then it
+        has no value on the period's last rows, which a run counts."""
+        if self.where is None:
+            return False
+        return reach(self.where, map_reach(self.map_exprs)).ahead > 0
+
+    def derived(self, key: Hashable, build: Callable[[], Any]) -> Any:
+        """A fact of the stage's expressions alone, built at its plan's first run and kept
+        with the plan (``plan_query`` keeps plans of queries asked again): the parts of a
+        where each run reads its groups' sizes by, the sides it lists beside its rows, the
+        units of the columns it summarises. ``key`` names the fact and what it is of."""
+        found = self._derived.get(key, _MISSING)
+        if found is _MISSING:
+            found = self._derived.setdefault(key, build())
+        return found
+
+    @cached_property
+    def _derived(self) -> dict[Hashable, Any]:
+        return {}
 
     def number_comparisons(self, is_value: Callable[[Node], bool]) -> list[Compare] | None:
         """The comparisons with a number the stage reads the value ``is_value`` picks through
@@ -255,12 +282,33 @@ class Plan:
     # on rows back to each one's event (``barb.script.event_history``). None otherwise.
     event_reach: Reach | None = None
 
+    @cached_property
+    def reads_clock(self) -> bool:
+        """Whether a stage calls hour() or time() (by any of their names): the clock
+        readings ``barb.caveats.zone_midnight`` finds all begin at one, so a query calling
+        neither has no clock column to name (RSI of 5-minute bars, an EMA cross), and its
+        intraday runs skip reading for them."""
+        stages = (self.first, self.then) if self.then is not None else (self.first,)
+        called = {name for stage in stages for name in stage.calls}
+        return any(name in CLOCK_READINGS or _canonical(name) in CLOCK_READINGS for name in called)
+
     @property
     def point_values(self) -> frozenset[float]:
         """A contract's dollars per point of the instrument and of each joined one (NQ's 20,
         ES's 50): points times one of them are dollars (``barb.column_units``)."""
         instruments = [self.dataset.instrument, *(j.dataset.instrument for j in self.instruments)]
         return frozenset(i.point_value for i in instruments)
+
+
+# The calls a clock reading begins at (``barb.caveats.zone_midnight``'s ``_CLOCKS``; a
+# minute of the day, ``barb.time_keys.time_kind``'s, reads one of them too).
+CLOCK_READINGS = frozenset({"hour", "time"})
+
+
+def _canonical(name: str) -> str:
+    """A function's own name for ``name``, one of its aliases (as a call is looked up)."""
+    spec = lookup(name)
+    return spec.name if spec is not None else name.lower()
 
 
 # Plans of queries asked before, by (data directory, query text, limit), while their

@@ -592,8 +592,13 @@ def summarize_grouped(
     if not values:
         return summary
     main = _compared_column(table, values, sort, counts, made)
-    numeric = pd.to_numeric(table[main], errors="coerce")
-    if numeric.notna().any():
+    numeric = table[main]
+    if numeric.dtype.kind == "f":  # numbers already: no conversion, no Series of flags
+        known = not np.isnan(numeric.to_numpy()).all()
+    else:
+        numeric = pd.to_numeric(numeric, errors="coerce")
+        known = bool(numeric.notna().any())
+    if known:
         col_stats = _stats(numeric, table, by)
         if col_stats is not None:
             summary.stats = {main: col_stats}
@@ -623,8 +628,8 @@ def compare_whole_groups(summary: Summary, table: pd.DataFrame, parts: Sequence[
     """Name the highest and lowest of whole groups only, when a part group would be one, and
     say which were left out: year by weekday named "lowest up_days: year=2026, wd=Tue,
     up_days=0, days=1", a 1-day group, where the whole years' lowest was 17 of 52 days."""
-    if summary.type != "grouped" or not summary.stats or summary.min is None:
-        return
+    if not parts or summary.type != "grouped" or not summary.stats or summary.min is None:
+        return  # no part group: the highest and lowest named are whole groups'
     column = next(iter(summary.stats))
     if column not in table.columns:
         return

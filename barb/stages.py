@@ -79,13 +79,14 @@ from barb.script.evaluator import RowsOverAll, SelectValue, evaluate, evaluate_s
 from barb.script.functions import KIND_NAMES, value_kind
 from barb.script.library import lookup
 from barb.script.query import Query
-from barb.script.reach import map_reach, reach
 from barb.stage_output import SINGLE_ROW, StageOutput, counted_columns, query_columns, sort_keys
 from barb.summary_text import value_text
 from barb.time_keys import calendar_part, from_the_open, period_keys
 from barb.timeframes import timeframe as timeframe_spec
 from barb.where_values import where_sides, with_where_values
 
+# The calls whose comparisons ``record_rows`` reads as record tests, as they are written.
+RUNNING_EXTREMES = frozenset({"cummax", "cummin"})
 # A table of the latest bars keeps this many bars before them, to show the series it ends.
 LATEST_HISTORY_ROWS = 1_000
 # A where's table of at most this many days keeps the period's closes, to draw them on.
@@ -195,7 +196,9 @@ def run_stage(
                 stage, every_row, condition, period, again, ctx.timeframe, rows
             )
         said += running_caveat(start, period)
-        records = record_rows(start, period)
+        # Records against a running high or low: none without a cummax() or cummin().
+        if stage.calls & RUNNING_EXTREMES:
+            records = record_rows(start, period)
         said += [records[0]] if records is not None else []
     setup: dict[str, SetupMean] = {}
     judged = period
@@ -252,7 +255,8 @@ def run_stage(
     )
     output.warnings[:0] = said
     if again is not None and stage.where is not None and stage.shape in SINGLE_ROW:
-        sides = where_sides(stage.where)  # the where's indicators, beside the rows it kept
+        # The where's indicators, beside the rows it kept.
+        sides = stage.derived("where_sides", partial(where_sides, stage.where))
         if sides and callable(output.source_rows):
             output.source_rows = partial(with_where_values, output.source_rows, sides, again, keep)
     if stage.shape in SINGLE_ROW and record_columns(stage):
@@ -271,7 +275,7 @@ def run_stage(
         # The where's value on the period's last row: none when it reads a next() past the
         # data's last whole bar (the week of 2025-12-29 is no "last week of the year").
         assert stage.where is not None
-        if reach(stage.where, map_reach(stage.map_exprs)).ahead > 0:
+        if stage.reads_ahead:
             # The rows at the period's end it had no value on: next(close, 3)'s last three.
             unknown = condition.isna().to_numpy()[::-1] & period[::-1]
             output.last_unjudged = int(np.argmin(unknown)) if not unknown.all() else len(unknown)
@@ -293,8 +297,7 @@ def run_stage(
         listed = output.groups if output.groups is not None else output.table
         calendar = None
         if again is not None and stage.where is not None:  # its parts on the calendar alone
-            mapped = dict(stage.map_exprs)
-            parts = [p for p in conjuncts(stage.where) if not picks_by_values(p, mapped)]
+            parts = stage.derived("calendar_parts", partial(_calendar_parts, stage))
             calendar = partial(_kept_by, parts, again) if parts else None
         output.warnings += empty_groups(
             every_row,
@@ -489,20 +492,10 @@ def _sizes_before(
     ones, and "476 of 476 days against 460 of 464, Fisher p = 0.059" had tested how often
     a gap was none (p48c Q36). Such a part is read as the calendar's is: it narrows the
     rows each group is of."""
-    assert stage.where is not None
-    mapped = dict(stage.map_exprs)
-    of_keys = partial(_of_a_key, [expr for _, expr in stage.group_keys], mapped)
-    picking = [part for part in conjuncts(stage.where) if picks_by_values(part, mapped)]
-    if all(of_keys(part) for part in picking):
+    narrowing = stage.derived("narrowing", partial(_narrowing, stage))
+    if narrowing is None:
         return None
     keys = [name for name, _ in stage.group_keys]
-
-    # The parts read as the calendar's: they narrow the rows each group is of.
-    narrowing = [
-        part
-        for part in conjuncts(stage.where)
-        if not picks_by_values(part, mapped) or of_keys(part)
-    ]
 
     @cache
     def judged() -> np.ndarray:
@@ -515,6 +508,29 @@ def _sizes_before(
         cache(lambda: sizes_before(frame, keys, judged(), grouped)),
         cache(lambda: stretch_shares(grouped(), judged(), keep)),
     )
+
+
+def _calendar_parts(stage: StagePlan) -> list[Expr]:
+    """The where's parts that keep rows by the calendar or a schedule alone."""
+    assert stage.where is not None
+    mapped = dict(stage.map_exprs)
+    return [part for part in conjuncts(stage.where) if not picks_by_values(part, mapped)]
+
+
+def _narrowing(stage: StagePlan) -> list[Expr] | None:
+    """The where's parts read as the calendar's, which narrow the rows each group is of
+    (``_sizes_before``); None when every part that picks by values is of a key."""
+    assert stage.where is not None
+    mapped = dict(stage.map_exprs)
+    of_keys = partial(_of_a_key, [expr for _, expr in stage.group_keys], mapped)
+    picking = [part for part in conjuncts(stage.where) if picks_by_values(part, mapped)]
+    if all(of_keys(part) for part in picking):
+        return None
+    return [
+        part
+        for part in conjuncts(stage.where)
+        if not picks_by_values(part, mapped) or of_keys(part)
+    ]
 
 
 def _of_a_key(keys: Sequence[Expr], mapped: Mapping[str, Expr], part: Expr) -> bool:
@@ -794,7 +810,8 @@ def _answer(
     # year=2016.5" summarised 18 yearly returns' labels as a number. A trading_day() is a
     # value: where in the month the rows lie.
     if query is not None:
-        labels = period_keys(query, stat_cols, ctx.timeframe)
+        keyed = ("period_keys", tuple(stat_cols), ctx.timeframe)
+        labels = stage.derived(keyed, partial(period_keys, query, stat_cols, ctx.timeframe))
         stat_cols = [c for c in stat_cols if c not in labels]
     # A then.map adds to the first stage's columns: "ret_pct" selected there stays listed
     # next to "pct_rank = rank(ret_pct)", as the table and the CSV hold it.
@@ -873,7 +890,12 @@ def _unaveraged(
     ranked = stage.limit is not None and any(
         key.column not in ("timestamp", "trading_date", "date") for key in stage.sort
     )
-    units = column_units(list(summary.stats), timeframe, query) if query is not None else {}
+    # A ranking's means all go: no column's unit is read (the query's names parsed again).
+    units = {}
+    if query is not None and not ranked:  # the whole query's: the same on each run of it
+        names = list(summary.stats)
+        keyed = ("column_units", tuple(names), timeframe)
+        units = stage.derived(keyed, partial(column_units, names, timeframe, query))
     for name, stats in summary.stats.items():
         if ranked or units.get(name) == PRICE:
             stats.mean = None
@@ -938,14 +960,13 @@ def _ordered_positions(
             ordered_positions = positions if ascending[0] else positions[::-1]
             return ordered_positions[: stage.limit], ties
         if len(names) == 1:  # one key: the same stable order, without a frame of keys
-            key = pd.Series(frame[names[0]].to_numpy())
-            ordered = key.sort_values(ascending=ascending[0], kind="stable", na_position="last")
+            positions = _stable_order(frame[names[0]].to_numpy(), ascending[0])
         else:
             keys = pd.DataFrame({f"k{i}": frame[name].to_numpy() for i, name in enumerate(names)})
             ordered = keys.sort_values(
                 list(keys.columns), ascending=ascending, kind="stable", na_position="last"
             )
-        positions = ordered.index.to_numpy()
+            positions = ordered.index.to_numpy()
         if stage.limit is not None and len(positions) > stage.limit:
             columns = [frame[name].to_numpy() for name in names]
 
@@ -962,6 +983,27 @@ def _ordered_positions(
     if stage.limit is not None:
         positions = positions[: stage.limit]
     return positions, ties
+
+
+def _stable_order(values: np.ndarray, ascending: bool) -> np.ndarray:
+    """The positions ``pd.Series(values).sort_values(kind="stable", na_position="last")``
+    puts ``values`` in (its index), for numbers as pandas' ``nargsort`` orders them: a
+    descending sort is the ascending one of the reversed values, reversed, so that equal
+    values keep their order; the empty ones last, in theirs. Other values (dates, text) are
+    left to pandas. Without the Series and its sorted copy: a third of a ranking's cost."""
+    if values.dtype.kind not in "iuf":
+        key = pd.Series(values)
+        ordered = key.sort_values(ascending=ascending, kind="stable", na_position="last")
+        return ordered.index.to_numpy()
+    empty = np.isnan(values) if values.dtype.kind == "f" else np.zeros(len(values), dtype=bool)
+    at = np.arange(len(values))
+    filled, filled_at = values[~empty], at[~empty]
+    if not ascending:
+        filled, filled_at = filled[::-1], filled_at[::-1]
+    order = filled_at[filled.argsort(kind="stable")]
+    if not ascending:
+        order = order[::-1]
+    return np.concatenate([order, np.flatnonzero(empty)])
 
 
 def _in_time_order(frame: pd.DataFrame) -> bool:

@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from barb.lineage import Lineage, called_key_names
+from barb.lineage import Lineage, called_key_names, key_expressions
 from barb.script import ast
 from barb.script.library import lookup
 
@@ -190,6 +190,23 @@ def zoned_clock(name: str, query: Mapping[str, Any]) -> str | None:
     source = Lineage(query).values_of(name, CARRIES_VALUE)
     zone = _clock_zone(source) if source is not None else None
     return zone or None
+
+
+def zoned_hour(name: str, query: Mapping[str, Any]) -> str | None:
+    """The zone as written ("MSK") when the query made ``name`` an hour of the day on another
+    clock than the exchange's (``hour('MSK')``, followed through the aggregates that return a
+    row's own value), else None. Its groups are clock hours on that clock: the chart drew
+    "hour_msk 22" on an axis of plain numbers where hour() gets "22:00" and "hour (ET)"."""
+    source = Lineage(query).values_of(name, CARRIES_VALUE)
+    if source is None:  # a group key written as the call ("group_by": "hour('MSK')")
+        source = key_expressions(query).get(name)
+    return (_clock_call(source, "hour") or None) if source is not None else None
+
+
+def zoned_hour_column(name: str, series: pd.Series, query: Mapping[str, Any]) -> str | None:
+    """``zoned_hour`` of a column whose values are whole hours of a day, else None."""
+    zone = zoned_hour(name, query)
+    return zone if zone and _whole_in(series, 0, 24) else None
 
 
 def text_clock_zone(name: str, query: Mapping[str, Any]) -> str | None:

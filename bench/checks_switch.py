@@ -88,4 +88,16 @@ class ChecksSwitch:
     def off(self) -> None:
         """Checks the warm-up never reached stay on: the questions timed do not call them."""
         for (module, name), nothing in self.nothing.items():
-            setattr(module, name, lambda *args, _like=nothing, **kwargs: _nothing_like(_like))
+            setattr(module, name, _saying_nothing(nothing))
+
+
+def _saying_nothing(like: object) -> Callable[..., Any]:
+    """A check off: it returns ``like``'s empty form, fresh on each call. An empty list or
+    None, what most checks say when they find nothing, is returned as is, with no call to
+    ``_nothing_like``: the 60-70 checks a question meets had cost the switch's own
+    function calls, 0.05-0.1 ms, which an engine without them would not pay."""
+    if like is None:
+        return lambda *args, **kwargs: None
+    if isinstance(like, list) and not like:
+        return lambda *args, **kwargs: []
+    return lambda *args, **kwargs: _nothing_like(like)

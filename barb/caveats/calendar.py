@@ -839,8 +839,12 @@ def period_cuts(
     if first_cut is not None:
         inside = kept[kept <= np.datetime64(last_weekday_of_period(dates[0], timeframe), "D")]
         if len(inside):
-            text = first_cut.text("its row counts", len(inside))
-            cuts.append(PeriodCut(unit, first_cut.begins, text, "data_start"))
+            # Named as its row is: the data's first week by its first date in the data.
+            named = dataclasses.replace(
+                first_cut, begins=_week_named(unit, first_cut.begins, every)
+            )
+            text = named.text("its row counts", len(inside))
+            cuts.append(PeriodCut(unit, named.begins, text, "data_start"))
     for edge, day in (("start", max(lo, dates[0])), ("end", min(hi, dates[-1]))):
         # Labelled only near the edge: a year is the longest group.
         near = every[(every >= day - YEAR_DAYS) & (every <= day + YEAR_DAYS)]
@@ -852,6 +856,7 @@ def period_cuts(
         inside = kept[(kept >= group[0]) & (kept <= group[-1])]
         if not len(inside):
             continue
+        label = _week_named(unit, label, group)
         name = unit_label(label, unit)
         if edge == "start":
             # The period's start named as such: "(on 2025-12-22)", the week's own first
@@ -868,6 +873,16 @@ def period_cuts(
             )
         )
     return cuts
+
+
+def _week_named(unit: str, begins: np.datetime64, days: np.ndarray) -> np.datetime64:
+    """A group's label as its key names it: a week() group by its first trading date among
+    the session's ``days`` (the week of closed Monday 2024-01-01 is 2024-01-02), any other
+    by the day its unit begins."""
+    if unit != "week":
+        return begins
+    found = days[(days >= begins) & (days < begins + np.timedelta64(7, "D"))]
+    return found[0] if len(found) else begins
 
 
 def _flag(key: ast.Expr, mapped: dict[str, ast.Expr]) -> bool:

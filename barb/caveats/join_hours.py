@@ -38,7 +38,7 @@ from collections.abc import Callable
 import numpy as np
 
 from barb.bar_labels import unit_label
-from barb.frames import Dataset, period_start
+from barb.frames import Dataset, last_weekday_of_period, period_start
 from barb.instruments import MINUTES_PER_DAY, format_clock
 from barb.planning import JoinedInstrument, Plan
 from barb.script.columns_read import columns_read
@@ -47,6 +47,12 @@ from barb.summary_text import count_text, named_text
 
 # Days named before "and N more".
 NAMED = 3
+# What a query reads of a bar's size (``_sizes_read``).
+EXTREMES, VOLUME = "extremes", "volume"
+# A share of a period's volume in the hours only one market traded that changes a volume
+# answer: a tenth of the week's. CL's 90 minutes after ES's 13:00 holiday close hold 2-5 %
+# of its week's volume in the sample, within the week-to-week spread of volumes.
+VOLUME_SHARE = 0.10
 # Days a where lists by date (those the calendar functions do not leave out); past this
 # many only counted.
 LISTED = 12
@@ -153,7 +159,8 @@ def _inside_caveat(plan: Plan, joined: list[JoinedInstrument], ends: np.ndarray)
     ``_period_caveat`` says), so only a query reading a bar's size is told."""
     ours = plan.dataset
     tf = plan.timeframe
-    if not any(_reads_sizes(plan, join) for join in joined):
+    reads = {join.join.prefix: _sizes_read(plan, join) for join in joined}
+    if not any(reads.values()):
         return []
     own_dates = _trading_dates(ours, plan.session)
     starts = np.unique(period_start(ends, tf.name))
@@ -171,6 +178,11 @@ def _inside_caveat(plan: Plan, joined: list[JoinedInstrument], ends: np.ndarray)
         open_, close = _clock_edges(join.dataset, join.session, days)
         both = (own_close >= 0) & (close >= 0)
         apart = np.flatnonzero(both & ((own_open != open_) | (own_close != close)))
+        sides = ((ours, plan.session), (join.dataset, join.session))
+        apart = np.array(
+            [i for i in apart if _moves_period(sides, days[i], tf.name, reads[join.join.prefix])],
+            dtype=np.int64,
+        )
         if not len(apart):
             continue
         other = join.dataset.instrument.symbol
@@ -189,8 +201,9 @@ def _inside_caveat(plan: Plan, joined: list[JoinedInstrument], ends: np.ndarray)
             f"In {len(periods):,} of the {count_text(len(ends), unit)} kept a short day before "
             f"the {unit}'s last closed {symbol}'s {plan.session} bar and {other}'s at different "
             f"hours: {named_text(named, len(apart))}; side by side there the two {unit}ly bars' "
-            "highs, lows and volumes are of different hours (one holds bars of that day the "
-            f"other has none of). {hint}"
+            f"{_sizes_text(reads[join.join.prefix])} are of different hours (one market's "
+            f"{_sizes_text(reads[join.join.prefix], one=True)} falls in hours of that day the "
+            f"other has no bars in). {hint}"
         )
     return warnings
 
@@ -204,16 +217,95 @@ def _leave_out_hint(periods: list[str], unit: str) -> str:
     return f'"where": "date() not in ({listed})" leaves them out.'
 
 
-def _reads_sizes(plan: Plan, joined: JoinedInstrument) -> bool:
-    """Whether the first stage reads a bar's high, low or volume, its own or the joined
-    one's (``es_volume``), or lists the bars whole: what a day's missing hours change."""
+def _sizes_read(plan: Plan, joined: JoinedInstrument) -> frozenset[str]:
+    """What the first stage reads of a bar's size, its own or the joined one's
+    (``cl_volume``): ``EXTREMES`` for its high, low or range, ``VOLUME`` for its volume;
+    both when it lists the bars whole. What a day's missing hours change."""
     first = plan.first
     if first.shape == "table" and not first.select:
-        return True
+        return frozenset({EXTREMES, VOLUME})
     exprs = (*first.row_exprs, *(item.expr for item in first.select))
     read = {key.column for key in first.sort}.union(*(columns_read(e) for e in exprs))
-    sizes = ("high", "low", "volume")
-    return any(name in sizes or name in {joined.join.prefix + s for s in sizes} for name in read)
+    prefix = joined.join.prefix
+    own = {name.removeprefix(prefix) for name in read}
+    found = set()
+    if own & {"high", "low", "range"}:
+        found.add(EXTREMES)
+    if "volume" in own:
+        found.add(VOLUME)
+    return frozenset(found)
+
+
+def _sizes_text(reads: frozenset[str], *, one: bool = False) -> str:
+    """'highs, lows and volumes' of what the query reads; of one bar, 'high, low or a share
+    of its volume'."""
+    if one:
+        parts = (["high", "low"] if EXTREMES in reads else []) + (
+            ["a share of its volume"] if VOLUME in reads else []
+        )
+        return ", ".join(parts[:-1]) + f" or {parts[-1]}" if len(parts) > 1 else parts[0]
+    parts = (["highs", "lows"] if EXTREMES in reads else []) + (
+        ["volumes"] if VOLUME in reads else []
+    )
+    return ", ".join(parts[:-1]) + f" and {parts[-1]}" if len(parts) > 1 else parts[0]
+
+
+def _moves_period(
+    sides: tuple[tuple[Dataset, str], ...], day: np.datetime64, timeframe: str, reads: frozenset
+) -> bool:
+    """Whether the hours of ``day`` one market traded and the other did not (Thanksgiving
+    Thursday's 13:00-14:30, CL's alone) can change the answer: they hold that market's high
+    or low of its week (month…) when ``EXTREMES`` are read, or ``VOLUME_SHARE`` of its volume
+    when ``VOLUME`` is. ES and CL's ETH weeks of 2020-2025 hold 27 such days, mostly holiday
+    Mondays; CL's extra 90 minutes made its week's high or low in 4 of them, and 2.2-7 % of
+    its volume (a week's volume moves by more from one week to the next). Each side's
+    minute bars of the period, in its session's window (``sides``: dataset and session)."""
+    edges = [day_edges(dataset, np.array([day]))[:] for dataset, _ in sides]
+    windows = [window_edges(dataset, session) for dataset, session in sides]
+    lo = max(max(int(e[0][0]) for e in edges), *(w[0] for w in windows))
+    hi = min(min(int(e[1][0]) for e in edges), *(w[1] for w in windows))
+    for dataset, session in sides:
+        bars = _period_minutes(dataset, session, day, timeframe)
+        if bars is None:
+            continue
+        minutes, dates, high, low, volume = bars
+        extra = (dates == day) & ((minutes < lo) | (minutes >= hi))
+        if not extra.any():
+            continue
+        if EXTREMES in reads and (high[extra].max() >= high.max() or low[extra].min() <= low.min()):
+            return True
+        total = float(volume.sum())
+        if VOLUME in reads and total > 0 and volume[extra].sum() >= VOLUME_SHARE * total:
+            return True
+    return False
+
+
+def _period_minutes(
+    dataset: Dataset, session: str, day: np.datetime64, timeframe: str
+) -> tuple[np.ndarray, ...] | None:
+    """The minute bars in ``session``'s window of the week (month…) ``day`` lies in: each
+    one's minute into its trading day, trading date, high, low and volume; None for none."""
+    frame = dataset.bars.frame
+    every = frame["trading_date"].to_numpy()  # sorted; searched, not converted (6.4M rows)
+    begins = period_start(np.array([day]), timeframe)[0].astype(every.dtype)
+    ends = np.datetime64(last_weekday_of_period(day, timeframe), "D").astype(every.dtype)
+    rows = slice(
+        int(np.searchsorted(every, begins)), int(np.searchsorted(every, ends, side="right"))
+    )
+    dates = every[rows].astype("datetime64[D]")
+    start, end = window_edges(dataset, session)
+    shift = dataset.instrument.trading_day_start_minute
+    minutes = (frame["minute"].to_numpy()[rows].astype(np.int64) - shift) % MINUTES_PER_DAY
+    inside = (minutes >= start) & (minutes < end)
+    if not inside.any():
+        return None
+    return (
+        minutes[inside],
+        dates[inside],
+        frame["high"].to_numpy()[rows][inside],
+        frame["low"].to_numpy()[rows][inside],
+        frame["volume"].to_numpy()[rows][inside],
+    )
 
 
 def _trading_dates(dataset: Dataset, session: str) -> np.ndarray:

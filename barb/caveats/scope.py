@@ -316,14 +316,17 @@ def open_group(
     week = keys.get("week")
     if week is not None and week in table.columns:
         monday = (last - pd.Timedelta(days=last.weekday())).normalize()
-        listed = (pd.to_datetime(table[week], errors="coerce") == monday).any()
+        weeks = pd.to_datetime(table[week], errors="coerce")
+        # week() names it by its first trading date, its Monday or a later day.
+        found = weeks[(weeks - pd.to_timedelta(weeks.dt.dayofweek, unit="D")) == monday]
         if (
-            listed
+            not found.empty
             and still_open(np.datetime64(last, "ns"), "weekly", calendar)
             and not _all_there(plan, kept_dates(), "weekly")
         ):
-            label = str(monday.date())
-            return OpenGroup("week", label, {week: label}, {week: monday})
+            named = found.iloc[0]
+            label = str(named.date())
+            return OpenGroup("week", label, {week: label}, {week: named})
     year = keys.get("year")
     if year is None or year not in table.columns:
         return None

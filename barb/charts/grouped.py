@@ -115,6 +115,7 @@ from barb.time_keys import (
     key_call,
     minutes_of_day,
     zoned_clock_column,
+    zoned_hour_column,
 )
 
 MAX_GROUP_BARS = 150  # more groups than this are drawn as a line
@@ -291,13 +292,23 @@ class Groups:
         whole = [at for at in range(len(self.table)) if at not in parts]
         return whole[0] if whole else 0
 
-    def named(self, at: int, words: Words) -> str:
+    def named(self, at: int, words: Words, *, listed: bool = False) -> str:
         """The label of the group at ``at`` as the headline names it: ``16:30 (30 min)``
-        for the short bar, ranked against full hours."""
-        label = self.labels[at]
+        for the short bar, ranked against full hours, ``16:30 — 30 min`` ``listed`` in a
+        tie's brackets (``(tie: 11:30, 16:30 (30 min))`` closed two at once); a label of
+        several keys held in one line of the title (``held_label``)."""
+        label = held_label(self.labels[at])
         if self.short is None or self.short.at != at:
             return label
-        return words("short_bar_label", label=label, minutes=self.short.minutes)
+        key = N_("short_bar_listed") if listed else N_("short_bar_label")
+        return words(key, label=label, minutes=self.short.minutes)
+
+
+def held_label(label: str) -> str:
+    """A label of several keys (``Ср · 23:00``, ``2022 · Ср``) held in one line by no-break
+    spaces: a Russian title broke it as «▼ Ср ·» | «23:00 4 810», the hour at the start of
+    the next line read as a group of its own."""
+    return label.replace(" · ", "\u00a0·\u00a0")
 
 
 def below_zero(values: np.ndarray) -> bool:
@@ -941,9 +952,10 @@ def _period_parts(name: str, values: list[int], result: Result) -> list[int]:
 
 
 def _period_weeks(present: pd.Series, result: Result) -> list[Any] | None:
-    """Every week (its Monday, as ``week()`` names it) from the period's first to its last,
-    with those found: inside days by week() listed the 8 weeks that had one of 26, and
-    "least often 1 day" hid the 18 weeks with none."""
+    """Every week from the period's first to its last, with those found: inside days by
+    week() listed the 8 weeks that had one of 26, and "least often 1 day" hid the 18 weeks
+    with none. A week found is named as ``week()`` names it (its first trading date,
+    2024-01-02 in New Year's week); one not found, by its Monday."""
     if not pd.api.types.is_datetime64_any_dtype(present):
         return None
     meta = result.metadata
@@ -952,7 +964,10 @@ def _period_weeks(present: pd.Series, result: Result) -> list[Any] | None:
         lo = min(lo, pd.Timestamp(meta.period_start))
         hi = max(hi, pd.Timestamp(meta.period_end))
     mondays = pd.date_range(lo - pd.Timedelta(days=lo.dayofweek), hi, freq="W-MON")
-    slots = mondays.union(pd.DatetimeIndex(present))
+    found = pd.DatetimeIndex(present)
+    # A week found after its Monday (a holiday) is its one slot, not two.
+    named = found - pd.to_timedelta(found.dayofweek, unit="D")
+    slots = mondays[~mondays.isin(named)].union(found)
     if len(slots) > min(MAX_GROUP_BARS, MAX_FILLED_SHARE * len(present) + 10):
         return None
     return list(slots)
@@ -1137,6 +1152,10 @@ def draw_grouped(fig: Figure, result: Result, words: Words = ENGLISH) -> bool:
     ):
         # "t (ET)": the exchange's clock, unless the one key is on its own ("t (Moscow)").
         key_text = zoned(key_text, result, named[0] if len(named) == 1 else None)
+    elif len(named) == 1 and named[0] in groups.table:
+        zone = zoned_hour_column(named[0], groups.table[named[0]], result.query)
+        if zone is not None:  # hour('MSK') alone: "hour (MSK)", as hour() is "hour (ET)"
+            key_text = f"{words.key('hour')} ({zone})"
     # Under the blocks' names when they have a row of their own.
     pad = NAME_OFFSET_PT - TICK_PT if groups.blocks is not None else None
     panels[-1].set_xlabel(key_text, fontsize=LABEL_PT, labelpad=pad)
@@ -1438,6 +1457,8 @@ def _key_texts(
         # hour('MSK') * 60 + minute('MSK'): 16:30 on that clock, as the CSV writes it,
         # not "990" (the axis names the clock)
         return [time_text(v, "minute") for v in column]
+    if zoned_hour_column(name, column, query) is not None:  # hour('MSK'): 22:00, not 22
+        return [time_text(v, "hour") for v in column]
     part = calendar_part(name, query)
     # A yes/no key made of a condition is named by it: "fh > 0: no", never "fh_0: no".
     shown = written_key_texts(query).get(name, name)
@@ -1450,17 +1471,24 @@ def key_words(result: Result, words: Words = ENGLISH, rows: int = 20) -> dict[st
     → "Mar", ``quarter`` 3 → "Q3"), by the value as text (``key_text``): ``/query``'s
     Russian table read "Mon" and 0 to 4 beside a chart of «Пн» to «Пт». A minute of the
     day is its time, on whichever clock (570 → "09:30", as the chart and the CSV write it:
-    the table read 570 and «1 050» under a headline of «09:30»); hour and yes/no keys stay
-    as the table writes them."""
+    the table read 570 and «1 050» under a headline of «09:30»); so is an hour, as its
+    first bar (RTH's hour 9 → "09:30", as the axis and a Russian CSV write it: the table
+    read 9 under a headline of «09:30»); yes/no keys stay as the table writes them."""
     summary, table = result.summary, result.table
     if summary is None or table is None:
         return {}
     shown = table.head(rows)
     found: dict[str, dict[str, str]] = {}
+    grid = bar_grid(result)
     for name in summary.by or ():
         if name not in shown:
             continue
         clock = clock_kind(name, shown[name], result.query)
+        if clock == "hour" and grid is not None:
+            hours = shown[name].dropna().unique()
+            [texts] = key_labels(pd.DataFrame({name: hours}), [name], result.query, words, grid)
+            found[name] = {key_text(v): said for v, said in zip(hours, texts, strict=True)}
+            continue
         if clock == "minute" or (
             clock is None and zoned_clock_column(name, shown[name], result.query) is not None
         ):

@@ -120,7 +120,7 @@ def _stage_parts(
         parts.append("count()")
     if group_by:
         parts.append(
-            words("sub.by", groups=", ".join(_key_text(k, words, query) for k in group_by))
+            words("sub.by", groups=", ".join(by_key_text(k, words, query) for k in group_by))
         )
     # The ranking before the where and the map, which run long: two lines cut at "sorted run
     # desc…" hid "first 4", and a top 4 read as the whole list (p48f M5).
@@ -145,7 +145,7 @@ def _stage_parts(
     return parts
 
 
-def _key_text(key: object, words: Words, query: dict[str, Any]) -> str:
+def by_key_text(key: object, words: Words, query: dict[str, Any]) -> str:
     """A group key as the subtitle names it: a calendar call in words (``month()`` → "month",
     «месяцу»), and so a name holding one's values (a second stage's ``month``, a map's
     ``"weekday": "dayname()"``); anything else as the query wrote it."""

@@ -41,6 +41,7 @@ from barb.charts.grouped import (
     Groups,
     answer_column,
     below_zero,
+    held_label,
     is_count,
     keyed_rows,
     ranked_column,
@@ -80,7 +81,7 @@ from barb.column_units import (
 from barb.i18n import N_
 from barb.lineage import called_key_names, group_key_names
 from barb.result import Result
-from barb.time_keys import text_clock_zone, zoned_clock
+from barb.time_keys import text_clock_zone, zoned_clock, zoned_hour
 
 MAX_ANSWERS = 3
 # Groups within noise of an extreme named beside it; more are counted, their values spanned.
@@ -293,7 +294,7 @@ def _groups(result: Result, words: Words) -> list[str]:
         # Times of day on another clock than the exchange's name it, as their axis does:
         # «дни: чаще всего 17:30 949 дней» of time('Moscow') read as New York's 17:30.
         key, query = groups.by[0], result.query
-        zone = zoned_clock(key, query) or text_clock_zone(key, query)
+        zone = zoned_clock(key, query) or text_clock_zone(key, query) or zoned_hour(key, query)
         if zone is not None:
             groups = replace(groups, labels=[f"{label} ({zone})" for label in groups.labels])
     if groups is None:
@@ -513,14 +514,19 @@ def _extreme_forms(
     ties = groups.tie_counts(column, high, low)  # of every group, when only some are drawn
 
     def pair(
-        values: list[str], *, count_ties: bool = False, count_near: bool = False, plus: bool = False
+        values: list[str],
+        *,
+        count_ties: bool = False,
+        count_near: bool = False,
+        plus: bool = False,
+        noise: bool = True,
     ) -> dict[str, str]:
         found = {}
         for side, at, many in (("high", high, ties[0]), ("low", low, ties[1])):
             found[side] = _extreme_text(
                 groups, at, (values, full), words, many, count_ties=count_ties
             )
-            near = groups.within_noise(column, at)
+            near = groups.within_noise(column, at) if noise else []
             # The count of the others after words, never beside the end's number: "14:00 10
             # or 10 more (3–7, within noise)" read as "10 or 10 more" (p48d C6).
             if near and plus:  # "23:00 4,810 (+39 within noise)"
@@ -554,10 +560,19 @@ def _extreme_forms(
         count_ties: bool = False,
         count_near: bool = False,
         plus: bool = False,
+        noise: bool = True,
     ) -> str:
-        found = pair(values, count_ties=count_ties, count_near=count_near, plus=plus)
+        found = pair(values, count_ties=count_ties, count_near=count_near, plus=plus, noise=noise)
         return words.extremes(kind, count=count, below_zero=below, name=name, **found)
 
+    near = [len(groups.within_noise(column, at)) for at in (high, low)]
+    both_near = []
+    if all(near):
+        # Shortest named: both ends' neighbours counted once, at the end. A year × weekday
+        # title in Russian fitted only without its name («▲ 2022 · Ср 436,46 (+3 в
+        # пределах шума) · ▼ 2013 · Пн 23,45 (+4 в пределах шума)»: of what?).
+        ends = form("short", bare, count_ties=True, noise=False)
+        both_near = [words("within_noise_both", compared=ends, high=near[0], low=near[1])]
     forms = [
         form("named", full),
         form("named", bare),
@@ -568,6 +583,7 @@ def _extreme_forms(
         # Shorter still, the neighbours as "+16": a weekday × hour caption in Russian had
         # been cut after «▼ Ср · 23:00 4 810, в…», mid-phrase.
         form("short", bare, count_ties=True, plus=True),
+        *both_near,
         form("marks", full),
         form("marks", bare),
         form("marks", bare, count_ties=True),
@@ -601,7 +617,7 @@ def _series_forms(
 
     def one(at: list[int], values: list[str], count_ties: bool, glued: bool) -> str:
         if len(at) == 1:
-            found = f"{layout.label(at[0])} {values[at[0]]}"
+            found = f"{held_label(layout.label(at[0]))} {values[at[0]]}"
             return _glued(found) if glued else found
         if len(at) <= MAX_TIED_NAMED and not count_ties:
             labels = ", ".join(layout.label(i) for i in at)
@@ -672,7 +688,7 @@ def _extreme_text(
         label = groups.named(at[0], words)
         return _group_value(groups.by, label, values[at[0]], keyed=groups.buckets is not None)
     if tied <= MAX_TIED_NAMED and not count_ties:
-        labels = ", ".join(groups.named(i, words) for i in at)
+        labels = ", ".join(groups.named(i, words, listed=True) for i in at)
         return words("tied", value=full[at[0]], labels=labels)
     return _tied_many(
         full[at[0]], tied, words, buckets=groups.buckets is not None, rows=groups.rows

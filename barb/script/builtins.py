@@ -42,7 +42,7 @@ import numpy as np
 import pandas as pd
 
 from barb.bar_labels import label_column, unit_label
-from barb.errors import ArgumentError, TypeMismatch, UnknownColumn
+from barb.errors import ArgumentError, BarbError, TypeMismatch, UnknownColumn
 from barb.frames import period_start
 from barb.result import CutRun
 from barb.script import ast, group_ranks
@@ -1830,14 +1830,40 @@ def _time(ctx: EvalContext, zone: str | None) -> pd.Series:
 @register(
     "week",
     category="time",
-    summary="The trading date's week as its Monday (a date, even a holiday): group_by "
-    "week() compares each week's days.",
+    summary="The week, named by its first trading date as weekly bars are: group_by week() "
+    "compares each week's days.",
     example="arg_max(dayname(), high)  with group_by week()",
 )
 def _week(ctx: EvalContext) -> pd.Series:
     dates = _dates(ctx, "week").to_numpy(dtype="datetime64[ns]")
+    first = _week_labels(ctx, dates)
+    return pd.Series(np.where(np.isnat(dates), dates, first), index=ctx.frame.index)
+
+
+def _week_labels(ctx: EvalContext, dates: np.ndarray) -> np.ndarray:
+    """Each date's week by the first date the query's session traded in it, as the weekly
+    bars label it: the week of New Year's Day 2024 (a Monday, no session) is 2024-01-02,
+    where its Monday would name a day with no bar, and a week() group would not match the
+    1w bar of the same days. Its Monday where the session's dates are not known (the rows
+    are not a session's bars) or the week has none of them (a weekly bar's own date)."""
     monday = period_start(dates, "weekly")
-    return pd.Series(np.where(np.isnat(dates), dates, monday), index=ctx.frame.index)
+    traded = _session_dates(ctx)
+    if traded is None or not len(traded):
+        return monday
+    found = np.searchsorted(traded, monday).clip(max=len(traded) - 1)
+    first = traded[found]
+    within = (first >= monday) & (first <= dates)
+    return np.where(within, first, monday)
+
+
+def _session_dates(ctx: EvalContext) -> np.ndarray | None:
+    """The trading dates of the query's session (datetime64[ns], ascending), or None."""
+    if ctx.session is None:
+        return None
+    try:
+        return ctx.session_bars(ctx.session).index.to_numpy().astype("datetime64[ns]")
+    except BarbError:
+        return None
 
 
 @register(

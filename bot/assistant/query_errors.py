@@ -68,6 +68,11 @@ def quoted(detail: str) -> str:
     return "`" + detail.replace("`", "'") + "`"
 
 
+#: The engine's commonest error, whole: a column not there and those that are. A Russian
+#: reader met «такой колонки нет» over the English sentence naming them.
+_NO_COLUMN = re.compile(r"Column '([^']+)' does not exist\. Available: (.+)\.")
+
+
 def query_error_text(error: Mapping[str, Any], lang: str) -> str:
     """One reply for a query that did not run: what went wrong, where, and the engine's hint."""
     message = str(error.get("message") or "")
@@ -76,6 +81,16 @@ def query_error_text(error: Mapping[str, Any], lang: str) -> str:
     step = str(error.get("step") or "")
     # A stage of the whole query ("parse", "execute") is not a field the person wrote.
     field = "" if step in _NOT_FIELDS or not step else t("error_in_field", lang, field=quoted(step))
+    missing = _NO_COLUMN.fullmatch(message.strip())
+    if missing is not None:
+        return t(
+            "query_no_column",
+            lang,
+            name=quoted(missing.group(1)),
+            field=field,
+            columns=quoted(missing.group(2)),
+            hint=hint_text(hint, lang),
+        ).strip()
     return t(
         "query_failed",
         lang,

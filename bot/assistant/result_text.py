@@ -20,6 +20,7 @@ from typing import Any
 
 from barb.i18n import decimal, percent
 from barb.timeframes import resolve_timeframe, timeframe_short
+from bot.assistant.note_words import note_in_words
 from bot.texts import Language, t
 
 
@@ -293,11 +294,17 @@ def person_text(
         )
         lines += ["", plain(source)] if lines else [plain(source)]
         warnings = meta.get("warnings", [])
-        if warnings:
-            # The engine writes its notes in English; no catalog holds them.
+        # The notes of the query itself in the chat's language (``note_words``); the rest
+        # in the engine's English, under a lead-in that says so.
+        said = [note_in_words(warning, lang) for warning in warnings]
+        if any(said):
+            lines += ["", plain(t("notes", lang))]
+            lines += [plain(f"⚠ {note}") for note in said if note]
+        english = [w for w, note in zip(warnings, said, strict=True) if not note]
+        if english:
             lines += ["", plain(t("engine_notes", lang))]
             names = (shown or Shown()).note_names
-            lines += [plain(f"⚠ {_named(warning, names)}") for warning in warnings]
+            lines += [plain(f"⚠ {_named(warning, names)}") for warning in english]
         if meta.get("data_source") == "synthetic":
             lines += ["", plain(t("result_synthetic", lang))]
     return "\n".join(lines)

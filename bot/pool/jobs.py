@@ -25,7 +25,6 @@ from barb.errors import (
 from barb.export import csv_bytes, csv_rows, whole_rows
 from barb.interpreter import check
 from barb.process_memory import memory_ceiling
-from barb.proof_names import chart_filename, csv_filename
 from barb.result import Result
 from barb.script.limits import check_query_value, time_limit
 
@@ -240,12 +239,15 @@ def _run(job: QueryJob, started: float) -> QueryOutcome:
         # A file cut short says so in its name (a spreadsheet keeps the name, not the
         # caption), its rows all data still.
         cut = (outcome.csv_rows, whole) if outcome.csv_cut_from else None
+        from barb.charts.file_names import csv_filename  # loads the charts' words
+
         outcome.csv_name = csv_filename(result, cut, job.language)
     budget = chart_budget(job, started)
     try:
         from barb.charts import chart_headline, render_answer
         from barb.charts.answers import answer_values
         from barb.charts.columns import shown_names, shown_units
+        from barb.charts.file_names import chart_filename
         from barb.charts.grouped import key_words
         from barb.charts.words import words_for
 
@@ -260,7 +262,7 @@ def _run(job: QueryJob, started: float) -> QueryOutcome:
                 # The headline once, for both.
                 chart = render_answer(result, language=job.language)
                 outcome.chart_png = chart.png
-                outcome.chart_name = chart_filename(result) if chart.png else None
+                outcome.chart_name = chart_filename(result, job.language) if chart.png else None
                 outcome.headline = chart.headline
                 if chart.note:
                     _no_chart(outcome, chart.note)

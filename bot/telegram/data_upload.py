@@ -162,6 +162,14 @@ async def _album_caption(
         await asyncio.sleep(ALBUM_STEP_S)
 
 
+#: Names of the files an admin imports bars from (``barb.data``'s importer reads these).
+_BARS_SUFFIXES = (".csv", ".txt", ".tsv", ".parquet", ".gz", ".zip")
+
+
+def _bars_file(name: str | None) -> bool:
+    return (name or "").lower().endswith(_BARS_SUFFIXES)
+
+
 async def on_document(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     """A file of bars: check it and offer to import it (admins only)."""
     message = update.effective_message
@@ -181,6 +189,11 @@ async def on_document(update: Update, context: ContextTypes.DEFAULT_TYPE) -> Non
     handed_over = update.effective_chat.type == ChatType.PRIVATE or (
         f"@{context.bot.username}".lower() in (caption_text or "").lower()
     )
+    if not is_admin and _bars_file(document.file_name):
+        # A file of bars from someone who may not import it: said so, with what they can do.
+        # Its caption ("@Barb NQ") was asked as a question, told "I can't see pictures".
+        await handlers.on_not_text(update, context, line=N_("upload_admins_only"))
+        return
     if not is_admin or not handed_over:
         # Anyone else's file is like any message Barb cannot read: one line on what it does.
         await handlers.on_not_text(update, context)

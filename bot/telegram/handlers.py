@@ -145,11 +145,14 @@ async def on_edited(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     await ctx.say(escape(t("edit_not_read", lang)))
 
 
-async def on_not_text(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+async def on_not_text(
+    update: Update, context: ContextTypes.DEFAULT_TYPE, *, line: str | None = None
+) -> None:
     """A photo, file, sticker, voice…: one line saying what Barb can do; no model call. One
     with a caption (a chart screenshot captioned "avg range on Mondays?") is asked its
     caption, told first that the picture is not seen: it was told "I read text only: ask
-    in words", which it had."""
+    in words", which it had. ``line``: the catalog key of the one line to say instead,
+    caption or not (a file of bars from someone who may not import it)."""
     message = update.effective_message
     if message is None:
         return
@@ -157,6 +160,9 @@ async def on_not_text(update: Update, context: ContextTypes.DEFAULT_TYPE) -> Non
     if text is None:
         return  # in a group, not for us
     ctx = await load_context(update, context)
+    if line is not None:
+        await ctx.say(t(line, ctx.lang))
+        return
     if text.strip() and not text.lstrip().startswith("/"):
         lang = language_for(ctx.chat.settings.language, text, ctx.asker.language_code)
         await ask(ctx, text, preface=escape(t("caption_asked", lang)))

@@ -47,8 +47,8 @@ def _stars(state: StateInline, silent: bool) -> bool:
       closing run is not followed by a digit nor by "(" the way ``x**2 + y**2`` and
       ``x**(1/2) or y**(1/3)`` go on.
 
-    ``_`` keeps CommonMark's rules otherwise: identifiers like ``mean_range`` never turn
-    italic."""
+    ``_`` is read the same way where no identifier can be meant (``_underscores``):
+    identifiers like ``mean_range``, ``a_b_c`` and ``foo__bar__baz`` never turn italic."""
     start = state.pos
     count = len(state.delimiters)
     if not emphasis.tokenize(state, silent):
@@ -59,7 +59,9 @@ def _stars(state: StateInline, silent: bool) -> bool:
     after = state.src[state.pos] if state.pos < state.posMax else " "
     glued = before.isalnum() or before in ")]"
     added = state.delimiters[count:]
-    if marker == "*" and glued and after.isdecimal():
+    if marker == "_":
+        _underscores(state, state.delimiters[:count], added, run, before, after)
+    elif marker == "*" and glued and after.isdecimal():
         opens = run == 2 and _closer_follows(state, marker * run)
         for delimiter in added:
             delimiter.open, delimiter.close = opens, False
@@ -96,12 +98,50 @@ def _stars(state: StateInline, silent: bool) -> bool:
     return True
 
 
-def _open_before(delimiters: list) -> bool:
-    """Whether a ``*`` emphasis opened earlier in the paragraph is still waiting to close
-    (then a run glued to the word before it closes it: "**Итог:** 42")."""
+def _underscores(
+    state: StateInline, earlier: list, added: list, run: int, before: str, after: str
+) -> None:
+    """``_`` and ``__`` read as the model meant them where CommonMark showed the marks,
+    only where they cannot be part of an identifier (``mean_range``, ``foo__bar__baz``):
+
+    - ``__`` glued to the word before it opens when its closing ``__`` ends a word
+      (``год__2020__ был``, ``text__bold__ x``), and one glued to the word after it closes
+      an open ``__`` (``__bold__text``): an identifier has letters on both sides of both;
+    - a run after punctuation before a letter or digit closes an open one
+      (``_Итог:_42``, as ``__Итог:__42`` and ``**Итог:**42`` already did);
+    - ``__`` with a space inside its marks (``__ 42 дня__``, ``__ровно 7 __раз``), as
+      ``**`` does."""
+    pending = _open_before(earlier, "_")
+    if before.isalnum() and after.isalnum():
+        if run == 2 and pending:
+            for delimiter in added:
+                delimiter.open, delimiter.close = False, True
+        elif run == 2 and _closer_follows(state, "__", word_end=True):
+            for delimiter in added:
+                delimiter.open, delimiter.close = True, False
+    elif pending and before != "_" and isPunctChar(before) and after.isalnum():
+        for delimiter in added:
+            delimiter.close = True
+    elif (
+        run == 2
+        and not before.isalnum()
+        and after.isspace()
+        and not pending
+        and _closer_follows(state, "__")
+    ):
+        for delimiter in added:
+            delimiter.open = True
+    elif run == 2 and before.isspace() and after.isalnum() and pending:
+        for delimiter in added:
+            delimiter.open, delimiter.close = False, True
+
+
+def _open_before(delimiters: list, marker: str = "*") -> bool:
+    """Whether an emphasis of ``marker`` opened earlier in the paragraph is still waiting to
+    close (then a run glued to the word before it closes it: "**Итог:** 42")."""
     depth = 0
     for delimiter in delimiters:
-        if delimiter.marker != ord("*"):
+        if delimiter.marker != ord(marker):
             continue
         if delimiter.close and depth > 0:
             depth -= 1
@@ -110,9 +150,10 @@ def _open_before(delimiters: list) -> bool:
     return depth > 0
 
 
-def _closer_follows(state: StateInline, run: str) -> bool:
+def _closer_follows(state: StateInline, run: str, word_end: bool = False) -> bool:
     """Whether the next ``run`` of stars in this paragraph can close an emphasis glued to
-    the word before it: right after a non-space, and not an operator in its turn."""
+    the word before it: right after a non-space, and not an operator in its turn (with
+    ``word_end``, not followed by a letter or digit either: ``foo__bar__baz`` is a name)."""
     src = state.src
     at = src.find(run, state.pos, state.posMax)
     while at != -1 and src[at + len(run) : at + len(run) + 1] == run[0]:
@@ -120,6 +161,8 @@ def _closer_follows(state: StateInline, run: str) -> bool:
     if at == -1 or src[at - 1].isspace() or src[at - 1] == run[0]:
         return False
     after = src[at + len(run) : at + len(run) + 1]
+    if word_end and after.isalnum():
+        return False
     return not (after.isdecimal() or after == "(")
 
 
@@ -432,7 +475,8 @@ def _inline_of(node: SyntaxTreeNode) -> list[Piece]:
             and shown[0].value[:1].isalnum()
         ):
             shown[0] = _text(" " + shown[0].value)
-        glued = child.type == "strong"
+        # Italic too: «_Итог:_42» read «Итог:42».
+        glued = child.type in ("strong", "em")
         pieces += shown
     return pieces + raw.close_all()
 
@@ -478,6 +522,8 @@ def _spaced_bold(before: list[Piece], bold: list[Piece]) -> list[Piece]:
         inner[-1] = _text(value.rstrip())
     if before and before[-1].kind == "text" and _glued(before[-1].value):
         lead = lead or " "
+    elif "".join(p.value for p in before if p.kind == "text")[-1:] in ("", "\n", " "):
+        lead = ""  # "__ 42 дня__" opening a line: no space before its first word
     out = [opening, *inner, closing]
     if lead:
         out.insert(0, _text(lead))

@@ -117,7 +117,8 @@ async def test_query_command_runs_the_same_path_without_the_model(make_assistant
     assert assistant.provider.requests == []
     bad = await assistant.query_command(ALICE, '{"select": "mean(rnage)"}')
     assert bad.failed and bad.text.startswith(
-        "The query did not run: an unknown column in field `select`.\n`Column 'rnage'"
+        "The query did not run: there is no column `rnage` in field `select`.\n"
+        "Columns there are: `close, high"
     )
 
 

@@ -286,6 +286,30 @@ def test_minutes_on_moscow_s_clock_as_a_key_are_drawn_as_times(sample_settings) 
     )  # the clock named as the axis names it
 
 
+def test_an_hour_on_moscow_s_clock_as_the_key_is_drawn_as_clock_hours(sample_settings) -> None:
+    """ "Average hourly range by Moscow hour": hour('MSK') alone as the key drew a number
+    axis (0, 4, 8 …) under «hour("MSK")» and the headline read "hour_msk 22", where hour()
+    gets "18:00" ticks under "hour (ET)". The means are pandas' over the minute bars, each
+    hour's start converted with the tz database."""
+    bars = pd.read_parquet(data_path("NQ", sample_settings), columns=["timestamp", "high", "low"])
+    bars = bars[bars["timestamp"].dt.year == 2024]
+    hours = bars.groupby(bars["timestamp"].dt.floor("h")).agg(
+        high=("high", "max"), low=("low", "min")
+    )
+    moscow = hours.index.tz_localize("America/New_York").tz_convert("Europe/Moscow").hour
+    expected = (hours["high"] - hours["low"]).groupby(moscow).mean()
+    query = {"session": "ETH", "from": "1h", "period": "2024-01-02:2024-12-31"}
+    result = run({**query, "group_by": "hour('MSK')", "select": "mean(range)"}, sample_settings)
+    fig = figure(result, "ru")
+    [axis] = [ax for ax in fig.axes if ax.get_xlabel()]
+    assert axis.get_xlabel() == "час (MSK)"
+    ticks = [t.get_text() for t in axis.get_xticklabels() if t.get_text()]
+    assert ticks and all(re.fullmatch(r"\d\d:00", t) for t in ticks)
+    np.testing.assert_allclose(bar_heights(axis), expected.to_numpy(), rtol=1e-9)
+    top = f"{expected.idxmax():02d}:00"
+    assert chart_headline(result).startswith(f"average range: highest {top} (MSK) ")
+
+
 @pytest.mark.parametrize("clock", ["hour('MSK') * 60 + minute('MSK')", "hour() * 60 + minute()"])
 def test_query_s_table_writes_minute_keys_as_the_chart_does(sample_settings, clock: str) -> None:
     """/query's table under the chart read 570 and «1 050» (990 on Moscow's clock) beside

@@ -86,14 +86,16 @@ def test_an_hour_of_every_date_draws_a_few_thousand_with_the_named_extremes(
     assert (hour_ranges["r"] == high["r"]).sum() == 1 and (hour_ranges["r"] == low["r"]).sum() == 1
 
     expected = (
-        f"average range: highest {high['d']:%Y-%m-%d} · {high['t']} {high['r']:,.2f} points, "
-        f"lowest {low['d']:%Y-%m-%d} · {low['t']} {low['r']:,.2f} points"
+        # each label held in one line of the title
+        f"average range: highest {high['d']:%Y-%m-%d}\u00a0·\u00a0{high['t']} "
+        f"{high['r']:,.2f} points, lowest {low['d']:%Y-%m-%d}\u00a0·\u00a0{low['t']} "
+        f"{low['r']:,.2f} points"
     )
     assert chart_headline(result) == expected
     fig = figure(result)
     (ax,) = fig.axes
     for row in (high, low):  # the chart's own headline, in whichever form fits
-        assert f"{row['d']:%Y-%m-%d} · {row['t']} {row['r']:,.1f}" in texts(fig)
+        assert f"{row['d']:%Y-%m-%d}\u00a0·\u00a0{row['t']} {row['r']:,.1f}" in texts(fig)
     assert dots(fig) == [low["r"], high["r"]]
     # What is drawn is bounded: one line of a couple of thousand points, no stripe per date.
     assert len(read_groups(result).table) <= MAX_DRAWN_GROUPS + EXTRA_ROWS

@@ -8,59 +8,61 @@ import chart_factories as make
 import pytest
 
 from barb.charts.columns import axis_text
+from barb.charts.file_names import chart_filename, csv_filename, proof_basename
 from barb.charts.header import scope_text, subtitle_text
 from barb.charts.words import words_for
 from barb.column_units import column_unit
-from barb.proof_names import (
-    chart_filename,
-    csv_filename,
-    proof_basename,
-    slug,
-)
 
-SAFE = re.compile(r"^[A-Za-z0-9_.\-]+$")
+#: Letters of any script, digits, "_", "-", "." and the comparison signs every file system
+#: keeps.
+SAFE = re.compile(r"^[\w.\-+()=≠≥≤＞＜÷×]+$")
 
 
 @pytest.mark.parametrize("shape", sorted(make.ALL_SHAPES))
-def test_names_are_safe_and_say_what_and_when(shape: str) -> None:
+@pytest.mark.parametrize("language", ["en", "ru"])
+def test_names_are_safe_and_say_what_and_when(shape: str, language: str) -> None:
     result = make.ALL_SHAPES[shape]()
     meta = result.metadata
     assert meta is not None
-    for name in (chart_filename(result), csv_filename(result)):
+    for name in (chart_filename(result, language), csv_filename(result, None, language)):
         assert SAFE.match(name), name
-        assert len(name) <= 100
-        assert name.startswith(f"NQ_{meta.session}_{meta.timeframe}_")
+        assert len(name) <= 110
+        assert name.startswith(f"NQ_{meta.session}_")
         assert f"{meta.period_start}_{meta.period_end}" in name
-    assert chart_filename(result).endswith(".png")
-    assert csv_filename(result) == proof_basename(result) + ".csv"
+    assert chart_filename(result, language).endswith(".png")
+    assert csv_filename(result, None, language) == proof_basename(result, language) + ".csv"
 
 
-def test_the_name_says_what_was_computed() -> None:
+def test_the_name_says_what_was_computed_in_the_persons_words() -> None:
+    """The chart's words, in the chat's language: a Russian chat got
+    "NQ_RTH_daily_mean_range_by_weekday_…" under a caption in Russian."""
+    weekdays = make.grouped_weekdays()
     assert (
-        chart_filename(make.grouped_weekdays())
-        == "NQ_RTH_daily_mean_range_by_weekday_2008-01-02_2026-01-07.png"
+        chart_filename(weekdays, "en")
+        == "NQ_RTH_average_range_by_weekday_2008-01-02_2026-01-07.png"
     )
-    assert "_top5_by_chg_" in chart_filename(make.table_top5())
-    assert "_count_where_gap_gt_60_" in chart_filename(make.scalar_count())
-    assert "_rsi_" in chart_filename(make.table_with_indicator())
+    assert (
+        csv_filename(weekdays, None, "ru")
+        == "NQ_RTH_средний_диапазон_по_дню_недели_2008-01-02_2026-01-07.csv"
+    )
+    assert csv_filename(weekdays, (3, 5), "ru").endswith(
+        "_2008-01-02_2026-01-07_первые_3_из_5_строк.csv"
+    )
+    # The where keeps its sign: "gap_60" had lost which side of 60.
+    assert "_where_gap_＞_60_" in chart_filename(make.scalar_count(), "en")
+    assert "_где_gap_＞_60_" in chart_filename(make.scalar_count(), "ru")
 
 
 def test_a_long_query_still_gives_a_short_name() -> None:
     result = make.scalar_count()
     result.query = {**result.query, "where": " and ".join(f"gap > {i}" for i in range(40))}
-    name = chart_filename(result)
-    assert len(name) <= 100 and SAFE.match(name)
+    name = chart_filename(result, "ru")
+    assert len(name) <= 110 and SAFE.match(name)
     assert name.endswith("_2008-01-02_2026-01-07.png")
 
 
 def test_an_error_result_still_has_a_name() -> None:
     assert SAFE.match(chart_filename(make.error_result()))
-
-
-def test_slug_keeps_signed_numbers_and_names_operators() -> None:
-    assert slug("change_pct < -3.4") == "change_pct_lt_-3.4"
-    assert slug("open - prev(close) >= 50") == "open_prev_close_ge_50"
-    assert slug("percentile(range, 90)") == "percentile_range_90"
 
 
 def test_scope_and_subtitle() -> None:

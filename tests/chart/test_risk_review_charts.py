@@ -124,8 +124,8 @@ def test_a_monthly_drawdown_leads_with_its_deepest_month(sample_settings, days) 
         # The full form or, when it overflows two lines, the one with ▼ and ▲: the column
         # named either way, the deepest month first.
         found = re.fullmatch(
-            rf"max_dd: (?:{lowest}|▼) (\d{{4}}) · (\w+) (\S+)\s?%,? (?:{highest}|· ▲) "
-            rf"(\d{{4}}) · (\w+) (\S+)\s?%",
+            rf"max_dd: (?:{lowest}|▼) (\d{{4}})\s·\s(\w+) (\S+)\s?%,? (?:{highest}|· ▲) "
+            rf"(\d{{4}})\s·\s(\w+) (\S+)\s?%",
             head,
         )
         assert found is not None, head

@@ -65,7 +65,7 @@ def test_the_unfinished_year_s_groups_are_no_highest_or_lowest(sample_settings, 
     ) in text
 
     def named(found: pd.DataFrame) -> str:
-        labels = [f"{y} · {WEEKDAYS[w]}" for y, w in found.index]
+        labels = [f"{y}\u00a0·\u00a0{WEEKDAYS[w]}" for y, w in found.index]  # held in a line
         value = f"{found['up_days'].iloc[0]} days"
         if len(labels) == 1:
             return f"{labels[0]} {value}"

@@ -233,6 +233,44 @@ def test_a_russian_file_names_weekday_groups_as_its_chart_does(
     assert russian.iloc[:, 1].tolist() == english["mean_range"].tolist()
 
 
+@pytest.mark.parametrize(
+    ("group_by", "header"), [("hour()", "час (ET)"), ("dayofweek()", "день недели")]
+)
+def test_a_russian_file_names_numbered_keys_as_its_chart_does(
+    imported: pd.DataFrame, settings: EngineSettings, group_by: str, header: str
+) -> None:
+    """A Russian file read hour 9 and weekday 0 where its chart reads «09:30» (the RTH
+    hour's first bar, on the exchange's clock) and «Пн»: the keys are written as the chart's
+    axis writes them, the hour's header names the clock as the axis does; the English file
+    keeps the engine's numbers."""
+    query = {"session": "RTH", "from": "1h", "group_by": group_by, "select": "count()"}
+    result = execute(query, "NQ", settings=settings)
+    assert result.error is None and result.table is not None
+    russian = rows(csv_bytes(result, "ru"), ";")
+    fig = draw_chart(result, language="ru")
+    assert fig is not None
+    ticks = [t.get_text() for t in fig.axes[0].get_xticklabels()]
+    keys = [row[header] for row in russian]
+    assert ticks and set(ticks) <= set(keys)  # the axis may thin its labels
+    # From the bars themselves: RTH's hourly bars start at 09:30, each hour's on :30.
+    minute = imported["timestamp"].dt.hour * 60 + imported["timestamp"].dt.minute
+    rth = imported[(minute >= 570) & (minute < 1020)]
+    if group_by == "hour()":
+        starts = sorted({570 + (m - 570) // 60 * 60 for m in minute[rth.index]})
+        assert keys == [f"{m // 60:02d}:{m % 60:02d}" for m in starts]
+    else:
+        days = sorted(set(rth["timestamp"].dt.dayofweek))
+        assert keys == [["Пн", "Вт", "Ср", "Чт", "Пт"][d] for d in days]
+    english = rows(csv_bytes(result, "en"))
+    assert [int(row[group_by[:-2]]) for row in english] == result.table.iloc[:, 0].tolist()
+    # /query's table beside them writes its keys the same way (it read 9 for «09:30»).
+    from barb.charts.grouped import key_words
+    from barb.charts.words import words_for
+
+    [said] = key_words(result, words_for("ru")).values()
+    assert [said[str(v)] for v in result.table.iloc[:, 0]] == keys
+
+
 BAR_NAMES = ["open", "high", "low", "close", "volume", "range"]
 
 

@@ -385,8 +385,9 @@ def test_trading_days_left_finds_the_real_month_end_on_a_window(sample_settings,
 
 
 def test_a_week_cut_by_the_periods_edges_is_named(sample_settings, es_dates) -> None:
-    """Grouped by week(), 2024's last week (2024-12-30) runs into 2025 and its first week
-    (2024-01-01) is whole: only the cut one is named, with the days it counts."""
+    """Grouped by week(), 2024's last week (2024-12-30) runs into 2025 and its first week,
+    cut by the period's start, is named as its row is: by its first trading date (2024-01-02,
+    New Year's Day a Monday without a session), with the days it counts."""
     result = rows(
         {"session": "ETH", "from": "daily", "period": "2024-01-03:2024-12-31"}
         | {"group_by": "week()", "select": "count()"},
@@ -401,8 +402,9 @@ def test_a_week_cut_by_the_periods_edges_is_named(sample_settings, es_dates) -> 
         f"The week 2024-12-30 continues past the period's end (to {week[-1].date()}): its row "
         f"counts only {len(inside)} of its {len(week)} days."
     ) in warnings, warnings
+    assert first[0] == pd.Timestamp("2024-01-02")
     assert (
-        "The week 2024-01-01 began before the period's start on 2024-01-03: its row "
+        f"The week {first[0].date()} began before the period's start on 2024-01-03: its row "
         f"counts only {len(first[first >= '2024-01-03'])} of its {len(first)} days."
     ) in warnings, warnings
     assert len(result.table) == 53 and result.table["count"].iloc[-1] == len(inside)

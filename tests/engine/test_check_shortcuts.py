@@ -237,9 +237,11 @@ def test_a_first_with_a_value_finds_no_rows_kept(
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(stages, "picked_caveat", spy)
         assert execute(query, "NQ", settings=engine_settings).ok
-    assert len(seen) == 1
-    said, found = seen[0]
-    assert bool(said) is empty and found is empty
+    # February's Presidents' Day session makes stock_days_caveat run the stage once more
+    # without it (prev() reads the close before it): that run must not scan either.
+    assert len(seen) == (1 if empty else 2)
+    for said, found in seen:
+        assert bool(said) is empty and found is empty
 
 
 def test_a_keys_codes_compare_as_its_values() -> None:

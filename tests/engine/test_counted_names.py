@@ -105,6 +105,9 @@ def test_a_share_of_up_days_is_named_as_the_plan_names_it(
         # "mean_close_open_open_100 = …" in both languages).
         ("mean((close - open) / open * 100)", "en", "average ((close - open) / open * 100)"),
         ("mean((close - open) / open * 100)", "ru", "среднее «(close - open) / open * 100»"),
+        # A call is one unit: "maximum (abs(close - open))" closed two brackets at once.
+        ("max(abs(close - open))", "en", "maximum abs(close - open)"),
+        ("max(abs(close - open))", "ru", "максимум «abs(close - open)»"),
     ],
 )
 def test_an_answer_of_a_formula_is_named_by_it_not_by_a_slug(
@@ -116,6 +119,7 @@ def test_an_answer_of_a_formula_is_named_by_it_not_by_a_slug(
         "mean((close - open) / open * 100)": (
             (days["close"] - days["open"]) / days["open"] * 100
         ).mean(),
+        "max(abs(close - open))": (days["close"] - days["open"]).abs().max(),
     }[select]
     result = ask({"select": select}, engine_settings, **RTH_DAILY)
     assert result.summary.value == pytest.approx(expected)

@@ -396,3 +396,66 @@ def test_a_position_marked_through_a_holiday_is_not_told_to_drop_it(
     assert warnings_with(result, KEPT) == []
     query["map"]["pnl"] = "close - prev(close)"  # a day's own move: from the holiday's close
     assert len(warnings_with(ask(query, engine_settings, **RTH_DAILY), KEPT)) == 1
+
+
+@pytest.fixture(scope="module")
+def es_cash(sample_settings) -> pd.DataFrame:
+    """ES's CASH days (09:30-16:00) of 2023-2024 (see _closes)."""
+    from barb.data.store import data_path
+
+    bars = pd.read_parquet(
+        data_path("ES", sample_settings), columns=["trading_date", "minute", "close"]
+    )
+    bars = bars[(bars["trading_date"] >= "2023-01-01") & (bars["trading_date"] <= "2024-12-31")]
+    return _closes(bars[(bars["minute"] >= RTH_START) & (bars["minute"] < 960)])
+
+
+# Words of the warning that gives the figure over the stock market's days only.
+STOCK_DAYS = "Over the stock market's days only"
+
+
+def test_cash_returns_over_a_year_give_the_stock_market_days_figure(
+    sample_settings, es_cash
+) -> None:
+    """ "ES cash close-to-close returns in 2024, their std": 7 of the 259 rows are the
+    futures' short holiday sessions, too few (2.7 %) for the day-after note, yet the std over
+    the 252 stock-market days, each from the last stock close, is another number; a sum that
+    the split days do not move says nothing."""
+    days = es_cash.loc["2024"]
+    own = days["close"] / days["prev"] - 1
+    stock = (days["close"] / days["stock"] - 1)[~days["holiday"]]
+    assert (len(own), len(stock)) == (259, 252)
+    query = {"session": "CASH", "from": "daily", "period": "2024", "map": {"ret": RET}}
+    result = ask({**query, "select": "std(ret)"}, sample_settings, "ES")
+    assert result.summary.value == pytest.approx(own.std() * 100, rel=1e-3)
+    (said,) = warnings_with(result, STOCK_DAYS)
+    assert said.startswith("7 of the 259 rows kept are US holiday sessions")
+    assert f"std_ret is {stock.std() * 100:.4g} (not {own.std() * 100:.4g})" in said
+    counted = ask({**query, "select": "count()"}, sample_settings, "ES")
+    assert "count is 252 (not 259)" in warnings_with(counted, STOCK_DAYS)[0]
+    assert own.sum() == pytest.approx(stock.sum(), rel=1e-3)  # the split days add up
+    assert (
+        warnings_with(ask({**query, "select": "sum(ret)"}, sample_settings, "ES"), STOCK_DAYS) == []
+    )
+    # A mean of signed returns is weighed against a day's move, as weekday returns are: it
+    # moves 2.8 % of itself, a fraction of a percent of the mean absolute return.
+    assert abs(stock.mean() - own.mean()) < 0.05 * own.abs().mean()
+    mean = ask({**query, "select": "mean(ret)"}, sample_settings, "ES")
+    assert warnings_with(mean, STOCK_DAYS) == []
+    # By year: the years it moves are named (2023 holds holiday rows too, its std moves 0.02 %).
+    both = es_cash.loc["2023":"2024"]
+    yearly = ask(
+        {**query, "period": "2023:2024", "group_by": "year()", "select": "std(ret)"},
+        sample_settings,
+        "ES",
+    )
+    (by_year,) = warnings_with(yearly, STOCK_DAYS)
+    stock_2023 = (both["close"] / both["stock"] - 1)[~both["holiday"]].loc["2023"]
+    own_2023 = (both["close"] / both["prev"] - 1).loc["2023"]
+    assert stock_2023.std() == pytest.approx(own_2023.std(), rel=1e-3)
+    assert f"std_ret is {stock.std() * 100:.4g} (not {own.std() * 100:.4g}) in year 2024" in by_year
+    assert "in year 2023" not in by_year
+    # Asked of the stock market's days already, or of the futures' whole day: nothing to say.
+    for other in ({"where": "not holiday()"}, {"session": "ETH"}):
+        asked = ask({**query, **other, "select": "std(ret)"}, sample_settings, "ES")
+        assert warnings_with(asked, STOCK_DAYS) == []

@@ -227,33 +227,75 @@ def test_weekly_join_says_the_weeks_whose_last_day_closed_at_other_times(sample_
     assert again.summary.values["corr"] == pytest.approx(kept["r_es"].corr(kept["r_cl"]))
 
 
-def test_weekly_join_says_a_short_day_inside_the_week_when_sizes_are_read(sample_settings):
-    """Thanksgiving Thursday 2024 ES stops at 13:00 and CL at 14:30: the week's last day is
-    the Friday, so its close was said, but CL's weekly volume (and its high and low) holds 90
-    minutes of that Thursday ES's bar has none of. Said to a query reading sizes, not to one
-    reading closes alone."""
-    es, cl = _days("ES", sample_settings), _days("CL", sample_settings)
-    both = es.join(cl, how="inner", lsuffix="_es", rsuffix="_cl").loc["2024-01-01":"2024-12-31"]
-    dates = pd.DatetimeIndex(both.index)
-    monday = dates - pd.to_timedelta(dates.weekday, unit="D")
-    last = pd.Series(dates, index=dates).groupby(monday).transform("max")
-    inside = both[(dates != last.to_numpy()) & (both["end_es"] != both["end_cl"])]
-    weeks = sorted({d - pd.Timedelta(days=d.weekday()) for d in inside.index})
-    assert pd.Timestamp("2024-11-28") in inside.index and len(weeks) >= 2  # the case
-    # What CL's week holds past ES's close that Thursday: bars with volume.
-    bars = pd.read_parquet(data_path("CL", sample_settings), columns=["trading_date", "minute"])
-    day = bars[bars["trading_date"] == pd.Timestamp("2024-11-28")]
-    after = (day["minute"] >= inside.loc["2024-11-28", "end_es"]) & (day["minute"] < 1080)
-    assert after.sum() == 90  # 13:00-14:30, the evening's 18:00 open aside
-    base = {"session": "ETH", "from": "weekly", "period": "2024", "join": {"instrument": "CL"}}
-    sizes = ask(base | {"select": ["volume", "cl_volume"]}, sample_settings, instrument="ES")
-    said = [w for w in sizes.metadata.warnings if "a short day before the week's last" in w]
-    first = inside.iloc[0]
-    assert len(said) == 1 and said[0].startswith(
-        f"In {len(weeks)} of the {len(sizes.table)} weeks kept a short day before the week's "
-        f"last closed ES's ETH bar and CL's at different hours: the week {weeks[0]:%Y-%m-%d} "
-        f"({inside.index[0]:%Y-%m-%d}: ES until {_clock(first['end_es'])}, CL "
-        f"{_clock(first['end_cl'])})"
+def _minutes(symbol: str, settings) -> pd.DataFrame:
+    """The ETH minute bars of 2020-2025, with each one's minute since the 18:00 open."""
+    bars = pd.read_parquet(
+        data_path(symbol, settings), columns=["trading_date", "minute", "high", "low", "volume"]
     )
-    closes = ask(base | {"select": ["close", "cl_close"]}, sample_settings, instrument="ES")
-    assert not [w for w in closes.metadata.warnings if "a short day before" in w]
+    bars = bars[(bars["trading_date"] >= PERIOD[0]) & (bars["trading_date"] <= PERIOD[1])]
+    return bars.assign(m=(bars["minute"] - 1080) % 1440)
+
+
+def _inside_days(settings) -> pd.DataFrame:
+    """ES and CL's ETH days of 2020-2025, before their week's last joined day, on which the
+    two traded different hours, with what CL's bars in the hours ES had none of hold of
+    CL's week: its high or low (``extreme``), and their share of its volume (``share``)."""
+    es, cl = _minutes("ES", settings), _minutes("CL", settings)
+    edges = (
+        es.groupby("trading_date")["m"]
+        .agg(["min", "max"])
+        .join(cl.groupby("trading_date")["m"].agg(["min", "max"]), how="inner", rsuffix="_cl")
+    )
+    dates = pd.DatetimeIndex(edges.index)
+    monday = dates - pd.to_timedelta(dates.weekday, unit="D")
+    last = pd.Series(dates, index=dates).groupby(monday).transform("max").to_numpy()
+    apart = (edges["min"] != edges["min_cl"]) | (edges["max"] != edges["max_cl"])
+    inside = edges[(dates != last) & apart.to_numpy()].copy()
+    cl_week = cl.assign(
+        week=cl["trading_date"] - pd.to_timedelta(cl["trading_date"].dt.weekday, unit="D")
+    )
+    for day, row in inside.iterrows():
+        week = cl_week[cl_week["week"] == day - pd.Timedelta(days=day.weekday())]
+        on_day = week[week["trading_date"] == day]
+        shared = (on_day["m"] >= max(row["min"], row["min_cl"])) & (
+            on_day["m"] <= min(row["max"], row["max_cl"])
+        )
+        extra = on_day[~shared]
+        inside.loc[day, "extreme"] = bool(
+            extra["high"].max() >= week["high"].max() or extra["low"].min() <= week["low"].min()
+        )
+        inside.loc[day, "share"] = extra["volume"].sum() / week["volume"].sum()
+    return inside
+
+
+def test_weekly_join_says_a_short_day_inside_the_week_only_where_it_moves_the_sizes(
+    sample_settings,
+) -> None:
+    """Thanksgiving Thursday ES stops at 13:00 and CL at 14:30: CL's week holds 90 minutes
+    of that day ES's has none of. Said on 27 of 2020-2025's 312 weeks (mostly holiday
+    Mondays) whatever those minutes held; now only on the weeks where they hold CL's high or
+    low of the week, to a query reading highs and lows (4 weeks: 2023-07-04, 2024-01-15,
+    2025-06-19, 2025-12-24), and not to one reading volumes, whose share there (2-7 % of
+    the week's) is under the week-to-week spread. Not on Thanksgiving 2024 either way."""
+    inside = _inside_days(sample_settings)
+    weeks = {d - pd.Timedelta(days=d.weekday()) for d in inside.index}
+    assert len(weeks) == 27
+    moved = inside[inside["extreme"].astype(bool)]
+    assert len(moved) == 4 and pd.Timestamp("2024-11-28") not in moved.index
+    assert inside["share"].max() < 0.10 < 1  # no volume answer moved by a tenth
+    base = {"session": "ETH", "from": "weekly", "period": "2020:2025", "join": {"instrument": "CL"}}
+    said = "a short day before the week's last"
+    sizes = ask(base | {"select": ["mean(range)", "mean(cl_high - cl_low)"]}, sample_settings, "ES")
+    [text] = [w for w in sizes.metadata.warnings if said in w]
+    assert text.startswith(f"In {len(moved)} of the 312 weeks kept {said} closed ES's ETH bar")
+    first = moved.index[0]
+    assert f"({first:%Y-%m-%d}: ES until 13:00, CL 14:30)" in text
+    listed = re.search(r"date\(\) not in \(([^)]*)\)", text)
+    assert listed is not None
+    named = {pd.Timestamp(d.strip(" '")) for d in listed[1].split(",")}
+    assert {d - pd.Timedelta(days=d.weekday()) for d in named} == {
+        d - pd.Timedelta(days=d.weekday()) for d in moved.index
+    }
+    for select in (["mean(volume)", "mean(cl_volume)"], ["close", "cl_close"]):
+        quiet = ask(base | {"select": select}, sample_settings, "ES")
+        assert not [w for w in quiet.metadata.warnings if said in w], select

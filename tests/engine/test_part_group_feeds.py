@@ -337,7 +337,10 @@ def test_a_week_the_period_cuts_is_not_called_unfinished(
     # Either week moves its bar by one when the other does not share it.
     n = int((picked == first).sum())
     without = n - 1 - (first == last)
-    week = {"en": "week of 2024-01-15", "ru": "неделя с 2024-01-15"}[language]
+    # Named as week() names it, by its first trading date: MLK Monday has no bars here.
+    label = f"{rth_daily(minutes).loc['2024-01-15':].index[0]:%Y-%m-%d}"
+    assert label == "2024-01-16"
+    week = {"en": f"week of {label}", "ru": f"неделя с {label}"}[language]
     note = {
         "en": f"{named[first]}: {n} includes a period the query's dates cut ({week}); "
         f"{without} without it",

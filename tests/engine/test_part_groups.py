@@ -31,7 +31,9 @@ def daily(sample_settings) -> pd.DataFrame:
         high=("high", "max"), low=("low", "min"), volume=("volume", "sum")
     )
     days["range"] = days["high"] - days["low"]
-    days["week"] = days.index - pd.to_timedelta(days.index.dayofweek, unit="D")
+    monday = days.index - pd.to_timedelta(days.index.dayofweek, unit="D")
+    # Named by its first trading date, as week() and the weekly bars name it.
+    days["week"] = days.index.to_series().groupby(monday).transform("min")
     return days
 
 
@@ -54,7 +56,7 @@ def test_the_unfinished_week_is_compared_with_the_exchanges_whole_week(
     result = ask(query, sample_settings, **RTH_DAILY)
     last = daily.index[-1]
     monday = last - pd.Timedelta(days=last.dayofweek)
-    held = int((daily["week"] == monday).sum())
+    held = int((daily["week"] == daily.loc[last, "week"]).sum())
     whole = len(exchange_days(str(monday.date()), str((monday + pd.Timedelta(days=6)).date())))
     assert (held, whole) == (3, 5)
     [said] = [w for w in result.metadata.warnings if "is not over" in w]
@@ -98,7 +100,7 @@ def test_the_datas_first_week_began_before_it_and_is_a_part_group(sample_setting
     week_days = exchange_days(str(monday.date()), str((monday + pd.Timedelta(days=4)).date()))
     before = week_days[week_days < first]
     assert len(before) == 1 and len(week_days) == 4  # Monday 2007-12-31 traded, Tuesday not
-    held = int((daily["week"] == monday).sum())
+    held = int((daily["week"] == first).sum())  # the week is named by its first date held
     result = ask(
         {"period": "2008-01", "group_by": "week()", "select": "count() as days"},
         sample_settings,
@@ -106,10 +108,10 @@ def test_the_datas_first_week_began_before_it_and_is_a_part_group(sample_setting
     )
     assert result.table["days"].iloc[0] == held == 3
     assert (
-        f"The week {monday.date()} began before the data starts: its row counts only {held} "
+        f"The week {first.date()} began before the data starts: its row counts only {held} "
         f"of its {len(week_days)} days."
     ) in result.metadata.warnings, result.metadata.warnings
-    assert {"week": str(monday.date())} in result.metadata.cut_groups
+    assert {"week": str(first.date())} in result.metadata.cut_groups
     # Ranked first by volume from January to May 2008, it names the first whole week too.
     ranked = ask(
         {
@@ -123,8 +125,8 @@ def test_the_datas_first_week_began_before_it_and_is_a_part_group(sample_setting
         **RTH_DAILY,
     )
     spring = daily[daily.index < "2008-06-01"].groupby("week")["volume"].sum()
-    assert spring.idxmin() == monday and spring.index[-1] == pd.Timestamp("2008-05-26")
-    whole = spring.drop(monday)
+    assert spring.idxmin() == first and spring.index[-1] == pd.Timestamp("2008-05-26")
+    whole = spring.drop(first)
     [said] = [w for w in ranked.metadata.warnings if "began before the data" in w]
     assert said.endswith(
         "Sorted by vol ascending, it ranks first: among the whole weeks the lowest vol is "
@@ -136,8 +138,7 @@ def test_the_datas_first_week_of_5m_bars_is_a_part_group(sample_settings, daily)
     """p46a #5: 5-minute bars by week() over 2008-01 listed the week 2007-12-31's volume, 3
     of its 4 days, beside whole weeks with no word; only the Good Friday week was named."""
     first = daily.index[0]
-    monday = first - pd.Timedelta(days=first.dayofweek)
-    held = daily[daily["week"] == monday]
+    held = daily[daily["week"] == first]
     result = ask(
         {"session": "RTH", "from": "5m", "period": "2008-01"}
         | {"group_by": "week()", "select": "sum(volume) as vol"},
@@ -145,10 +146,10 @@ def test_the_datas_first_week_of_5m_bars_is_a_part_group(sample_settings, daily)
     )
     assert result.table["vol"].iloc[0] == held["volume"].sum()
     assert (
-        f"The week {monday.date()} began before the data starts: its row counts only "
+        f"The week {first.date()} began before the data starts: its row counts only "
         f"{len(held)} of its 4 days."
     ) in result.metadata.warnings, result.metadata.warnings
-    assert {"week": str(monday.date())} in result.metadata.cut_groups
+    assert {"week": str(first.date())} in result.metadata.cut_groups
 
 
 def test_a_yes_no_key_made_from_week_is_no_week_group(sample_settings, daily) -> None:
@@ -177,7 +178,7 @@ def test_weekly_bars_leave_the_datas_first_part_week_out(sample_settings, daily)
         sample_settings,
     )
     weeks = daily[daily.index.year == 2008].groupby("week")["volume"].sum()
-    whole = weeks.drop(monday).iloc[:-1].sort_values()  # the last runs into 2009
+    whole = weeks.drop(first).iloc[:-1].sort_values()  # the last runs into 2009
     assert result.table["volume"].tolist() == whole.tolist()
     assert str(first.date()) not in [str(w) for w in result.table["week"]]
     assert any(
@@ -191,4 +192,4 @@ def test_weekly_bars_leave_the_datas_first_part_week_out(sample_settings, daily)
         "NQ",
         settings=sample_settings,
     )
-    assert alone.table["volume"].tolist() == [weeks[monday]]
+    assert alone.table["volume"].tolist() == [weeks[first]]

@@ -144,7 +144,7 @@ def test_the_first_weeks_best_day_is_said_to_lack_its_first_return(
     )
     picked = pd.to_datetime(result.table["best"]).tolist()
     assert picked == week.idxmax().tolist()
-    first = f"{rows.index[0]:%Y-%m-%d}"
+    first = f"{daily.index[0]:%Y-%m-%d}"  # week() names a week by its first trading date
     assert (
         f"best is over the {int(sizes.sum())} of the {len(daily)} rows kept that have a value "
         f"(the others are empty), in week {first} over {sizes.iloc[0]} of its "

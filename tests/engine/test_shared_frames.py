@@ -201,14 +201,23 @@ def test_recent_frames_are_kept_within_their_budget(
         "NQ",
         settings=engine_settings,
     )
-    assert len(dataset._recent) == 1  # the query read the kept frame
+    # The query read the kept frame, and its table of every column the range beside it:
+    # kept too, the same bars with high - low after volume, for the next such question.
+    assert list(dataset._recent) == [("RTH", "1m", 0, 3, False), ("RTH", "1m", 0, 3, True)]
     assert result.ok
     assert list(first.columns) == columns
+    ranged = dataset.frame_for_days("RTH", "1m", 0, 3, ranged=True)
+    at = columns.index("volume") + 1
+    assert list(ranged.columns) == [*columns[:at], "range", *columns[at:]]
+    pd.testing.assert_frame_equal(ranged[columns], first)
+    assert (ranged["range"] == first["high"] - first["low"]).all()
 
+    dataset._recent.clear()
+    first = dataset.frame_for_days("RTH", "1m", 0, 3)
     monkeypatch.setattr(frames, "RECENT_BYTES", frames._private_bytes(first) + 1)
     dataset.frame_for_days("RTH", "1m", 3, 6)
-    assert ("RTH", "1m", 0, 3) not in dataset._recent
-    assert ("RTH", "1m", 3, 6) in dataset._recent
+    assert ("RTH", "1m", 0, 3, False) not in dataset._recent
+    assert ("RTH", "1m", 3, 6, False) in dataset._recent
     everything = dataset.frame_for_days("RTH", "1m", 0, len(days))
-    assert ("RTH", "1m", 0, len(days)) not in dataset._recent  # larger than the budget
+    assert ("RTH", "1m", 0, len(days), False) not in dataset._recent  # larger than the budget
     assert len(everything) == dataset.day_index("RTH", "1m").rows

@@ -130,13 +130,16 @@ def test_prices_and_returns_are_not_said(engine_settings, select) -> None:
     assert result.metadata is not None and result.metadata.short_weeks == []
 
 
-def test_groups_by_week_of_a_sum_are_said_by_their_monday(engine_settings, minutes) -> None:
+def test_groups_by_week_of_a_sum_are_said_by_their_first_day(engine_settings, minutes) -> None:
+    """The week is named as week() and the weekly bar name it: by its first trading date
+    (the Tuesday after a holiday Monday with no session), not by a Monday without bars."""
     short = _short(_weeks(minutes, "2024-01-08", "2024-03-22"))
-    monday = f"{short.index[0]:%Y-%m-%d}"
+    first = f"{short['first'].iloc[0]:%Y-%m-%d}"
+    assert pd.Timestamp(first).dayofweek == 1
     query = {"session": "ETH", "from": "daily", "period": PERIOD, "group_by": "week()"}
     said = _warning(_run({**query, "select": ["sum(volume) as vol"]}, engine_settings))
     assert said is not None
-    assert f": {monday} (4 days: no trading on" in said
+    assert f": {first} (4 days: no trading on" in said
     assert "so its vol covers fewer days" in said
     spread = _warning(_run({**query, "select": ["max(high) - min(low) as rng"]}, engine_settings))
     assert spread is not None and "its rng covers" in spread

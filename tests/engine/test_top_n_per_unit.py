@@ -69,7 +69,9 @@ def test_a_week_with_fewer_drops_than_picked_is_said(engine_settings, minutes) -
         "select": ["count() as days", "mean(ret)"],
     }
     (said,) = _pick_warnings(ask(query, engine_settings), "place(-ret, 'week') <= 3")
-    first_week = first_day - pd.Timedelta(days=first_day.weekday())  # week() is its Monday
+    first_week = first_day - pd.Timedelta(
+        days=first_day.weekday()
+    )  # week(): its first trading date, a Monday here
     assert "fewer than 3 rows with -ret above 0" in said, said
     assert f"-ret = {-wrong.iloc[0]:.4g} on {first_day:%Y-%m-%d}" in said, said
     assert said.split(" but ")[1].startswith(f"{first_week:%Y-%m-%d}"), said
@@ -99,7 +101,8 @@ def test_a_week_the_period_cuts_short_is_picked_from_the_whole_week(
     result = ask(query, engine_settings)
     assert result.table["days"].iloc[0] == in_period
     assert not _pick_warnings(result, "place(range, 'week') <= 3")
-    assert warnings_with(result, f"The week {week['week'].iloc[0]:%Y-%m-%d} began before")
+    # Named as week() names it: by its first trading date.
+    assert warnings_with(result, f"The week {week.index[0]:%Y-%m-%d} began before")
 
 
 def test_a_pick_of_whole_units_says_nothing(engine_settings) -> None:

@@ -1260,6 +1260,143 @@ def _() -> Answer:
     return [gap.mean(), float(len(gap))]
 
 
+NFP_2024 = (
+    "2024-01-05 2024-02-02 2024-03-08 2024-04-05 2024-05-03 2024-06-07 2024-07-05 2024-08-02 "
+    "2024-09-06 2024-10-04 2024-11-01 2024-12-06"
+)
+
+
+def _eia_2024() -> pd.DatetimeIndex:
+    """2024's EIA petroleum status reports: Wednesdays, a day later after a federal holiday
+    early in the week (as cl_eia_range_2024 reads them)."""
+    holidays = set(USFederalHolidayCalendar().holidays("2023-12-25", "2025-01-10").date)
+    releases = []
+    for wednesday in pd.date_range("2024-01-03", "2024-12-31", freq="7D").date:
+        late = any(wednesday - dt.timedelta(days=k) in holidays for k in range(3))
+        releases.append(wednesday + dt.timedelta(days=1) if late else wednesday)
+    return pd.DatetimeIndex(releases)
+
+
+def _years(frame: pd.DataFrame, first: int, last: int) -> pd.DataFrame:
+    return frame[(frame.index.year >= first) & (frame.index.year <= last)]
+
+
+@answer("nq_monday_after_down_friday")
+def _() -> Answer:
+    days = daily("NQ", "RTH")
+    ret = (days["close"] / days["close"].shift() - 1) * 100
+    friday_down = (days["close"] < days["open"]).shift(fill_value=False)
+    after_friday = pd.Series(days.index.weekday, index=days.index).shift() == 4
+    mondays = (days.index.weekday == 0) & after_friday & friday_down
+    picked = _years(ret[mondays].to_frame(), 2015, 2025)["close"]
+    return [picked.mean(), float(len(picked))]
+
+
+@answer("es_first_hour_share_of_day_range_2024")
+def _() -> Answer:
+    days = in_year(daily("ES", "RTH"), 2024)
+    first_hour = window_daily("ES", "09:30", "10:30")["range"].reindex(days.index)
+    return [(first_hour / days["range"] * 100).mean()]
+
+
+@answer("cl_inventory_hour_range_by_weekday_2024")
+def _() -> Answer:
+    hour = in_year(window_daily("CL", "10:30", "11:30"), 2024)
+    by_day = hour.groupby(hour.index.weekday)["range"].mean()
+    return [by_day[2], by_day.drop(2).max()]
+
+
+@answer("nq_month_of_year_returns")
+def _() -> Answer:
+    months = calendar(daily("NQ", "RTH"), "M")
+    ret = (months["close"] / months["close"].shift() - 1) * 100
+    by_month = _years(ret.to_frame(), 2008, 2025)["close"]
+    means = by_month.groupby(by_month.index.month).mean()
+    return [means.max(), means.min()]
+
+
+@answer("es_nfp_day_volume_2024")
+def _() -> Answer:
+    volume = in_year(daily("ES", "RTH"), 2024)["volume"]
+    released = volume.index.isin(dates(NFP_2024))
+    return [volume[released].mean(), volume[~released].mean()]
+
+
+@answer("nq_longest_up_streak_2024")
+def _() -> Answer:
+    days = daily("NQ", "RTH")
+    up = days["close"] > days["close"].shift()
+    run = up.groupby((~up).cumsum()).cumsum()
+    return [float(run[days.index.year == 2024].max())]
+
+
+@answer("cl_high_in_first_hour_share_2024")
+def _() -> Answer:
+    days = in_year(daily("CL", "RTH"), 2024)
+    first_hour = window_daily("CL", "09:00", "10:00")["high"].reindex(days.index)
+    return [(first_hour == days["high"]).mean() * 100]
+
+
+@answer("nq_up_day_after_up_first_hour_2024")
+def _() -> Answer:
+    days = in_year(daily("NQ", "RTH"), 2024)
+    first_hour = window_daily("NQ", "09:30", "10:30")["close"].reindex(days.index)
+    first_up = first_hour > days["open"]
+    return [(days["close"] > days["open"])[first_up].mean() * 100, float(first_up.sum())]
+
+
+@answer("nq_atr_pct_2022")
+def _() -> Answer:
+    days = daily("NQ", "RTH")
+    atr = talib.ATR(days["high"].to_numpy(), days["low"].to_numpy(), days["close"].to_numpy(), 14)
+    pct = pd.Series(atr, index=days.index) / days["close"] * 100
+    return [pct[days.index.year == 2022].mean()]
+
+
+@answer("es_close_near_high_2024")
+def _() -> Answer:
+    days = in_year(daily("ES", "RTH"), 2024)
+    return [float((days["close"] >= days["high"] - 0.1 * days["range"]).sum())]
+
+
+@answer("nq_last_cash_half_hour_move_2024")
+def _() -> Answer:
+    last = in_year(window_daily("NQ", "15:30", "16:00"), 2024)
+    return [(last["close"] - last["open"]).abs().mean()]
+
+
+@answer("cl_range_by_month_of_year_2015_2024")
+def _() -> Answer:
+    days = _years(daily("CL", "RTH"), 2015, 2024)
+    means = days.groupby(days.index.month)["range"].mean()
+    return [means.max(), means.min()]
+
+
+@answer("es_monday_makes_the_weeks_high")
+def _() -> Answer:
+    days = _years(daily("ES", "RTH"), 2020, 2024)
+    monday = days.index - pd.to_timedelta(days.index.weekday, unit="D")
+    highest = days["high"].groupby(monday).idxmax()  # the earliest of tied days
+    return [(highest.dt.weekday == 0).mean() * 100]
+
+
+@answer("cl_eia_wednesday_hour_range_2024")
+def _() -> Answer:
+    hour = in_year(window_daily("CL", "10:30", "11:30"), 2024)
+    picked = hour[hour.index.isin(_eia_2024()) & (hour.index.weekday == 2)]
+    return [picked["range"].mean(), float(len(picked))]
+
+
+@answer("nq_first_trading_day_of_month_return")
+def _() -> Answer:
+    days = daily("NQ", "ETH")
+    ret = (days["close"] / days["close"].shift() - 1) * 100
+    dates_ = days.index.to_series()
+    first = dates_.groupby(days.index.to_period("M")).transform("min") == dates_
+    picked = _years(ret[first].to_frame(), 2015, 2025)["close"]
+    return [picked.mean(), float(len(picked))]
+
+
 def stored(value: float) -> float | int:
     """How an expected number is written into the question file: 7 significant digits."""
     rounded = float(f"{float(value):.7g}")

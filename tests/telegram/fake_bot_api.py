@@ -1070,6 +1070,9 @@ class FakeBotAPI:
         }
         if caption:
             message["caption"] = caption
+            entities = mention_entities(caption)  # Telegram marks @mentions in captions too
+            if entities:
+                message["caption_entities"] = entities
         return {"update_id": self._take_update_id(), "message": message}
 
     def callback_update(

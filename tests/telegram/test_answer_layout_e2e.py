@@ -148,7 +148,9 @@ async def test_two_queries_of_a_plan_are_both_drawn_kept_and_shown(
         for photo, symbol in zip(photos, ("NQ", "ES"), strict=True):
             mean, pct = mean_range_pct(symbol)
             # The expression's histogram, headed by its number.
-            assert photo.files["photo"].filename.startswith(f"{symbol}_RTH_daily_mean_range")
+            assert photo.files["photo"].filename.startswith(  # in the chart's words
+                f"{symbol}_RTH_average_(range_÷_open_×_100)_"
+            )
             headline = photo.result["caption"].split("\n")[0]
             # Named by its formula, the average over all of it (it read "mean_range_open_100").
             assert headline == f"average (range / open * 100) = {as_read(mean)}%"

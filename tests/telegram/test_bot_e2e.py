@@ -71,7 +71,7 @@ async def test_private_question_plan_run_proof(fake_telegram: FakeBotAPI, db_url
         # Six significant digits, two more than the chart.
         want = engine.table["mean_range"].tolist()
         assert [float(r[1]) for r in rows] == pytest.approx(want, rel=5e-6)
-        assert document.files["document"].filename.startswith("NQ_RTH_daily_mean_range")
+        assert document.files["document"].filename.startswith("NQ_RTH_average_range_by_weekday_")
 
         # The plan message lost its buttons and says it is done.
         await fake.wait_for("editMessageText", 2, chat_id=ALICE)
@@ -296,7 +296,7 @@ async def test_commands(fake_telegram: FakeBotAPI, db_url: str) -> None:
         query = '/query {"session": "RTH", "from": "daily", "select": "count()"}'
         fake.inject(fake.message_update(chat_id=ALICE, user_id=ALICE, text=query))
         [document] = await fake.wait_for("sendDocument", chat_id=ALICE)
-        assert "ES_RTH_daily" in document.files["document"].filename
+        assert document.files["document"].filename.startswith("ES_RTH_number_of_days_")
         [photo] = await fake.wait_for("sendPhoto", chat_id=ALICE)
         # The caption: the headline (the number, said once), then the bars it came from.
         headline, result = photo.result["caption"].split("\n\n", 1)

@@ -287,7 +287,7 @@ async def test_cancel_and_other_people(
     content, _ = chicago_csv
     async with barb_bot(fake, db_url, engine_settings=engine, admins={ALICE}):
         refused = await send_file(fake, BOB, content, "mine.csv")  # not an admin: any file
-        assert refused["text"].startswith("I read text only")
+        assert refused["text"] == t("upload_admins_only", "en")
         assert not fake.calls("getFile")
 
         offer = await send_file(fake, ALICE, content, "nq.csv")
@@ -324,8 +324,12 @@ async def test_in_a_group_only_a_file_handed_to_the_bot_by_an_admin_is_taken(
                     chat_id=GROUP, user_id=user, content=content, file_name="g.csv", caption=caption
                 )
             )
-        [offer] = await fake.wait_for("sendMessage", 1, chat_id=GROUP)
-        assert offer.result["text"].startswith("g.csv as NQ bars")
+        said = await fake.wait_for("sendMessage", 2, chat_id=GROUP)
+        texts = sorted(c.result["text"] for c in said)
+        # Bob, not an admin, is told in one sentence who can import and what he can do (his
+        # caption "NQ" was asked as a question, under "I can't see pictures").
+        assert texts[0] == t("upload_admins_only", "en")
+        assert texts[1].startswith("g.csv as NQ bars")
         assert len(fake.calls("getFile")) == 1  # the other two files were never fetched
 
 

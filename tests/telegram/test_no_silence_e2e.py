@@ -24,6 +24,7 @@ from barb.settings import EngineSettings
 from bot.llm.messages import Usage
 from bot.llm.pricing import ModelPrice, PriceTable
 from bot.llm.scripted import ScriptedProvider, text, tool_call, turn
+from bot.texts import t
 
 COUNT_DAYS = {"session": "RTH", "from": "daily", "select": "count()"}
 MODEL_FACING = ("say so in the answer", "1 rows", "Scanned", "Result:")
@@ -49,7 +50,10 @@ async def test_what_is_not_text_gets_one_line_and_no_model_call(
     fake = fake_telegram
     async with barb_bot(fake, db_url) as svc:
         reply = await say(fake, "", media=media(kind))
-        assert reply["text"].startswith("I read text only")
+        if kind == "document":  # NQ_1m.csv: a file of bars, which only admins import
+            assert reply["text"] == t("upload_admins_only", "en")
+        else:
+            assert reply["text"].startswith("I read text only")
         assert "\n" not in reply["text"]
         assert svc.assistant.provider.requests == []
         assert len(fake.calls("sendMessage", chat_id=ALICE)) == 1
@@ -79,7 +83,7 @@ async def test_query_reads_as_a_person_reads_it_with_smart_quotes(
         typed = "/query {“session”: “RTH”, “from”: “daily”, “select”: “count()”}"
         fake.inject(fake.message_update(chat_id=ALICE, user_id=ALICE, text=typed))
         [document] = await fake.wait_for("sendDocument", chat_id=ALICE)
-        assert document.files["document"].filename.startswith("NQ_RTH_daily")
+        assert document.files["document"].filename.startswith("NQ_RTH_number_of_days_")
         [answer] = await fake.wait_said(1, chat_id=ALICE)  # the chart, captioned
         headline, shown = answer["text"].split("\n\n", 1)  # the chart's headline first
         assert headline == f"number of days = {rth_days('NQ'):,}"
@@ -302,17 +306,18 @@ async def test_a_query_error_says_its_kind_its_field_and_its_hint(
         [answer] = await fake.wait_said(1, chat_id=ALICE)
         said = answer["text"]
         # What kind of error, in which field; the engine's sentence; its hint, named.
-        kind, sentence, hint = said.split("\n")
-        assert kind == "The query did not run: an unknown column in field select."
-        assert sentence.startswith("Column 'nosuch' does not exist. Available: ")
+        kind, columns, hint = said.split("\n")
+        assert kind == "The query did not run: there is no column nosuch in field select."
+        assert columns.startswith("Columns there are: close, high, low, open, range")
         assert hint.startswith("Hint: add it first") and "map" in hint
 
 
 async def test_a_query_error_in_russian_is_russian_around_the_engines_words(
     fake_telegram: FakeBotAPI, db_url: str
 ) -> None:
-    """The engine's sentence (English, for the model) is quoted as the detail it is, under a
-    Russian sentence saying what kind of error it is and in which field."""
+    """The commonest error, a column not there, is said in Russian whole: the column, the
+    field, the columns there are (it read «такой колонки нет» over the engine's English
+    "Column 'nosuch' does not exist. Available: …")."""
     fake = fake_telegram
     typed = '/query {"session": "RTH", "from": "daily", "select": "mean(nosuch)"}'
     async with barb_bot(fake, db_url):
@@ -321,16 +326,14 @@ async def test_a_query_error_in_russian_is_russian_around_the_engines_words(
         )
         [answer] = await fake.wait_said(1, chat_id=ALICE)
     lines = answer["text"].split("\n")
-    assert lines[0] == "Запрос не выполнен: такой колонки нет в поле select."
-    # The engine's English is said to be its own, in Russian.
-    assert lines[1] == "Сообщение движка (на английском):"
-    assert lines[2].startswith("Column 'nosuch' does not exist.")
-    assert lines[3].startswith("Подсказка: ") and "map" in lines[3]
+    assert lines[0] == "Запрос не выполнен: колонки nosuch нет в поле select."
+    assert lines[1].startswith("Есть колонки: close, high, low, open, range")
+    assert lines[2].startswith("Подсказка: ") and "map" in lines[2]
     # The field, the engine's sentence and its hint arrive as code, not as raw backticks.
     codes = [
         answer["text"][e["offset"] : e["offset"] + e["length"]]
         for e in answer.get("entities", [])
         if e["type"] == "code"
     ]
-    assert codes[0] == "select" and codes[1] == lines[2]
+    assert codes[:2] == ["nosuch", "select"] and codes[2] == lines[1].split(": ", 1)[1]
     assert "`" not in answer["text"]

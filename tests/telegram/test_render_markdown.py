@@ -346,6 +346,19 @@ def test_raw_html_is_mapped_to_telegrams_tags_or_dropped(
         ),
         ("**Итог:** 42 дня, a ** b", "Итог: 42 дня, a ** b", ["Итог:"], []),
         ("2** 3 = 8 and (1+1)** 3** 2", "2** 3 = 8 and (1+1)** 3** 2", [], []),
+        # Underscores as the model meant them (CommonMark showed the marks) ...
+        ("__bold__text и год__2020__ был", "bold text и год 2020 был", ["bold", "2020"], []),
+        ("_Итог:_42 дня", "Итог: 42 дня", [], ["Итог:"]),
+        ("__ 42 дня__ и __ровно 7 __раз", "42 дня и ровно 7 раз", ["42 дня", "ровно 7"], []),
+        ("Итог:__ 42 дня__", "Итог: 42 дня", ["42 дня"], []),
+        # ... never touching an identifier.
+        (
+            "a_b_c, foo__bar__baz, x:_y and _mean_range_",
+            "a_b_c, foo__bar__baz, x:_y and mean_range",
+            [],
+            ["mean_range"],
+        ),
+        ("close_prev_day is __max_gap__ now", "close_prev_day is max_gap now", ["max_gap"], []),
     ],
 )
 def test_stars_are_read_as_the_model_meant_them(

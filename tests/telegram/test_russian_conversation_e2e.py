@@ -171,6 +171,12 @@ async def test_a_russian_conversation_reads_russian_with_the_true_numbers(
         )
         rows = await fetch_csv(fake, answer)
         assert list(rows[0])[:2] == ["день недели", "средний диапазон"]
+        # The file is named in the chart's words («NQ_RTH_daily_mean_range_by_weekday_…»).
+        [document] = fake.calls("sendDocument", chat_id=ALICE)
+        first, last = y2024.index[0].date(), y2024.index[-1].date()
+        assert document.files["document"].filename == (
+            f"NQ_RTH_средний_диапазон_по_дню_недели_{first}_{last}.csv"
+        )
         assert [r["день недели"] for r in rows] == names
         for day, row in enumerate(rows):
             assert float(row["средний диапазон"].replace(",", ".")) == round(by_weekday[day], 3)

@@ -63,6 +63,7 @@ NAMES = {
     "UTC",
     "Unix",
     "RTH",
+    "ETH",
     "NQ",
     "ES",
     "CL",
