@@ -54,6 +54,7 @@ from barb.caveats.gap_sizes import sizeless_gap_caveat
 from barb.caveats.holiday_closes import holiday_close_caveat, long_break_caveat
 from barb.caveats.joined_bars import joined_bar_caveat
 from barb.caveats.joined_points import mixed_points_caveat
+from barb.caveats.kept_days import KeptDays
 from barb.caveats.lookahead import then_past_period_caveat
 from barb.caveats.lookback import lookback_caveat
 from barb.caveats.open_runs import began_run_caveat, held_in_caveat, open_run_caveat
@@ -376,9 +377,10 @@ def run_on(
     picked = picked_short_caveat(plan, ctx, frame, keep, output)
     warnings += picked
     # Groups mostly of short sessions are named; else the share over all the rows is said.
-    warnings += short_group_caveat(plan, output.kept, own_said=bool(picked)) or (
-        part_day_share_caveat(plan, ctx, output.kept, own_said=bool(picked))
-    )
+    kept_days = KeptDays(dataset, output.kept)  # their dates, read once for both
+    warnings += short_group_caveat(
+        plan, output.kept, own_said=bool(picked), kept_days=kept_days
+    ) or (part_day_share_caveat(plan, ctx, output.kept, own_said=bool(picked), kept_days=kept_days))
     warnings += mother_bar_caveat(plan, ctx, frame, output.kept)
     warnings += short_next_caveat(plan, ctx, frame, output.kept)
     warnings += after_window_close_caveat(plan, ctx, output.kept)

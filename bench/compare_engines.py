@@ -14,7 +14,9 @@ is the closest to the code's own cost (as ``timeit`` advises). The new/old ratio
 regression check reads. ``--without-checks`` adds a third side, the new engine with its
 warning checks saying nothing (``bench/checks_switch.py``), taking its turn with the other
 two: the work an engine without those checks does, so its ratio to the old is the cost of
-the rest of the change (history-aware periods, the compiler's stages) alone.
+the rest of the change (history-aware periods, the compiler's stages) alone. ``--cpu``
+times each call by its thread's CPU time (``time.thread_time``), not the wall clock: on a
+machine shared with other jobs a call they interrupt is not counted as slower.
 """
 
 from __future__ import annotations
@@ -35,8 +37,10 @@ from barb.process_memory import MMAP_THRESHOLD, TRIM_THRESHOLD  # noqa: E402
 # With a second argument (the new side under --without-checks) a request also says whether
 # the warning checks run: off, each says nothing (bench/checks_switch.py).
 CHILD = """
-import json, sys, time
+import json, os, sys, time
 sys.path.insert(0, sys.argv[1])
+# The calling thread's CPU time (--cpu): what a machine shared with other jobs leaves out.
+clock = time.thread_time if os.environ.get("BARB_BENCH_CLOCK") == "cpu" else time.perf_counter
 from barb import execute
 switch = None
 if len(sys.argv) > 2:
@@ -54,9 +58,9 @@ for line in sys.stdin:
         continue
     samples = []
     for _ in range(repeat):
-        t0 = time.perf_counter()
+        t0 = clock()
         execute(query, "NQ")
-        samples.append((time.perf_counter() - t0) * 1000)
+        samples.append((clock() - t0) * 1000)
     print(json.dumps(min(samples)), flush=True)
 """
 
@@ -73,8 +77,9 @@ MALLOC_ENV = {
 class Engine:
     """An engine's code tree in a process of its own."""
 
-    def __init__(self, code_root: Path, switchable: bool = False) -> None:
+    def __init__(self, code_root: Path, switchable: bool = False, cpu: bool = False) -> None:
         env = {**os.environ, **MALLOC_ENV, "BARB_DATA_DIR": str(ROOT / "data")}
+        env["BARB_BENCH_CLOCK"] = "cpu" if cpu else "wall"
         self.process = subprocess.Popen(
             [sys.executable, "-c", CHILD, str(code_root), *(["switch"] if switchable else [])],
             stdin=subprocess.PIPE,
@@ -113,6 +118,12 @@ def main() -> None:
         help="also time the new side with its warning checks off: the same work as the old",
     )
     parser.add_argument(
+        "--cpu",
+        action="store_true",
+        help="time each call by its thread's CPU time, not the wall clock: on a machine "
+        "other jobs load, a call they interrupt is not counted as slower",
+    )
+    parser.add_argument(
         "--skip",
         action="append",
         default=[],
@@ -126,8 +137,8 @@ def main() -> None:
     QUESTIONS = [q for q in ALL if not any(text in q.name for text in args.skip)]
 
     engines = {
-        "old": Engine(args.baseline.resolve()),
-        "new": Engine(ROOT, switchable=args.without_checks),
+        "old": Engine(args.baseline.resolve(), cpu=args.cpu),
+        "new": Engine(ROOT, switchable=args.without_checks, cpu=args.cpu),
     }
     # Each timed side: its engine and whether its checks run.
     sides = {"old": ("old", True), "new": ("new", True)}

@@ -14,7 +14,8 @@ first. Results go to ``docs/benchmarks.md`` under "Import memory" with ``--write
         [--write docs/benchmarks.md]
 
 measures instead the same bars in each layout of ``LAYOUTS`` (a plain CSV, Date and Time
-columns, decimal commas after ';'), and says whether each code stored the same frame
+columns, decimal commas after ';', times with an offset, IB's, NinjaTrader's; ``--only``
+a few of them, by a word of their names), and says whether each code stored the same frame
 with the same report; written under "Import memory by layout".
 """
 
@@ -105,6 +106,30 @@ def _european(part: pd.DataFrame, path: Path, split: bool) -> None:
     out.to_csv(path, sep=";", decimal=",", index=False)
 
 
+def _offset(part: pd.DataFrame, path: Path) -> None:
+    """ISO 8601 with the offset (``2024-03-18T09:30:00-04:00``): TradingView's, ib_insync's."""
+    out = part[["timestamp", "open", "high", "low", "close", "volume"]].copy()
+    text = part["timestamp"].dt.tz_localize("America/New_York").dt.strftime("%Y-%m-%dT%H:%M:%S%z")
+    out["timestamp"] = text.str.replace(r"(\d\d)(\d\d)$", r"\1:\2", regex=True)
+    out.to_csv(path, index=False)
+
+
+def _ib(part: pd.DataFrame, path: Path, zone: bool) -> None:
+    """TWS's export: ``20240318 09:30:00 US/Eastern``, or ``20240318  09:30:00``."""
+    out = part[["open", "high", "low", "close", "volume"]].copy()
+    form = "%Y%m%d %H:%M:%S US/Eastern" if zone else "%Y%m%d  %H:%M:%S"
+    out.insert(0, "date", part["timestamp"].dt.strftime(form))
+    out.assign(average=part["close"], barCount=7).to_csv(path, index=False)
+
+
+def _ninjatrader(part: pd.DataFrame, path: Path) -> None:
+    """NinjaTrader 8's ``yyyyMMdd HHmmss;o;h;l;c;v``, stamped at the bar's close."""
+    out = part[["open", "high", "low", "close", "volume"]].copy()
+    close = part["timestamp"] + pd.Timedelta(minutes=1)
+    out.insert(0, "time", close.dt.strftime("%Y%m%d %H%M%S"))
+    out.to_csv(path, sep=";", header=False, index=False)
+
+
 LAYOUTS = {
     "one ISO time column, `,` and `.`": _plain,
     "`Date,Time` columns (MM/DD/YYYY, HH:MM)": _split,
@@ -114,13 +139,21 @@ LAYOUTS = {
     "`;`, decimal commas, `Date;Time` columns (DD.MM.YYYY, HH:MM)": (
         lambda part, path: _european(part, path, split=True)
     ),
+    "ISO with an offset (`2024-03-18T09:30:00-04:00`)": _offset,
+    "IB, zone named (`20240318 09:30:00 US/Eastern`)": lambda part, path: _ib(part, path, True),
+    "IB, no zone (`20240318  09:30:00`)": lambda part, path: _ib(part, path, False),
+    "NinjaTrader (`20240318 093100;…`, no header)": _ninjatrader,
 }
 
 
-def _by_layout(part: pd.DataFrame, runs: list[tuple[str, Path]], years: int) -> str:
+def _by_layout(
+    part: pd.DataFrame, runs: list[tuple[str, Path]], years: int, only: list[str]
+) -> str:
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         for name, write in LAYOUTS.items():
+            if only and not any(word in name for word in only):
+                continue
             csv = Path(tmp) / "bars.csv"
             write(part, csv)
             size = csv.stat().st_size
@@ -156,6 +189,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--baseline", type=Path)
     parser.add_argument("--write", type=Path)
     parser.add_argument("--layouts", action="store_true")
+    parser.add_argument("--only", nargs="*", default=[])
     args = parser.parse_args(argv)
 
     from barb.data.store import data_path, read_bars
@@ -167,7 +201,7 @@ def main(argv: list[str] | None = None) -> int:
     runs = ([("baseline", args.baseline.resolve())] if args.baseline else []) + [("this", ROOT)]
     if args.layouts:
         del frame
-        text = _by_layout(part.reset_index(drop=True), runs, args.years)
+        text = _by_layout(part.reset_index(drop=True), runs, args.years, args.only)
         print(text)
         if args.write:
             replace_section(args.write, LAYOUT_SECTION, text)

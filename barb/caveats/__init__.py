@@ -21,6 +21,9 @@ Called by a stage (``barb.stages``), as it keeps, groups and cuts its rows:
     overlapping_windows, same_run_rows, sample_sizes, setup_noise.
 Called only by other checks here:
     empty_rows (sample_sizes, data_start, calendar), events (scope), release_times (events).
+Built once per run by the interpreter and handed to the checks that read it:
+    kept_days (the kept daily rows' dates and short sessions: short_session_groups,
+    short_sessions).
 The planner's own warnings, read from the query before any bars, are in
 ``barb.plan_warnings``, below the planner.
 """

@@ -262,10 +262,13 @@ def where_caveat(start: DataStart, given: np.ndarray, values: pd.Series) -> list
     where = start.stage.where
     if where is None or not isinstance(values.dtype, pd.BooleanDtype):
         return []
-    if start.back([where]) == 0:  # reads its own row: nothing before the data to miss
+    back = start.back([where])
+    if back == 0:  # reads its own row: nothing before the data to miss
         return []
+    if back is not None and not given[:back].any():
+        return []  # no row of the period lies within its reach of the data's first bar
     at = np.flatnonzero(given)
-    unknown = values.isna().to_numpy()[at]
+    unknown = values.array.isna()[at]  # the mask itself: no Series of every row's
     unread = start.unread([where], unknown, at, said=True)
     dropped = int(np.count_nonzero(unread))
     if not dropped or not notable(dropped, len(at)):

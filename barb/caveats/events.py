@@ -144,16 +144,24 @@ def _releases_inside_bars(
     45 minutes late), 12:30 (8) and 08:20 (1) were 41 of 147 days, and naming only the
     first of them read as one day measured late."""
     tf = plan.timeframe
-    if not tf.intraday or (tf.minutes or 1) <= 1:
+    if not tf.intraday or (tf.minutes or 1) <= 1 or not plan.events:
         return []
     instrument = plan.dataset.instrument
+    joined = [
+        join
+        for join in plan.events
+        if join.source is not None
+        and join.filter != "exclude"
+        and f"{join.source}_minutes" in scope.frame
+    ]
+    if not joined:  # before every bar's date is read
+        return []
     dates = scope.frame["trading_date"].to_numpy(dtype="datetime64[ns]").astype("datetime64[D]")
     stamps = scope.frame["timestamp"].to_numpy(dtype="datetime64[ns]")
     warnings = []
-    for join in plan.events:
+    for join in joined:
+        assert join.source is not None
         column = f"{join.source}_minutes"
-        if join.source is None or join.filter == "exclude" or column not in scope.frame:
-            continue
         minutes = scope.frame[column].to_numpy(dtype=np.float64)
         with np.errstate(invalid="ignore"):
             inside = scope.in_period & (minutes < 0) & (minutes > -tf.minutes)

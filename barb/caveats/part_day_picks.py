@@ -129,8 +129,8 @@ def _size_read(stage: StagePlan, expr: ast.Expr | None, how: str = "the where on
         and (spec := lookup(node.name)) is not None
         and spec.body is not None
     ]
-    columns = {node.name for e in read for node in nodes(e, mapped) if isinstance(node, ast.Column)}
     if any(reads_part_day(e, mapped) for e in read):
+        columns = {n.name for e in read for n in nodes(e, mapped) if isinstance(n, ast.Column)}
         sizes = sorted(columns & {"range", "volume"}) or ["high and low"]
         return f"{how} {' and '.join(sizes)}"
     if any(part_day_move(e, mapped) for e in read):

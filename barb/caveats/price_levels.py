@@ -117,6 +117,12 @@ def price_level_caveat(plan: Plan, ctx: EvalContext, output: StageOutput) -> lis
         return []
     if "close" not in rows.columns or "trading_date" not in rows.columns:
         return []
+    if not plan.instruments:  # the rows' own closes, bound by their dates' minute closes
+        # In time order (as ``_recent_start`` reads them): their ends are their first and
+        # last dates, where a min and max had read 6.4 million 1-minute bars' dates.
+        dates = rows["trading_date"].to_numpy()
+        if not closes_may_blend(plan, dates[0], dates[-1]):
+            return []  # 2024's rows: before the statistics' units are read from the query
     query = plan.query.to_json()
     units = _distance_units(stage.select, plan.timeframe.name, query, plan.point_values)
     items = [s for s in stage.select if units[s.name] is not None]
@@ -445,7 +451,10 @@ def blended_levels(rows: pd.DataFrame) -> Levels | None:
 
 
 def closes_may_blend(
-    plan: Plan, first: dt.date | None, last: dt.date | None, ratio: float = LEVEL_RATIO
+    plan: Plan,
+    first: dt.date | np.datetime64 | None,
+    last: dt.date | np.datetime64 | None,
+    ratio: float = LEVEL_RATIO,
 ) -> bool:
     """Whether the first stage's closes on the trading dates ``first`` to ``last`` could
     differ ``ratio`` times; False only where they cannot. Every bar's close is the

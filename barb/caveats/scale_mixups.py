@@ -146,13 +146,19 @@ def _off_scale(
         value = ast.literal_value(other)
         if isinstance(value, bool) or not isinstance(value, int | float):
             continue
+        # A fraction can be off a percentile's or an oscillator's scale, a number from 1 to
+        # 100 off a share's; any other number off none: the side's unit is not read for it.
+        fraction, percent = 0 < value < 1, 1 < value <= 100
+        if not (fraction or percent):
+            continue
         scale = unit(_unhoisted(side, maps))
-        if scale == PERCENTILE and 0 < value < 1:
+        if scale == PERCENTILE and fraction:
             return side, op or _MIRROR[node.op], float(value), scale
-        oscillator = origin(_unhoisted(side, maps))
-        if oscillator is not None and 0 < value < 1:
-            return side, op or _MIRROR[node.op], float(value), oscillator
-        if scale == SHARE and 1 < value <= 100:
+        if fraction:
+            oscillator = origin(_unhoisted(side, maps))
+            if oscillator is not None:
+                return side, op or _MIRROR[node.op], float(value), oscillator
+        if scale == SHARE and percent:
             return side, op or _MIRROR[node.op], float(value), scale
     return None
 

@@ -183,24 +183,35 @@ def short_day_group_caveat(
         if not len(used):
             return []
     # The day's last bar read as its close ("exit at the cash close"): CASH's half days.
-    cash = _cash_half_days(plan, groups, used, step) if _takes_last(items) else ""
+    last = _takes_last(items)
     chosen = set(SHORT_MARKS) & (stage.calls | (plan.then.calls if plan.then else frozenset()))
     if chosen or any(words in text for text in said for words in SAID_BEFORE):
+        cash = _cash_half_days(plan, groups, used, step) if last else ""
         return [cash] if cash else []
-    text = (_shifted_text if shifted else _text)(plan, groups, used, cut, reach, items, len(at))
-    if len(used) == len(at):  # the query picked them (by date): none would be left
-        return [text + (f" {cash}" if cash else "")]
-    # Whether the answer without them is another, and how.
+    # Whether the answer without them is another: a listing that shows no short day's
+    # value differently says nothing, and its sentence is never written.
+    picked_all = len(used) == len(at)  # the query picked them (by date): none would be left
     drop = (placed >= 0) & cut[np.maximum(placed, 0)]
-    if then is not None and plan.then is not None and plan.then.shape != "table":
+    listed = not (then is not None and plan.then is not None and plan.then.shape != "table")
+    if (
+        not picked_all
+        and listed
+        and not _listed_moved(then or first, table, drop, items, then is None)
+    ):
+        return []
+    cash = _cash_half_days(plan, groups, used, step) if last else ""
+    text = (_shifted_text if shifted else _text)(plan, groups, used, cut, reach, items, len(at))
+    if picked_all:
+        return [text + (f" {cash}" if cash else "")]
+    # How the answer without them is another.
+    if not listed:
+        assert then is not None and plan.then is not None
         if ctx is None or then_without is None:
             return []
         moved = moved_values(plan.then, ctx, then, then_without(drop))
         if not moved:
             return []
         text = f"{text[:-1]}; without them {listed_text(moved)}."
-    elif not _listed_moved(then or first, table, drop, items, then is None):
-        return []
     form = _leave_out(plan, groups, cut, reach)
     return [
         f"{text}{f' {cash}' if cash else ''} {_where(plan, form, capital=True)} leaves them out."

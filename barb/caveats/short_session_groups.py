@@ -24,6 +24,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from barb.caveats.kept_days import KeptDays
 from barb.caveats.short_sessions import (
     cut_lengths,
     kept_patterns,
@@ -33,7 +34,7 @@ from barb.caveats.short_sessions import (
 from barb.events.rules import us_market_closed
 from barb.frames import equality_values
 from barb.planning import Plan
-from barb.short_days import close_clock, day_edges, short_days
+from barb.short_days import close_clock, day_edges
 from barb.summary_text import either_text, group_name, listed_text, named_text
 
 # A group is a part day's when short sessions are more than this share of its days: the
@@ -44,12 +45,17 @@ NAMED_GROUPS = 3
 
 
 def short_group_caveat(
-    plan: Plan, kept: pd.DataFrame | None, *, own_said: bool = False
+    plan: Plan,
+    kept: pd.DataFrame | None,
+    *,
+    own_said: bool = False,
+    kept_days: KeptDays | None = None,
 ) -> list[str]:
     """The groups of a grouped first stage over daily rows ``kept`` whose days are mostly
     short sessions, for each session whose size a statistic reads: the rows' own, or a
     window read by session_*() that an early close cut. ``own_said``: the rows' own short
-    sessions are said already, as a where's picks (``barb.caveats.part_day_picks``)."""
+    sessions are said already, as a where's picks (``barb.caveats.part_day_picks``).
+    ``kept_days``: ``kept``'s dates and short sessions as the run read them once."""
     stage = plan.first
     if plan.timeframe.name != "daily" or stage.shape != "grouped" or plan.then is not None:
         return []
@@ -62,13 +68,15 @@ def short_group_caveat(
     sources = part_day_sources(
         plan, [i for i in stage.select if i.aggregate], mapped, low_tail=False
     )
-    days = kept["trading_date"].to_numpy().astype("datetime64[D]")
+    read = kept_days if kept_days is not None and kept_days.of(kept) else None
+    read = read or KeptDays(plan.dataset, kept)
+    days = read.days
     said: list[str] = []
     groups: tuple[np.ndarray, np.ndarray, pd.Index] | None = None
     for window, items in sources.items():
         if window == plan.session and (own_said or kept_patterns(stage)):
             continue  # mother_bar_caveat or the where's picks name them
-        short = short_days(plan.dataset, window, days)
+        short = read.short(window)
         if not short.any() or not _some_group_mostly(kept, keys, short):
             continue
         if groups is None:  # each row's group, the groups' sizes and keys

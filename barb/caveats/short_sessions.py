@@ -15,6 +15,7 @@ from collections.abc import Iterable
 import numpy as np
 import pandas as pd
 
+from barb.caveats.kept_days import KeptDays
 from barb.caveats.lookahead import next_calls
 from barb.caveats.read_rows import rows_read
 from barb.caveats.sessions import part_of_the_day
@@ -588,7 +589,12 @@ def _without_short(
 
 
 def part_day_share_caveat(
-    plan: Plan, ctx: EvalContext, kept: pd.DataFrame | None, *, own_said: bool = False
+    plan: Plan,
+    ctx: EvalContext,
+    kept: pd.DataFrame | None,
+    *,
+    own_said: bool = False,
+    kept_days: KeptDays | None = None,
 ) -> list[str]:
     """Statistics of range or volume over daily rows a notable share of which are short
     sessions: "the day after Thanksgiving" is 18 of 18 early closes (RTH to 13:15), and its
@@ -599,7 +605,8 @@ def part_day_share_caveat(
     on RTH rows is a 60- or 75-minute range on the holidays and early closes. Groups made
     mostly of them are named by ``barb.caveats.short_session_groups``, said in this one's
     place. ``own_said``: the rows' own short sessions are said already, as a where's picks
-    (``barb.caveats.part_day_picks``)."""
+    (``barb.caveats.part_day_picks``). ``kept_days``: ``kept``'s dates and short sessions as
+    the run read them once."""
     stage = plan.first
     if plan.timeframe.name != "daily" or stage.shape == "table" or kept is None:
         return []
@@ -610,12 +617,14 @@ def part_day_share_caveat(
     sources = part_day_sources(plan, aggregates, mapped, low_tail=False)
     if not sources:  # before the dates are read
         return []
-    days = kept["trading_date"].to_numpy().astype("datetime64[D]")  # one row per date
+    read = kept_days if kept_days is not None and kept_days.of(kept) else None
+    read = read or KeptDays(plan.dataset, kept)
+    days = read.days  # one row per date
     said = []
     for window, items in sources.items():
         if window == plan.session and (own_said or kept_patterns(stage)):
             continue  # mother_bar_caveat or the where's picks name them, with the values
-        short = short_days(plan.dataset, window, days)
+        short = read.short(window)
         n = int(short.sum())
         if not n or n < NOTABLE_SHORT_SHARE * days.size:
             continue

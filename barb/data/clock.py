@@ -387,6 +387,10 @@ def read_clock(
             or _fixed_offset_reading(walls, instrument, step, days, margin)
             or _no_reading(raw, instrument, step)
         )
+    if declared_zone and not evidence and not raw.utc:
+        elsewhere = _declared_off_bounds(walls, instrument, step, declared_zone, declared_stamp)
+        if elsewhere is not None:
+            raise BadFile(elsewhere)
     # Day-session files never touch the closed hours: their days' first and last bars
     # against the instrument's session bounds tell the zone and the stamp instead.
     zone_unsure = not evidence and not declared_zone and not raw.utc
@@ -499,6 +503,53 @@ def _read_shape(
         return None
     best = lead([k for k in candidates if k[0] == choice[0]])
     return None if best is None else (best, run[best], both[best] * 2 >= days)
+
+
+def _declared_off_bounds(
+    walls: _Walls,
+    instrument: Instrument,
+    step: int,
+    declared: str,
+    stamp: Stamp | None,
+) -> Message | None:
+    """The refusal of a declared zone under which a day-session file's days neither start
+    nor end on the instrument's session times, when another zone Barb tries has them
+    start and end on them (on at least half the days), else None.
+
+    A Kibot cash-session file in Chicago time (08:30-15:00) imported with `--timezone
+    America/New_York` was refused asking for `--stamp`, and with `--stamp open` stored an
+    hour early: nothing near the closed hours tells the zone, but the days' ends do.
+    """
+    starts, ends = (list(bounds) for bounds in _session_bounds(instrument))
+    stamps: tuple[Stamp, ...] = (stamp,) if stamp else ("open", "close")
+
+    def fits(zone: str, stamped: Stamp) -> tuple[int, int, int, tuple[int, int]]:
+        opens = walls.wall(zone) - (step if stamped == "close" else 0)
+        start, end = _day_bounds(opens, step, instrument)
+        on_start, on_end = np.isin(start, starts), np.isin(end, ends)
+        pairs, counts = np.unique(np.c_[start, end], axis=0, return_counts=True)
+        common = pairs[int(np.argmax(counts))]
+        run = (int(common[0]), int(common[1]))
+        return int((on_start | on_end).sum()), int((on_start & on_end).sum()), len(start), run
+
+    mine = {s: fits(declared, s) for s in stamps}
+    if any(either * 2 >= days for either, _, days, _ in mine.values()):
+        return None
+    for zone in dict.fromkeys([instrument.timezone, *CANDIDATE_ZONES]):
+        if zone == declared:
+            continue
+        for stamped in stamps:
+            _, both, days, run = fits(zone, stamped)
+            if both * 2 >= days:
+                values = {
+                    "declared": zone_message(declared),
+                    "run": _clock_run(mine[stamped][3]),
+                    "found": zone_message(zone),
+                    "found_run": _clock_run(run),
+                    "zone": zone,
+                }
+                return (N_("import.refuse.zone_session"), values)
+    return None
 
 
 def _refuse_rival_zones(

@@ -36,6 +36,7 @@ from barb.data.layouts import (
     Layout,
     LayoutError,
     Stamp,
+    column_key,
     custom_layout,
     detect_header_layout,
     detect_headerless,
@@ -216,6 +217,13 @@ def read_csv_shape(
     except LayoutError as exc:
         daily = _daily_column(names, lines[1:], delimiter)
         raise BadFile(daily or exc.said, line=number) from None
+    time = names[indexes["timestamp"]] if "timestamp" in indexes else ""
+    if layout.time == "timestamp" and column_key(time) == "date":
+        # One "Date" column of dates and times ("2024-03-18 09:30"): a daily file's (its
+        # dates alone) is refused as daily, as when no layout took "Date".
+        daily = _daily_column(names, lines[1:], delimiter)
+        if daily is not None:
+            raise BadFile(daily, line=number)
     sample = [text for _, text in lines[1:]]
     try:
         zone = named_zone(names, indexes)
@@ -245,7 +253,7 @@ def _daily(cell: str) -> Message:
 def _daily_column(names: list[str], lines: list[tuple[int, str]], delimiter: str) -> Message | None:
     """The refusal of a daily file (Norgate's ``Date,Open,…``, no time column) whose header
     no layout takes: it was sent to --columns, which then found 1440-minute bars."""
-    keys = [n.strip().strip('"').lower() for n in names]
+    keys = [column_key(n.strip().strip('"')) for n in names]
     if not lines or "date" not in keys or {"time", "timestamp", "datetime"} & set(keys):
         return None
     cells = next(csv.reader([lines[0][1]], delimiter=delimiter), [])
@@ -274,10 +282,12 @@ def read_csv(
     progress: bool = False,
     date_order: DateOrder | None = None,
     end: int | None = None,
+    repeats: list[tuple[int, int, int]] | None = None,
 ) -> RawBars:
     """Read a CSV file of ``shape``: Arrow's reader first, a line-by-line scan on failure
     (``date_order``: as ``--date-order`` declares it, else read from the dates). ``end``:
-    read only the file's first ``end`` bytes (all before a vendor's footer)."""
+    read only the file's first ``end`` bytes (all before a vendor's footer); ``repeats``:
+    the header's repeats to read around (``repeated_headers``)."""
     wanted = dict(shape.indexes)
     if shape.layout.name == "databento":
         lower = [n.lower() for n in shape.names]
@@ -290,9 +300,8 @@ def read_csv(
     }
     # Arrow gets the names: vendors repeat some ("", "Volume" twice) and headerless
     # files have none.
-    read_options = pa_csv.ReadOptions(skip_rows=shape.line, column_names=names)
     options = {
-        "read_options": read_options,
+        "read_options": pa_csv.ReadOptions(skip_rows=shape.line, column_names=names),
         "parse_options": pa_csv.ParseOptions(delimiter=shape.delimiter),
         "convert_options": pa_csv.ConvertOptions(
             column_types=types, include_columns=list(types), strings_can_be_null=False
@@ -304,27 +313,47 @@ def read_csv(
             _time_key(shape, names, wanted),
             comma=[names[i] for c, i in wanted.items() if shape.decimal_comma and c in NUMERIC],
             coded=[names[wanted[c]] for c in ("date", "time") if c in wanted and split],
+            layout=shape.layout,
+            date_order=date_order,
         )
-        read = _read_table(path, options, progress, end, gathered)
+        spans = _spans(path, end, repeats or [])
+        read = _read_table(path, options, progress, spans, gathered)
+        parsed = gathered.parsed
         if read is None:  # a batch could not be read on its own: the file is read whole
-            read = _read_table(path, options, progress, end, None)
+            read, parsed = _read_table(path, options, progress, spans, None), None
         assert read is not None
         table, empty = read
     except pa.ArrowInvalid as exc:
+        if repeats is None and (found_repeats := repeated_headers(path, shape)):
+            return _read_around(path, shape, progress, date_order, end, found_repeats)
         if shape.delimiter != "," and not shape.decimal_comma:
             # A ';' file whose first thousand bars were whole numbers may still write 4500,25.
             wider = dataclasses.replace(shape, decimal_comma=True)
-            return read_csv(path, wider, progress, date_order, end)
-        found = find_bad_line(path, shape, wanted)
+            try:
+                return read_csv(path, wider, progress, date_order, end, repeats or [])
+            except BadFile:
+                # Unless a decimal comma does not explain the line the file was refused
+                # for: a NinjaTrader line with a field too many, or a damaged price, was
+                # refused as "line 1: open is not a number: '18002.0'" (a '.' read where the
+                # retry wanted a decimal comma).
+                found = find_bad_line(path, shape, wanted)
+                if found is None or _comma_in(found[1]):
+                    raise
+        else:
+            found = find_bad_line(path, shape, wanted)
         said = found[1] if found is not None else None
         footer = isinstance(said, tuple) and said[0] == "import.refuse.footer"
         if found is not None and footer and end is None:
             # Barchart's "Downloaded from Barchart.com as of …" under the bars: read without
             # it, and said (the admin of the bot could not delete it from a phone).
             assert isinstance(said, tuple)
-            raw = read_csv(path, shape, progress, date_order, _line_offset(path, found[0]))
+            cut = _line_offset(path, found[0])
+            raw = read_csv(path, shape, progress, date_order, cut, repeats)
             values = {"line": found[0], "line_text": said[1]["line"]}
-            raw.notes.append((N_("import.note.footer"), values))
+            # A line of spaces under the bars is no vendor's footer: said as what it is.
+            blank = said[1]["line"] == repr("")
+            key = N_("import.note.blank_tail") if blank else N_("import.note.footer")
+            raw.notes.append((key, values))
             return raw
         if found is not None:
             raise BadFile(found[1], line=found[0]) from exc
@@ -348,56 +377,104 @@ def read_csv(
                 try:
                     numbers = _comma_floats(column)
                 except pa.ArrowInvalid as exc:
+                    if repeats is None and (found_repeats := repeated_headers(path, shape)):
+                        return _read_around(path, shape, progress, date_order, end, found_repeats)
                     found = find_bad_line(path, shape, wanted)
-                    raise BadFile(*(found[::-1] if found else (f"{name}: {exc}",))) from exc
+                    not_csv = (N_("import.refuse.not_csv"), {"error": exc})
+                    raise BadFile(*(found[::-1] if found else (not_csv,))) from exc
                 table = table.set_column(index, name, numbers)
-    raw = from_table(table, shape.layout, date_order)
+    raw = from_table(table, shape.layout, date_order, parsed)
     raw.header_zone, raw.header_abbreviation = shape.zone, shape.abbreviation
     if empty:
         raw.notes.append((N_("import.note.empty_rows"), {"count": empty}))
     return raw
 
 
+def _read_around(
+    path: Path,
+    shape: CsvShape,
+    progress: bool,
+    date_order: DateOrder | None,
+    end: int | None,
+    repeats: list[tuple[int, int, int]],
+) -> RawBars:
+    """The file read without the ``repeats`` of its header, and said: two exports joined
+    with `cat` repeat the first's header where the second starts. It was refused ("delete
+    this line"; from the bot, on a phone). The bars the two share are repeats, kept once."""
+    raw = read_csv(path, shape, progress, date_order, end, repeats)
+    values = {"count": len(repeats), "line": repeats[0][0]}
+    raw.notes.append((N_("import.note.header_again"), values))
+    return raw
+
+
+def _spans(
+    path: Path, end: int | None, repeats: list[tuple[int, int, int]]
+) -> list[tuple[int, int]] | None:
+    """The byte ranges of the file to read: None for all of it, else the parts before
+    ``end`` around the ``repeats`` (line, offset, length) of its header."""
+    if end is None and not repeats:
+        return None
+    stop = path.stat().st_size if end is None else end
+    spans, start = [], 0
+    for _, offset, length in repeats:
+        if offset >= stop:
+            break
+        spans.append((start, offset))
+        start = offset + length
+    spans.append((start, stop))
+    return [(a, b) for a, b in spans if b > a]
+
+
 def _read_table(
     path: Path,
     options: dict[str, object],
     progress: bool,
-    end: int | None,
+    spans: list[tuple[int, int]] | None,
     gathered: _Gathered | None,
 ) -> tuple[pa.Table, np.ndarray] | None:
-    """The file's table as ``options`` read it, and ``_blank_rows`` of it: gathered batch by
-    batch when ``gathered`` is given (None when it could not be), else whole."""
+    """The file's table as ``options`` read it (``spans``: only those byte ranges, one
+    after another, the header skipped in the first), and ``_blank_rows`` of it: gathered
+    batch by batch when ``gathered`` is given (None when it could not be), else whole."""
     size = path.stat().st_size
-    # Arrow reads the file itself (not through a Python file object): its read-ahead
-    # thread calling back into Python, still pending after a parse error, aborted the CLI
-    # at exit ("terminate called without an active exception", exit 134).
-    with (
-        (
-            pa.OSFile(str(path))
-            if end is None
-            else pa.BufferReader(pa.memory_map(str(path)).read_buffer(end))
-        ) as source,
-        tqdm(
-            total=size,
-            unit="B",
-            unit_scale=True,
-            desc=f"reading {path.name}",
-            disable=not progress or size < PROGRESS_BYTES or None,
-            leave=False,
-            file=sys.stderr,
-        ) as bar,
-    ):
-        reader = pa_csv.open_csv(source, **options)
-        schema, batches = reader.schema, []
-        try:
-            for batch in reader:
-                if gathered is None:
-                    batches.append(batch)
-                elif not gathered.add(batch):
-                    return None
-                bar.update(source.tell() - bar.n)
-        finally:
-            reader.close()
+    schema, batches = None, []
+    with tqdm(
+        total=size,
+        unit="B",
+        unit_scale=True,
+        desc=f"reading {path.name}",
+        disable=not progress or size < PROGRESS_BYTES or None,
+        leave=False,
+        file=sys.stderr,
+    ) as bar:
+        mapped = pa.memory_map(str(path)) if spans is not None else None
+        for k, (start, stop) in enumerate(spans or [(0, size)]):
+            # Arrow reads the file itself (not through a Python file object): its read-ahead
+            # thread calling back into Python, still pending after a parse error, aborted
+            # the CLI at exit ("terminate called without an active exception", exit 134).
+            source = (
+                pa.OSFile(str(path))
+                if mapped is None
+                else pa.BufferReader(mapped.read_at(stop - start, start))
+            )
+            read = options
+            if k:  # the header is where the file starts, not where a part after a repeat does
+                given = options["read_options"]
+                assert isinstance(given, pa_csv.ReadOptions)
+                names = given.column_names
+                read = {**options, "read_options": pa_csv.ReadOptions(column_names=names)}
+            with source:
+                reader = pa_csv.open_csv(source, **read)
+                schema = schema or reader.schema
+                try:
+                    for batch in reader:
+                        if gathered is None:
+                            batches.append(batch)
+                        elif not gathered.add(batch):
+                            return None
+                        bar.update(start + source.tell() - bar.n)
+                finally:
+                    reader.close()
+    assert schema is not None
     if gathered is not None:
         return gathered.table(schema)
     table = pa.Table.from_batches(batches, schema=schema)
@@ -431,14 +508,17 @@ def _without_empty_tail(table: pa.Table, empty: np.ndarray) -> tuple[pa.Table, i
 # Unix time (its unit is found from the whole column, once it is gathered).
 _NAIVE_ISO = r"^\d{4}-\d\d-\d\d[ T]\d\d:\d\d(?::\d\d(?:\.\d+)?)?$"
 _UNIX = r"^\s*\d+(?:\.0*)?\s*$"
+_IB_ABBREVIATED = re.compile(r"\d\s+[A-Za-z]{2,6}\s*$")
+# An ISO time with its offset, read batch by batch by ``parse_timestamps`` (``_Gathered``).
+_OFFSET_ISO = r"^\s*\d{4}-\d\d-\d\d[ T]\d\d:\d\d(?::\d\d(?:\.\d+)?)?\s*(?:Z|[+-]\d\d:?\d\d)\s*$"
 
 
 def _time_key(shape: CsvShape, names: list[str], wanted: dict[str, int]) -> str | None:
     """Arrow's name of the column ``from_table`` reads one-cell times from (None when the
     layout's times are in other forms)."""
-    if shape.layout.time != "timestamp":
+    if shape.layout.time not in ("timestamp", "ib", "compact"):
         return None
-    key = "time" if "time" in wanted else "timestamp"
+    key = "time" if "time" in wanted and shape.layout.time == "timestamp" else "timestamp"
     return names[wanted[key]] if key in wanted else None
 
 
@@ -448,7 +528,7 @@ def read_as_numbers(path: Path, shape: CsvShape) -> bool:
     Time columns, or in one column as naive ISO or Unix times or Excel's "02.01.2024 09:30"
     (the first bar's say which). Other files are held as text, whole or in part, while
     read."""
-    if shape.layout.time == "split":
+    if shape.layout.time in ("split", "compact"):
         return True
     key = "time" if "time" in shape.indexes else "timestamp"
     if shape.layout.time != "timestamp" or key not in shape.indexes:
@@ -460,7 +540,12 @@ def read_as_numbers(path: Path, shape: CsvShape) -> bool:
     index = shape.indexes[key]
     if index >= len(cells):
         return False
-    return any(re.match(form, cells[index]) for form in (_NAIVE_ISO, _UNIX)) or bool(
+    if shape.layout.time == "ib":
+        # Not IB's abbreviations ("EST" in winter, "EDT" in summer): batches that name
+        # another abbreviation than the first's are read whole, as text.
+        return _IB_ABBREVIATED.search(cells[index]) is None
+    forms = (_NAIVE_ISO, _UNIX, _OFFSET_ISO)
+    return any(re.match(form, cells[index]) for form in forms) or bool(
         _DAY_MONTH_TIME.match(cells[index].strip())
     )
 
@@ -477,20 +562,31 @@ class _Gathered:
     do decimal-comma numbers (``comma``: "4500,25" read as text, as ``read_csv`` reads them
     whole); a time column of naive ISO times or Unix times its int64 values; the Date and
     Time columns of a split layout (``coded``) codes into the few dates and times they
-    repeat (``parse_split`` reads them so). Other text stays text, read by ``from_table`` as
-    before. A batch that cannot be so read (times in another form after converted ones, a
-    time Arrow cannot read, a decimal-comma number that is not one) makes ``add`` return
-    False, and a blank row amid Excel's one-column times ``table`` None: the file is then read
-    whole, as before, and refused or read as before.
+    repeat (``parse_split`` reads them so). Times in other forms (with an offset, IB's,
+    NinjaTrader's) are read batch by batch by ``parse_time_column``, as ``from_table`` reads
+    the whole column, when every batch reads them alike (``parsed``: UTC or not, the zone
+    they claim, the layout, the notes): they were held as text until the file was read,
+    at about 5.5 bytes a byte of CSV. A batch that cannot be so read (times in another
+    form after converted ones, a time Arrow cannot read, a decimal-comma number that is not
+    one) makes ``add`` return False, and a blank row amid Excel's one-column times
+    ``table`` None: the file is then read whole, as before, and refused or read as before.
     """
 
     def __init__(
-        self, time_key: str | None, comma: list[str] | None = None, coded: list[str] | None = None
+        self,
+        time_key: str | None,
+        comma: list[str] | None = None,
+        coded: list[str] | None = None,
+        layout: Layout | None = None,
+        date_order: DateOrder | None = None,
     ):
         self.time_key = time_key
         self.comma = frozenset(comma or ())
         self.coded = frozenset(coded or ())
-        self.time_form: str | None = None  # "iso", "unix" or "text", from the first batch
+        self.layout, self.date_order = layout, date_order
+        # "iso", "unix", "day_month", "parsed" or "text", from the first batch
+        self.time_form: str | None = None
+        self.parsed: ParsedTimes | None = None
         self.pieces: dict[str, list[np.ndarray | pa.Array]] = {}
         self.blank: list[np.ndarray] = []
 
@@ -534,6 +630,10 @@ class _Gathered:
     def _times(self, column: pa.Array, blank: np.ndarray) -> np.ndarray | pa.Array | None:
         if self.time_form == "day_month":
             return _day_month_parts(column, blank)
+        if self.time_form == "parsed" or (
+            self.time_form is None and self.layout is not None and self.layout.time != "timestamp"
+        ):
+            return self._parsed(column, blank)
         form = "text"
         if column.null_count == 0 and len(column):
             if pc.all(pc.match_substring_regex(column, _NAIVE_ISO)).as_py():
@@ -545,6 +645,8 @@ class _Gathered:
                 # 09:30", held as the few dates and times it repeats.
                 self.time_form = "day_month"
                 return _day_month_parts(column, blank)
+        if self.time_form is None and form == "text" and self.layout is not None:
+            return self._parsed(column, blank)
         if self.time_form is None:
             self.time_form = form
         if form != self.time_form:
@@ -560,6 +662,29 @@ class _Gathered:
         except pa.ArrowInvalid:
             return None  # read whole, where the reader names the line
         return column
+
+    def _parsed(self, column: pa.Array, blank: np.ndarray) -> np.ndarray | None:
+        """A batch's times as ``parse_time_column`` reads them, or None (the file is then
+        read whole, and refused or read as before): a blank row (Excel's below the bars are
+        dropped from the whole file), a time it refuses (named by the whole read), or
+        times read unlike the first batch's."""
+        assert self.layout is not None
+        if blank.any() or not len(column):
+            return None
+        notes: list[Note] = []
+        try:
+            instants, utc, claimed, layout = parse_time_column(
+                pa.chunked_array([column]), self.layout, notes, self.date_order
+            )
+        except Refusal:
+            return None
+        said = ParsedTimes(utc, claimed, layout.name, tuple(notes))
+        if self.parsed is None:
+            self.time_form, self.parsed = "parsed", said
+        elif said != self.parsed:
+            return None
+        # A copy of its own: a view would keep the batch's Arrow buffers until the end.
+        return np.array(instants, dtype=np.int64, copy=True)
 
     def table(self, schema: pa.Schema) -> tuple[pa.Table, np.ndarray] | None:
         """The gathered table and ``_blank_rows`` of it (None: to be read whole)."""
@@ -627,8 +752,12 @@ def _comma_floats(column: pa.Array | pa.ChunkedArray) -> pa.Array | pa.ChunkedAr
     """Decimal-comma numbers ("4500,25") as float64, an empty field NaN as in a file of
     '.' numbers (refused by its line where it must not be empty): it was refused as
     "volume: Failed to parse string: '' as a scalar of type double", no line named."""
-    empty = pc.equal(pc.utf8_trim_whitespace(column), "")
-    text = pc.if_else(empty, pa.scalar(None, pa.string()), pc.replace_substring(column, ",", "."))
+    trimmed = pc.utf8_trim_whitespace(column)
+    empty = pc.equal(trimmed, "")
+    # Spaces around a number, as a column aligned by its exporter has (";  490"), are
+    # read as in a file of '.' numbers: they were refused in Arrow's words ("volume:
+    # Failed to parse string: '  490' as a scalar of type double"), no line named.
+    text = pc.if_else(empty, pa.scalar(None, pa.string()), pc.replace_substring(trimmed, ",", "."))
     return pc.cast(text, pa.float64())
 
 
@@ -652,13 +781,44 @@ def _line_offset(path: Path, line: int) -> int:
         return fh.tell()
 
 
+def _is_header(text: str, header: str | None) -> bool:
+    """Whether a line is ``header`` again: the same text, a byte-order mark before it
+    allowed (two UTF-8 exports with one each, joined with `cat`)."""
+    return header is not None and text.lstrip("\ufeff").rstrip("\r\n") == header
+
+
 def data_lines(path: Path, shape: CsvShape) -> Iterator[tuple[int, str]]:
-    """(physical line number, text) of each data row, skipping empty lines as Arrow does."""
+    """(physical line number, text) of each data row, skipping empty lines as Arrow does
+    and the header's repeats as ``read_csv`` does."""
+    header: str | None = None
     with path.open(encoding="utf-8-sig", newline="") as fh:
         for number, text in enumerate(fh, start=1):
+            if number == shape.line:
+                header = text.rstrip("\r\n")
             if number <= shape.line or text in ("\n", "\r\n", "\r", ""):
                 continue
+            if _is_header(text, header):
+                continue
             yield number, text
+
+
+def repeated_headers(path: Path, shape: CsvShape) -> list[tuple[int, int, int]]:
+    """(line, byte offset, byte length) of each line after the header that is the header
+    again, as where two exports were joined into one file."""
+    if not shape.line:
+        return []
+    found: list[tuple[int, int, int]] = []
+    header: str | None = None
+    offset = 0
+    with path.open(encoding="utf-8", newline="") as fh:
+        for number, text in enumerate(fh, start=1):
+            size = len(text.encode("utf-8"))
+            if number == shape.line:
+                header = text.lstrip("\ufeff").rstrip("\r\n")
+            elif number > shape.line and _is_header(text, header):
+                found.append((number, offset, size))
+            offset += size
+    return found
 
 
 def line_of_row(path: Path, shape: CsvShape, row: int) -> int | None:
@@ -684,6 +844,21 @@ def lines_of_rows(path: Path, shape: CsvShape, rows: list[int]) -> dict[int, int
     return found
 
 
+def _comma_in(problem: Message) -> bool:
+    """Whether ``find_bad_line``'s problem is a number it cannot read that holds a comma,
+    which a decimal comma may explain."""
+    if not isinstance(problem, tuple):
+        return False
+    key, values = problem
+    numbers = key in ("import.refuse.not_number", "import.refuse.thousands")
+    return numbers and _COMMA_NUMBER.match(str(values.get("cell", "")).strip("'")) is not None
+
+
+_COMMA_NUMBER = re.compile(r"^\s*-?\d+,\d+\s*$")
+
+
+#: Characters in a line beyond any bar's (a bar is under 200): damage, or not bars at all.
+LONG_LINE = 10_000
 # A short line this close to the end is the vendor's footer, not a cut bar.
 FOOTER_LINES = 3
 
@@ -695,11 +870,19 @@ def find_bad_line(
     numeric = [(name, i) for name, i in wanted.items() if name in NUMERIC]
     lines = data_lines(path, shape)
     for number, text in lines:
+        if len(text) > LONG_LINE:
+            # Python's csv module stops at 128 KiB in one field: the import crashed.
+            return number, (N_("import.refuse.long_line"), {"length": len(text.rstrip("\r\n"))})
+        if text.count('"') % 2:
+            # Arrow reads on to the next quote, lines later: the bars between were one field,
+            # refused in Arrow's words ("Failed to parse string: '155\n18.03.2024;…'").
+            return number, (N_("import.refuse.open_quote"), {})
         cells = next(csv.reader([text], delimiter=shape.delimiter), [])
-        if shape.line and [c.strip() for c in cells] == shape.names:
-            # Two exports joined with `cat` repeat the header where the second starts: it
-            # was refused as "open is not a number: 'open'".
-            return number, (N_("import.refuse.header_again"), {"header": shape.line})
+        if shape.line and _other_header(cells, shape):
+            # Two exports of other columns joined with `cat` (the header's exact repeats
+            # are read around): it was refused as "open is not a number: 'Open'".
+            values = {"header": shape.line, "names": ", ".join(c.strip() for c in cells)}
+            return number, (N_("import.refuse.header_other"), values)
         if len(cells) != shape.width:
             # The last line or two of a download ("Downloaded from Barchart.com as of …").
             # A cut bar starts with its time; a footer with words.
@@ -730,6 +913,20 @@ def find_bad_line(
                 key = N_("import.refuse.thousands") if grouped else N_("import.refuse.not_number")
                 return number, (key, {"name": name, "cell": repr(cell)})
     return None
+
+
+def _other_header(cells: list[str], shape: CsvShape) -> bool:
+    """Whether a line of the file is a header of bars (one a layout knows, or with the
+    header's own time column), not the file's."""
+    if not cells or cells[0].strip()[:1].isdigit() or len(cells) < len(PRICES):
+        return False
+    names = [c.strip() for c in cells]
+    times = [shape.names[i] for k, i in shape.indexes.items() if k in ("timestamp", "date")]
+    try:
+        detect_header_layout(names, None)
+    except LayoutError:
+        return bool(times) and column_key(times[0]) in {column_key(n) for n in names}
+    return True
 
 
 # Lines before an unended last line its last field is compared with (see ``cut_last_field``).
@@ -811,27 +1008,60 @@ def read_parquet(
 # --- from an Arrow table to RawBars -----------------------------------------------------
 
 
-def from_table(table: pa.Table, layout: Layout, date_order: DateOrder | None = None) -> RawBars:
-    """``RawBars`` from a table whose columns carry canonical names."""
+@dataclass(frozen=True)
+class ParsedTimes:
+    """How ``parse_time_column`` read a batch's times, which every batch must share for
+    their values to be those of the whole column (``_Gathered``)."""
+
+    utc: bool
+    claimed: str | None
+    layout: str
+    notes: tuple[Note, ...]
+
+
+def parse_time_column(
+    column: pa.ChunkedArray, layout: Layout, notes: list[Note], date_order: DateOrder | None
+) -> tuple[np.ndarray, bool, str | None, Layout]:
+    """A one-column time of ``layout`` -> (int64 ns, utc, the zone they claim, the layout
+    they show: IB's header over ib_insync's ISO times is ib_insync's)."""
+    if layout.time == "ib" and _ISO_DATE.match(str(column[0].as_py())):
+        # ib_insync's util.df(bars).to_csv(): IB's columns, ISO times with their offset.
+        layout = LAYOUTS["ib_insync"]
+    if layout.time == "timestamp":
+        return (*parse_timestamps(column, notes, date_order), layout)
+    if layout.time == "compact":
+        return parse_compact(column), False, None, layout
+    if layout.time == "ib":
+        return (*parse_ib(column, notes), layout)
+    return (*parse_ts_event(column), layout)
+
+
+def from_table(
+    table: pa.Table,
+    layout: Layout,
+    date_order: DateOrder | None = None,
+    parsed: ParsedTimes | None = None,
+) -> RawBars:
+    """``RawBars`` from a table whose columns carry canonical names (``parsed``: its time
+    column read already, batch by batch, as ``_Gathered`` says)."""
     if table.num_rows == 0:
         raise BadFile((N_("import.refuse.no_bars"), {}))
     notes: list[Note] = []
     claimed: str | None = None
-    if layout.time == "ib" and _ISO_DATE.match(str(table.column("timestamp")[0].as_py())):
-        # ib_insync's util.df(bars).to_csv(): IB's columns, ISO times with their offset.
-        layout = LAYOUTS["ib_insync"]
-    if layout.time == "timestamp":
-        key = "time" if "time" in table.column_names else "timestamp"
-        instants, utc, claimed = parse_timestamps(table.column(key), notes, date_order)
+    key = "ts_event" if layout.time == "ts_event" else "timestamp"
+    if layout.time == "timestamp" and "time" in table.column_names:
+        key = "time"
+    if parsed is not None:
+        instants = table.column(key).to_numpy().astype(np.int64, copy=False)
+        utc, claimed, layout = parsed.utc, parsed.claimed, LAYOUTS[parsed.layout]
+        notes.extend(parsed.notes)
     elif layout.time == "split":
         dates, times = table.column("date"), table.column("time")
         instants, utc = parse_split(dates, times, date_order), False
-    elif layout.time == "compact":
-        instants, utc = parse_compact(table.column("timestamp")), False
-    elif layout.time == "ib":
-        instants, utc, claimed = parse_ib(table.column("timestamp"), notes)
     else:
-        instants, utc, claimed = parse_ts_event(table.column("ts_event"))
+        instants, utc, claimed, layout = parse_time_column(
+            table.column(key), layout, notes, date_order
+        )
     prices = {name: _floats(table.column(name)) for name in PRICES}
     if "volume" in table.column_names:
         prices["volume"] = _floats(table.column("volume"))
@@ -914,9 +1144,16 @@ def parse_timestamps(
     # Unix time, also as a float column writes it ("1709506800.0": pandas does so once the
     # column held a missing value), which was "cannot read the timestamp".
     digits = pc.fill_null(pc.match_substring_regex(column, r"^\s*\d+(?:\.0*)?\s*$"), False)
-    if bool(digits.to_numpy(zero_copy_only=False).all()):
+    unix = digits.to_numpy(zero_copy_only=False)
+    if bool(unix.all()):
         whole = pc.replace_substring_regex(pc.utf8_trim_whitespace(column), r"\.0*$", "")
         return epoch_to_ns(pc.cast(whole, pa.int64()).to_numpy(), notes), True, None
+    if unix.size and unix[0] and len(column) > 1:
+        # Unix time from the first bar on: the first time that is not one is named. It was
+        # read as ISO and refused naming the first bar ("line 2: cannot read the timestamp
+        # '1710712800'"), whatever line held the damage.
+        row = int(np.flatnonzero(~unix)[0])
+        raise BadRow(row, (N_("import.refuse.timestamp"), {"time": repr(column[row].as_py())}))
     first = (column[0].as_py() or "").strip()
     if _DAY_MONTH_TIME.match(first):  # Excel's "1/2/2024 9:30", "02.01.2024 09:30"
         return parse_date_time(column, date_order), False, None

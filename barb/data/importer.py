@@ -13,6 +13,7 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 import gzip
+import re
 import shutil
 import tempfile
 import zipfile
@@ -339,21 +340,26 @@ UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
 
 
 @contextmanager
-def utf8_text(path: Path, words: ImportWords, where: str) -> Iterator[tuple[Path, bool]]:
-    """The file as UTF-8, and whether it was UTF-16 text: Excel's "Unicode Text" (and
-    some platforms' exports) write UTF-16 with a byte-order mark, which was refused as "not
-    UTF-8 text: is it a CSV or Parquet file?". Lines stay where they were, so refusals
-    name the file's own lines."""
+def utf8_text(path: Path, words: ImportWords, where: str) -> Iterator[tuple[Path, str | None]]:
+    """The file as UTF-8, and the note on the encoding it was in, if not UTF-8: Excel's
+    "Unicode Text" (and some platforms' exports) write UTF-16 with a byte-order mark, which
+    was refused as "not UTF-8 text: is it a CSV or Parquet file?"; a Russian Excel saves
+    "CSV" in Windows-1251, its header (Дата;Время;…) the file's only letters, refused
+    asking to save it again as UTF-8. Lines stay where they were, so refusals name the
+    file's own lines."""
     with path.open("rb") as fh:
         head = fh.read(2)
+    encoding, note = "utf-16", N_("import.note.utf16")
     if head not in UTF16_BOMS:
-        yield path, False
-        return
+        if not _cyrillic_header(path):
+            yield path, None
+            return
+        encoding, note = "cp1251", N_("import.note.cp1251")
     with tempfile.TemporaryDirectory(prefix="barb-import-") as tmp:
         target = Path(tmp) / path.name
         try:
             with (
-                path.open(encoding="utf-16", newline="") as src,
+                path.open(encoding=encoding, newline="") as src,
                 target.open("w", encoding="utf-8", newline="") as dst,
             ):
                 head_text = src.read(4096)
@@ -365,7 +371,25 @@ def utf8_text(path: Path, words: ImportWords, where: str) -> Iterator[tuple[Path
                 shutil.copyfileobj(src, dst, 1 << 20)
         except UnicodeError:
             raise Refused(words, (N_("import.refuse.not_utf8"), {}), path=where) from None
-        yield target, True
+        yield target, note
+
+
+def _cyrillic_header(path: Path) -> bool:
+    """Whether the file's first line is not UTF-8 but Cyrillic words in Windows-1251 (a
+    Russian Excel's "CSV"), the lines after it plain ASCII as far as read (but for the
+    header's repeats, where two exports were joined): bars are digits. Any other file
+    not in UTF-8 is refused, asking for UTF-8 (``code_page``)."""
+    with path.open("rb") as fh:
+        first, rest = fh.readline(4096), fh.read(64 * 1024)
+    try:
+        first.decode("utf-8")
+        return False
+    except UnicodeDecodeError:
+        pass
+    if not rest.replace(first.rstrip(b"\r\n"), b"").isascii():
+        return False
+    header = first.decode("cp1251", "replace")
+    return re.search("[а-яА-ЯёЁ]{3}", header) is not None and "\ufffd" not in header
 
 
 def _code_page_text(path: Path) -> bool:
@@ -456,7 +480,7 @@ def check_file(
     with unpacked(path, words, where, unpacked_limit) as packed:
         if packed != path:  # a zipped workbook was refused as "not UTF-8 text"
             _check_kind(packed, words, where)
-        with utf8_text(packed, words, where) as (inner, utf16):
+        with utf8_text(packed, words, where) as (inner, encoding):
             shape: CsvShape | None = None
             try:
                 if fmt == "parquet" or (fmt is None and formats.is_parquet(inner)):
@@ -468,8 +492,8 @@ def check_file(
                     factor = READ_FACTOR["numbers" if numbers else "text"]
                     _check_memory(inner, factor, words, where)
                     raw = formats.read_csv(inner, shape, progress, date_order)
-                    if utf16:
-                        raw.notes.append((N_("import.note.utf16"), {}))
+                    if encoding:
+                        raw.notes.append((encoding, {}))
                 checked = _check_raw(
                     raw, instrument, where, timezone, declared_interval, stamp, words, any_level
                 )

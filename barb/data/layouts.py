@@ -136,16 +136,6 @@ LAYOUTS: dict[str, Layout] = {
             example="Time,Open,High,Low,Last,Change,%Chg,Volume",
         ),
         Layout(
-            "plain",
-            "one timestamp column",
-            {"timestamp": ("timestamp", "datetime"), **_same(*PRICES), **VOLUME},
-            "timestamp",
-            # A file without volume (many exports of daily or index bars) gets volume 0 and
-            # the report says so, as the split and TradingView layouts do.
-            optional=("volume",),
-            example="timestamp,open,high,low,close,volume",
-        ),
-        Layout(
             # TWS and its API (reqHistoricalData written as it comes): "20240318 09:30:00
             # US/Eastern", "20240318  09:30:00" without a zone, "20240318" for daily bars.
             "ib",
@@ -165,6 +155,19 @@ LAYOUTS: dict[str, Layout] = {
             "timestamp",
             marks=("average", "barcount"),
             example=",date,open,high,low,close,volume,average,barCount",
+        ),
+        Layout(
+            # After IB's, whose "date" column is its time beside "average" and "barCount".
+            # "Date" holding the date and time in one cell (pandas' and many platforms'
+            # exports) was "unrecognised columns"; a daily file's "Date" is refused as daily.
+            "plain",
+            "one timestamp column",
+            {"timestamp": ("timestamp", "datetime", "date"), **_same(*PRICES), **VOLUME},
+            "timestamp",
+            # A file without volume (many exports of daily or index bars) gets volume 0 and
+            # the report says so, as the split and TradingView layouts do.
+            optional=("volume",),
+            example="timestamp,open,high,low,close,volume",
         ),
         Layout(
             "ninjatrader",
@@ -272,11 +275,44 @@ def custom_layout(mapping: dict[str, str], found: list[str], stamp: Stamp) -> La
     )
 
 
+#: Column names as Russian terminals and spreadsheets write them (QUIK's and Excel's
+#: «Дата;Время;Открытие;Максимум;Минимум;Закрытие;Объём»), as ``column_key`` writes them,
+#: by the English name every layout takes: such a file was "unrecognised columns". «ё» is
+#: read as «е» first (Объём, Объем). Finam's and QUIK's ``<DATE>,<TIME>,<OPEN>…<VOL>`` are
+#: English already.
+RUSSIAN = {
+    "дата": "date",
+    "время": "time",
+    "датаивремя": "datetime",
+    "датавремя": "datetime",
+    "дата/время": "datetime",
+    "открытие": "open",
+    "откр": "open",
+    "откр.": "open",
+    "ценаоткрытия": "open",
+    "максимум": "high",
+    "макс": "high",
+    "макс.": "high",
+    "минимум": "low",
+    "мин": "low",
+    "мин.": "low",
+    "закрытие": "close",
+    "закр": "close",
+    "закр.": "close",
+    "ценазакрытия": "close",
+    "объем": "volume",
+    "об": "volume",
+    "об.": "volume",
+    "объемторгов": "volume",
+}
+
+
 def column_key(name: str) -> str:
     """A header name as matched: without regard to case, spaces or MetaTrader's angle
     brackets ("Date Time" = datetime, "<DATE>" = date), nor the zone it names ("Time (UTC)"
-    = time: ``header_zone``)."""
-    return re.sub(r"[\s<>]+", "", header_zone(name)[0]).lower()
+    = time: ``header_zone``); a Russian name as its English ("Объём" = volume)."""
+    key = re.sub(r"[\s<>]+", "", header_zone(name)[0]).lower().replace("ё", "е")
+    return RUSSIAN.get(key, key)
 
 
 #: Zones a header may name beside a time column, by how it names them (lower case); an
@@ -298,6 +334,8 @@ HEADER_ZONES = {
     "mdt": "America/Denver",
     "pst": "America/Los_Angeles",
     "pdt": "America/Los_Angeles",
+    # Russian terminals' «Время (МСК)».
+    "мск": "Europe/Moscow",
 }
 #: What the header's abbreviation means taken literally: one offset from UTC all year
 #: (POSIX signs: Etc/GMT+5 is UTC-5). Times kept so under "Time (EST)" are refused as New
@@ -314,7 +352,9 @@ HEADER_FIXED = {
 }
 # "Time (UTC)", "Time [America/Chicago]", "timestamp UTC", "datetime_utc"; "Gmt time"
 # (Dukascopy's). Only a time column's name: "High_ct" is no high in Chicago.
-_TIME_NAME = r"(?P<name>time|date|date\s*time|datetime|timestamp|ts_event)"
+_TIME_NAME = (
+    r"(?P<name>time|date|date\s*time|datetime|timestamp|ts_event|дата\s*и\s*время|время|дата)"
+)
 _NAMED_ZONE = re.compile(
     rf"^\s*{_TIME_NAME}(?:\s*\((?P<a>[^()]+)\)|\s*\[(?P<b>[^\[\]]+)\]|[\s_]+(?P<c>[\w/+-]+))\s*$",
     re.I,

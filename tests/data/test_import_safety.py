@@ -253,6 +253,47 @@ def test_a_cash_session_file_is_read_from_its_session_bounds(
     assert result.report.clock_note.startswith(f"Times read as {said}")
 
 
+@pytest.mark.parametrize(
+    ("zone", "declared", "said"),
+    [
+        ("America/Chicago", bf.NY, "the file's days run 08:30–15:00, neither starting"),
+        ("America/Denver", bf.NY, "the file's days run 07:30–14:00, neither starting"),
+        ("America/Denver", "America/Chicago", "the file's days run 08:30–15:00, neither"),
+    ],
+)
+@pytest.mark.parametrize("stamp", [None, "open"])
+def test_a_cash_session_file_declared_in_another_zone_is_refused(
+    zone: str,
+    declared: str,
+    said: str,
+    stamp: str | None,
+    tmp_path: Path,
+    settings: EngineSettings,
+    bars: pd.DataFrame,
+) -> None:
+    """A Kibot cash-session file in Chicago time imported with --timezone America/New_York
+    was refused asking for --stamp, and with --stamp open stored every bar an hour early.
+    Refused naming the zone its days fit; nothing stored changes; imported in that zone."""
+    import_file(bf.plain_csv(tmp_path / "week.csv", bars), "NQ", settings)
+    before = data_path("NQ", settings).read_bytes()
+    rth_only = _cash_session(bars)
+    path = bf.kibot_txt(tmp_path / "rth.txt", rth_only, zone)
+    options = {"date_order": "month-first", "stamp": stamp, "mode": "replace"}
+    with pytest.raises(DataError) as refused:
+        import_file(path, "NQ", settings, timezone=declared, **options)
+    message = str(refused.value)
+    assert said in message
+    name = zone.split("/")[1]
+    assert message.endswith(
+        f"they run 09:30–16:00, from and to them: the file looks to be in "
+        f"that zone; pass --timezone {zone}."
+    )
+    assert f"read as {name} time ({zone})" in message
+    assert data_path("NQ", settings).read_bytes() == before
+    import_file(path, "NQ", settings, timezone=zone, **options)
+    assert_same_bars(settings, rth_only)
+
+
 def test_a_few_mid_morning_bars_ask_for_the_stamp(tmp_path: Path, settings: EngineSettings) -> None:
     """Bars from 10:00 to 10:09 fit open stamps as well as close stamps: refused, asking
     for --stamp, and imported as declared."""
@@ -1899,9 +1940,10 @@ def test_a_file_too_big_for_the_free_memory_is_refused_before_it_is_read(
     with pytest.raises(DataError, match="Send it in parts, each file starting where"):
         check_file(path, "NQ", settings, advice="caption")
     # Read as its numbers, the file takes about 2 bytes a byte (bench/import_memory.py): it
-    # was refused with 4 times its size free, which it fits in; so does a file of decimal
-    # commas, now read batch by batch too (it took 5, and was refused). A file still held
-    # as text while read (times with their offset) needs 5.5.
+    # was refused with 4 times its size free, which it fits in; so do a file of decimal
+    # commas and one of times with their offset, now read batch by batch too (they took
+    # 5, and were refused). A file still held as text while read (IB's times naming EST or
+    # EDT) needs 5.5.
     monkeypatch.setattr(importer, "available_memory", lambda: 4 * size)
     assert check_file(path, "NQ", settings).frame is not None
     european = tmp_path / "eu.csv"
@@ -1915,8 +1957,14 @@ def test_a_file_too_big_for_the_free_memory_is_refused_before_it_is_read(
         offsets, index=False
     )
     monkeypatch.setattr(importer, "available_memory", lambda: 4 * offsets.stat().st_size)
+    assert check_file(offsets, "NQ", settings).frame is not None
+    ib = tmp_path / "ib.csv"
+    bars.assign(
+        timestamp=bars["timestamp"].dt.strftime("%Y%m%d %H:%M:%S EDT"), average=1, barCount=1
+    ).rename(columns={"timestamp": "date"}).to_csv(ib, index=False)
+    monkeypatch.setattr(importer, "available_memory", lambda: 4 * ib.stat().st_size)
     with pytest.raises(DataError, match="reading it takes about"):
-        check_file(offsets, "NQ", settings)
+        check_file(ib, "NQ", settings)
     assert data_path("NQ", settings).read_bytes() == before
     assert data_path("NQ", settings).read_bytes() == before
     monkeypatch.setattr(importer, "available_memory", lambda: 5 * size)

@@ -10,7 +10,9 @@ import os
 import subprocess
 import sys
 import zipfile
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import bar_files as bf
 import pandas as pd
@@ -961,36 +963,246 @@ def test_a_days_end_24_00_in_one_timestamp_column_is_the_next_days_midnight(
     assert_stored(settings, bars)
 
 
-def test_a_header_repeated_mid_file_is_named(tmp_path: Path, settings: EngineSettings) -> None:
-    """Two exports joined with ``cat`` repeat the header where the second starts: refused
-    as "open is not a number: 'open'", which did not say what was wrong with the file."""
-    bars = bf.week_of_bars()
-    first = bf.plain_csv(tmp_path / "a.csv", bars.iloc[:3000]).read_text()
-    second = bf.plain_csv(tmp_path / "b.csv", bars.iloc[3000:]).read_text()
-    path = tmp_path / "joined.csv"
-    path.write_text(first + second)
-
-    with pytest.raises(DataError, match=r"line 3002: this line repeats the header of line 1"):
-        import_file(path, "NQ", settings)
-    with pytest.raises(DataError, match=r"строка 3002: эта строка повторяет заголовок"):
-        check_file(path, "NQ", settings, lang="ru")
-    assert not data_path("NQ", settings).exists()
-
-
-def test_a_csv_in_a_windows_code_page_is_told_to_be_saved_as_utf8(
+def test_a_header_repeated_mid_file_is_read_around_and_said(
     tmp_path: Path, settings: EngineSettings
 ) -> None:
-    """Excel on Windows saves "CSV" in the system's code page: a Russian header in
-    Windows-1251 was refused as "not UTF-8 text: is it a CSV or Parquet file?"."""
+    """Two exports joined with ``cat`` repeat the header where the second starts (with its
+    byte-order mark, and here the bars where they overlap): it was refused ("delete this
+    line"; from the bot, on a phone). The header's exact repeat is left out and said, the
+    overlap kept once, and a bad line after it is still named by its own line."""
+    bars = bf.week_of_bars()
+    first = bf.plain_csv(tmp_path / "a.csv", bars.iloc[:3000]).read_text()
+    second = bf.plain_csv(tmp_path / "b.csv", bars.iloc[2900:]).read_text()
+    path = tmp_path / "joined.csv"
+    path.write_bytes(("\ufeff" + first + "\ufeff" + second).replace("\n", "\r\n").encode())
+
+    result = import_file(path, "NQ", settings)
+
+    text = result.report.text()
+    assert "header is repeated on later lines, as where two exports are joined into one " in text
+    assert "(1 in all, the first on line 3002)" in text
+    assert "each is imported once" in text  # the 100 bars the two exports share
+    assert_stored(settings, bars)
+    ru = check_file(path, "NQ", settings, lang="ru").report.text()
+    assert "Заголовок файла повторяется ниже" in ru
+
+    # A bar that is not one, after the repeat, is named by the file's line.
+    lines = path.read_text().splitlines()
+    lines[3010] = lines[3010].replace(",", ",x", 1)
+    path.write_text("\n".join(lines) + "\n")
+    with pytest.raises(DataError, match="line 3011: open is not a number: 'x"):
+        check_file(path, "NQ", settings)
+
+
+def test_a_different_header_mid_file_is_refused(tmp_path: Path, settings: EngineSettings) -> None:
+    """Exports with other columns joined: refused on the second header's line, saying so
+    (it was "open is not a number: 'Open'"), and nothing stored changes."""
+    bars = bf.week_of_bars(days=2)
+    import_file(bf.plain_csv(tmp_path / "a.csv", bars), "NQ", settings)
+    stored = data_path("NQ", settings).read_bytes()
+    first = bf.sierra_txt(tmp_path / "s.txt", bars.iloc[:1000]).read_text()
+    path = tmp_path / "joined.csv"
+    path.write_text(first + bf.plain_csv(tmp_path / "p.csv", bars.iloc[1000:]).read_text())
+
+    with pytest.raises(DataError) as refused:
+        import_file(path, "NQ", settings, mode="replace")
+    assert str(refused.value) == (
+        f"{path}, line 1002: this line is a header (timestamp, open, high, low, close, volume) "
+        "other than line 1's: two exports with different columns were joined into one file. "
+        "Import them one at a time."
+    )
+    assert data_path("NQ", settings).read_bytes() == stored
+
+
+def test_a_russian_excel_csv_in_windows_1251_is_read(
+    tmp_path: Path, settings: EngineSettings
+) -> None:
+    """A Russian Excel saves "CSV" in Windows-1251, its header the only letters: it was
+    refused, asking to save it again as UTF-8. It is read, and the report says so; a file
+    in another code page (a German header in Windows-1252) is still refused so."""
     bars = bf.week_of_bars()
     path = tmp_path / "ru.csv"
+    header = ["Дата и время", "Откр", "Макс", "Мин", "Закр", "Объём"]
     text = bars.assign(timestamp=bars["timestamp"].dt.strftime("%d.%m.%Y %H:%M")).to_csv(
-        sep=";", decimal=",", index=False, header=["Дата", "Откр", "Макс", "Мин", "Закр", "Объём"]
+        sep=";", decimal=",", index=False, header=header
     )
     path.write_bytes(text.encode("cp1251"))
 
-    with pytest.raises(DataError, match=r"ru\.csv: the file is text, but not in UTF-8: Excel"):
-        import_file(path, "NQ", settings)
+    result = import_file(path, "NQ", settings)
+    assert "Windows-1251" in result.report.text()
+    assert_stored(settings, bars)
+    assert "Windows-1251" in check_file(path, "NQ", settings, lang="ru").report.text()
+
+    german = tmp_path / "de.csv"
+    header = ["Zeitstempel", "Eröffnung", "Hoch", "Tief", "Schluß", "Volumen"]
+    body = text.split("\n", 1)[1]
+    german.write_bytes((";".join(header) + "\n" + body).encode("cp1252"))
+    with pytest.raises(DataError, match=r"de\.csv: the file is text, but not in UTF-8: Excel"):
+        check_file(german, "NQ", settings)
     with pytest.raises(DataError, match=r"файл — текст, но не в кодировке UTF-8"):
-        check_file(path, "NQ", settings, lang="ru")
-    assert not data_path("NQ", settings).exists()
+        check_file(german, "NQ", settings, lang="ru")
+
+
+# --- Russian terminals and Finam ------------------------------------------------------------
+
+
+def _rows(path: Path, header: str, lines: list[str]) -> Path:
+    path.write_text("\r\n".join([header, *lines]) + "\r\n", encoding="utf-8")
+    return path
+
+
+def _comma(value: float) -> str:
+    return f"{value}".replace(".", ",")
+
+
+@pytest.mark.parametrize(
+    ("header", "row"),
+    [
+        # QUIK's and a Russian Excel's: decimal comma, day-first dotted dates.
+        (
+            "Дата;Время;Открытие;Максимум;Минимум;Закрытие;Объём",
+            lambda t, r: f"{t:%d.%m.%Y};{t:%H:%M};{_comma(r.open)};{_comma(r.high)};"
+            f"{_comma(r.low)};{_comma(r.close)};{r.volume}",
+        ),
+        (
+            "Дата,Время,Открытие,Максимум,Минимум,Закрытие,Объем",
+            lambda t,
+            r: f"{t:%Y-%m-%d},{t:%H:%M:%S},{r.open},{r.high},{r.low},{r.close},{r.volume}",
+        ),
+        (
+            "Дата и время;Откр.;Макс.;Мин.;Закр.;Объём",
+            lambda t, r: f"{t:%d.%m.%Y %H:%M};{r.open};{r.high};{r.low};{r.close};{r.volume}",
+        ),
+        # Finam's export (and QUIK's): <TICKER>,<PER> beside the bars, yyyymmdd and hhmmss.
+        (
+            "<TICKER>,<PER>,<DATE>,<TIME>,<OPEN>,<HIGH>,<LOW>,<CLOSE>,<VOL>",
+            lambda t, r: f"NQ,1,{t:%Y%m%d},{t:%H%M%S},{r.open},{r.high},{r.low},{r.close},"
+            f"{r.volume}",
+        ),
+        (
+            "<TICKER>;<PER>;<DATE>;<TIME>;<OPEN>;<HIGH>;<LOW>;<CLOSE>;<VOL>",
+            lambda t, r: f"NQ;1;{t:%d/%m/%y};{t:%H:%M:%S};{r.open};{r.high};{r.low};{r.close};"
+            f"{r.volume}",
+        ),
+    ],
+    ids=["quik", "russian-iso", "russian-one-cell", "finam", "finam-semicolon"],
+)
+def test_russian_and_finam_headers_are_read(
+    header: str, row: Callable[[pd.Timestamp, Any], str], tmp_path: Path, settings: EngineSettings
+) -> None:
+    """«Дата;Время;Открытие;Максимум;Минимум;Закрытие;Объём» was "unrecognised columns"."""
+    bars = bf.week_of_bars(days=2)
+    wall = bf.in_zone(bars, bf.NY)
+    lines = [row(t, r) for t, r in zip(wall, bars.itertuples(), strict=True)]
+    path = _rows(tmp_path / "ru.csv", header, lines)
+    import_file(path, "NQ", settings)
+    assert_stored(settings, bars)
+
+
+def test_a_russian_header_naming_moscow_time_is_read_in_it(
+    tmp_path: Path, settings: EngineSettings
+) -> None:
+    """«Время (МСК)»: the bars are converted from Moscow time, and the report says it was
+    declared by the header."""
+    bars = bf.week_of_bars(days=2)
+    wall = bf.in_zone(bars, "Europe/Moscow")
+    lines = [
+        f"{t:%d.%m.%Y};{t:%H:%M};{r.open};{r.high};{r.low};{r.close};{r.volume}"
+        for t, r in zip(wall, bars.itertuples(), strict=True)
+    ]
+    header = "Дата;Время (МСК);Открытие;Максимум;Минимум;Закрытие;Объём"
+    result = import_file(_rows(tmp_path / "msk.csv", header, lines), "NQ", settings)
+    assert "Moscow time (Europe/Moscow), as declared" in result.report.text()
+    assert_stored(settings, bars)
+
+
+# --- damaged lines: one sentence naming the line, never Arrow's words or a crash ------------
+
+
+def _damaged(path: Path, line: int, edit: Callable[[str], str]) -> Path:
+    lines = path.read_text().splitlines()
+    lines[line - 1] = edit(lines[line - 1])
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+@pytest.mark.parametrize(
+    ("write", "edit", "said"),
+    [
+        # A ';' file with '.' numbers was retried as decimal commas, and refused by that
+        # retry's words: "line 1: open is not a number: '18002.0'".
+        (bf.ninjatrader_txt, lambda x: x.replace(";", ";;", 1), "expected 6 fields, found 7."),
+        (bf.ninjatrader_txt, lambda x: x.replace(";18", ";1x8", 1), "open is not a number: '1x8"),
+        # Read as ISO, named by the first bar: "line 2: cannot read the timestamp '17107…'".
+        (bf.tradingview_csv, lambda x: "abc" + x, "cannot read the timestamp 'abc1710"),
+        # Arrow read on to the next quote, lines later: "volume: Failed to parse string: …".
+        (bf.european_csv, lambda x: x.replace(";", ';"', 6).replace(';"', ";", 5), 'quote (")'),
+        # Python's csv module raised "field larger than field limit (131072)": a traceback.
+        (bf.plain_csv, lambda x: "x" * 200_000, "200000 characters long"),
+    ],
+    ids=["ninjatrader-fields", "ninjatrader-number", "unix-time", "open-quote", "long-line"],
+)
+def test_a_damaged_line_is_named_in_one_sentence(
+    write: Callable[[Path, pd.DataFrame], Path],
+    edit: Callable[[str], str],
+    said: str,
+    tmp_path: Path,
+    settings: EngineSettings,
+) -> None:
+    bars = bf.week_of_bars(days=1)
+    path = _damaged(write(tmp_path / "bars.csv", bars), 700, edit)
+    with pytest.raises(DataError) as refused:
+        check_file(path, "NQ", settings)
+    message = str(refused.value)
+    assert message.startswith(f"{path}, line 700: "), message
+    assert said in message
+    assert "Failed to parse" not in message and "\n" not in message
+
+
+def test_spaces_around_decimal_comma_numbers_are_read(
+    tmp_path: Path, settings: EngineSettings
+) -> None:
+    """A volume aligned by its exporter (";  490") beside decimal commas was refused in
+    Arrow's words, "volume: Failed to parse string: '  490' as a scalar of type double"."""
+    bars = bf.week_of_bars(days=1)
+    path = bf.european_csv(tmp_path / "eu.csv", bars)
+    path.write_text(path.read_text().replace(";", ";  ").replace("\n", " \n"))
+    import_file(path, "NQ", settings)
+    assert_stored(settings, bars)
+
+
+def test_a_line_of_spaces_under_the_bars_is_said_as_such(
+    tmp_path: Path, settings: EngineSettings
+) -> None:
+    """It was read without, as "Line 1382 is not a bar ('') but the vendor's footer"."""
+    bars = bf.week_of_bars(days=1)
+    path = bf.plain_csv(tmp_path / "nq.csv", bars)
+    path.write_text(path.read_text() + "   \n")
+    result = import_file(path, "NQ", settings)
+    assert f"Line {len(bars) + 2} holds only spaces: the file is read without it." in (
+        result.report.text()
+    )
+    assert "footer" not in result.report.text()
+    assert_stored(settings, bars)
+
+
+@pytest.mark.parametrize(
+    "header",
+    ["Date,Open,High,Low,Close,Volume", "Дата,Открытие,Максимум,Минимум,Закрытие,Объём"],
+)
+def test_a_date_column_holding_date_and_time_is_read(
+    header: str, tmp_path: Path, settings: EngineSettings
+) -> None:
+    """pandas' and many platforms' exports name the one date-and-time column "Date": it
+    was "unrecognised columns". A daily file's "Date" (Yahoo's) is still refused as daily."""
+    bars = bf.week_of_bars(days=2)
+    path = bf.plain_csv(tmp_path / "bars.csv", bars)
+    lines = path.read_text().splitlines()
+    path.write_text("\n".join([header, *lines[1:]]) + "\n")
+    import_file(path, "NQ", settings)
+    assert_stored(settings, bars)
+
+    daily = tmp_path / "daily.csv"
+    daily.write_text(f"{header},Adj Close\n2024-03-18,1,2,0.5,1.5,100,1.5\n")
+    with pytest.raises(DataError, match="the file holds daily bars"):
+        check_file(daily, "NQ", settings)

@@ -527,6 +527,49 @@ async def test_a_russian_admin_reads_a_whole_file_refusal_in_russian(
     assert not data_path("ES", engine).exists()
 
 
+async def test_a_russian_excel_export_joined_from_two_is_offered_and_imported(
+    fake_telegram: FakeBotAPI, db_url: str, engine: EngineSettings
+) -> None:
+    """A Russian Excel's CSV (Windows-1251, «Дата;Время;Открытие;…», decimal commas), two
+    exports joined with their header repeated: refused as "unrecognised columns" (or, saved
+    so, asked to be saved as UTF-8), then "delete this line". Offered in Russian, saying how
+    it was read, and imported as the bars written."""
+    fake = fake_telegram
+    bars = bf.week_of_bars(level=ES_LEVEL, days=2)
+    wall = bf.in_zone(bars, "America/Chicago")
+    header = "Дата;Время;Открытие;Максимум;Минимум;Закрытие;Объём"
+    rows = [
+        f"{t:%d.%m.%Y};{t:%H:%M};"
+        + ";".join(
+            f"{getattr(r, c):.2f}".replace(".", ",") for c in ("open", "high", "low", "close")
+        )
+        + f";{r.volume}"
+        for t, r in zip(wall, bars.itertuples(), strict=True)
+    ]
+    text = "\r\n".join([header, *rows[:1000], header, *rows[1000:]]) + "\r\n"
+    async with barb_bot(fake, db_url, engine_settings=engine, admins={ALICE}):
+        before = len(fake.calls("sendMessage", chat_id=ALICE))
+        update = fake.document_update(
+            chat_id=ALICE,
+            user_id=ALICE,
+            content=text.encode("cp1251"),
+            file_name="es.csv",
+            caption="ES",
+            language_code="ru",
+        )
+        fake.inject(update)
+        offer = (await fake.wait_for("sendMessage", before + 1, chat_id=ALICE))[-1].result
+        report = offer["text"]
+        assert "Файл в кодировке Windows-1251" in report
+        assert "(всего 1, первый в строке 1002)" in report
+        assert "Время прочитано как время Chicago (America/Chicago)" in report
+        await press(fake, ALICE, ALICE, offer, keyboard_data(offer)[0])
+        await fake.wait_for("sendMessage", before + 2, chat_id=ALICE)
+    frame, _ = read_bars(data_path("ES", engine))
+    assert frame["timestamp"].tolist() == bars["timestamp"].dt.tz_localize(None).tolist()
+    assert frame["close"].tolist() == bars["close"].tolist()
+
+
 async def test_a_dubai_time_file_is_imported_with_the_zone_in_its_caption(
     tmp_path: Path, fake_telegram: FakeBotAPI, db_url: str, engine: EngineSettings
 ) -> None:
