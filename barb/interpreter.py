@@ -362,14 +362,13 @@ def run_on(
     warnings += said
     closes = holiday_close_caveat(plan, output.kept, frame, whole=output.summary.whole)
     warnings += closes
+    # Weighed on the answer the model reads: a then stage's, once it has run (below).
+    stock_days = None
     if not closes and cut is None:  # else the rows after the holidays are said already
+        stock_days = partial(_stock_days_only, bars, ctx, day_open)
+    if stock_days is not None and plan.then is None:
         warnings += stock_days_caveat(
-            plan,
-            output.kept_dates(),
-            answer,
-            output.table,
-            partial(_stock_days_only, bars, ctx, day_open),
-            output.kept,
+            plan, output.kept_dates(), answer, output.table, stock_days, output.kept
         )
     warnings += joined_bar_caveat(plan, output.kept)
     warnings += long_break_caveat(plan, ctx, output.kept)
@@ -458,6 +457,10 @@ def run_on(
         given = output.table
         output = _second_stage(plan, output, ctx, day_open, outcomes)
         answer = _as_given(plan, output.summary)
+        if stock_days is not None:
+            warnings += stock_days_caveat(
+                plan, first.kept_dates(), answer, output.table, stock_days, output.kept
+            )
         history_beyond = history_beyond_caveat(from_history, output)
         record = first.record_rows  # the data's first year's highs, in rows then drops
         if record is not None and _keeps_none(record[1], output.passed) and record[0] in warnings:

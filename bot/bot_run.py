@@ -22,6 +22,8 @@ from barb.reference import query_examples
 from barb.settings import default_settings
 from bot.assistant.orchestrator import Assistant, AssistantSettings
 from bot.llm.provider import LLMProvider
+from bot.llm.sdk_provider import RETRY_AFTER_CAP_S
+from bot.llm.settings import LLMSettings
 from bot.pool.choice import make_runner
 from bot.settings import BotSettings
 from bot.startup_errors import (
@@ -70,6 +72,7 @@ async def running_bot(
     store_settings: StoreSettings | None = None,
     *,
     shutdown: Shutdown | None = None,
+    llm_settings: LLMSettings | None = None,
 ) -> AsyncIterator[tuple[Application, BotServices]]:
     """The bot, started and receiving updates, with its housekeeping; stopped on exit.
 
@@ -111,7 +114,9 @@ async def running_bot(
             settings,
             warm_instruments=("NQ",),
             check_wait_s=assistant_settings.check_wait_s,
-            keep_taken_s=resume_window_s(store_settings, settings),
+            keep_taken_s=resume_window_s(
+                store_settings, settings, llm_settings or read_settings(LLMSettings)
+            ),
         )
         try:
             services = BotServices(
@@ -178,19 +183,27 @@ async def running_bot(
                 stopping.stuck = True
 
 
-#: The longest the model's turn that words a run's answer takes with the default settings
-#: (``BARB_LLM_TIMEOUT_S`` 60 s, tried three times): between the answer taken and its reply
-#: stored.
-ANSWER_TURN_S = 180.0
+def answer_turn_s(llm: LLMSettings) -> float:
+    """The longest the model's turn that words a run's answer takes (between the answer
+    taken and its reply stored): each try waits ``BARB_LLM_TIMEOUT_S``, tried
+    ``BARB_LLM_MAX_RETRIES`` times more, each retry after a wait of at most
+    ``RETRY_AFTER_CAP_S`` (a rate limit's ``retry-after``, or the SDK's own backoff, shorter).
+    Default: 3 × 60 s + 2 × 20 s = 220 s. A malformed answer asked once more
+    (``MALFORMED_ATTEMPTS``) is not counted: it comes back at once, not after a timeout."""
+    tries = llm.max_retries + 1
+    return tries * llm.timeout_s + llm.max_retries * RETRY_AFTER_CAP_S
 
 
-def resume_window_s(store_settings: StoreSettings, settings: BotSettings) -> float:
+def resume_window_s(
+    store_settings: StoreSettings, settings: BotSettings, llm: LLMSettings
+) -> float:
     """How long after a run's answer is taken a reader may still come for it, when the bot
-    is killed before the reply is stored: the model's turn wording it, the killed replica's
-    lease on the run (``work_lease_s``), then the sending pass of the replica taking it over
+    is killed before the reply is stored: the model's turn wording it (``answer_turn_s``,
+    from the model's configured timeout and retries), the killed replica's lease on the run
+    (``work_lease_s``), then the sending pass of the replica taking it over
     (``sending_pass_s``). A restart under the same name resumes it at once. A reader later
-    than that computes the query again; nothing is lost. Default: 330 s."""
-    return ANSWER_TURN_S + store_settings.work_lease_s + settings.sending_pass_s
+    than that computes the query again; nothing is lost. Default: 370 s."""
+    return answer_turn_s(llm) + store_settings.work_lease_s + settings.sending_pass_s
 
 
 @dataclass

@@ -6,6 +6,7 @@ ran on. The joined events' warnings are in ``events``, a part-of-the-day session
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -13,7 +14,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from barb.bar_labels import label_column, row_label
+from barb.bar_labels import label_column, row_label, unit_label
 from barb.caveats.events import event_caveats
 from barb.caveats.join_ends import join_end_caveat
 from barb.caveats.join_hours import join_hours_caveat
@@ -38,12 +39,7 @@ def scope_caveats(
     if scope.cut:
         warnings.append(_cut_text(plan, scope.cut, cut_rows() if cut_rows else ""))
     if scope.start_cut is not None:
-        bar = f" ({scope.start_cut_label})" if scope.start_cut_label else ""
-        unit = plan.timeframe.label
-        warnings.append(
-            scope.start_cut.text(f"its {plan.timeframe.name} bar{bar} holds")
-            + f" Left out: only whole {unit}s count."
-        )
+        warnings.append(_start_cut_text(plan, scope))
     warnings += event_caveats(plan, scope, kept_dates)
     if scope.open_bar is not None:
         warnings.append(_open_bar_text(plan, scope))
@@ -61,6 +57,23 @@ def scope_caveats(
             f"{plan.period.bars} asked for."
         )
     return warnings
+
+
+def _start_cut_text(plan: Plan, scope: Scope) -> str:
+    """The data's first bar, left out as a part one: a weekly bar named by its label, the
+    week's first trading date, as the table and week() name it ("The week 2008-01-02", not
+    its Monday 2007-12-31 beside "its weekly bar (2008-01-02)"); a longer one by its unit's
+    own label, with the bar's beside it where that differs."""
+    cut, label = scope.start_cut, scope.start_cut_label
+    assert cut is not None
+    unit = plan.timeframe.label
+    if label is not None and unit == "week":
+        cut = dataclasses.replace(cut, begins=np.datetime64(label, "D"))
+    bar = f" ({label})" if label and label != unit_label(cut.begins, unit) else ""
+    return (
+        cut.text(f"its {plan.timeframe.name} bar{bar} holds")
+        + f" Left out: only whole {unit}s count."
+    )
 
 
 def _cut_text(plan: Plan, cut: Sequence[CutBar], counted: str = "") -> str:

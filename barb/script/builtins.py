@@ -1856,6 +1856,21 @@ def _week_labels(ctx: EvalContext, dates: np.ndarray) -> np.ndarray:
     return np.where(within, first, monday)
 
 
+def week_of_date(ctx: EvalContext, day: np.datetime64) -> np.datetime64:
+    """The label week() gives the week ``day`` falls in: its first date the query's session
+    traded (2024-01-02 for any day of the week of closed Monday 2024-01-01), its Monday
+    where the session's dates are not known or the week has none. What a trader means by
+    ``week() == '2024-01-01'`` or ``'2024-01-10'``: the week of that day."""
+    monday = period_start(np.array([day], dtype="datetime64[ns]"), "weekly")[0]
+    traded = _session_dates(ctx)
+    if traded is None or not len(traded):
+        return monday
+    found = traded[np.searchsorted(traded, monday) :][:1]
+    if len(found) and found[0] < monday + np.timedelta64(7, "D"):
+        return found[0]
+    return monday
+
+
 def _session_dates(ctx: EvalContext) -> np.ndarray | None:
     """The trading dates of the query's session (datetime64[ns], ascending), or None."""
     if ctx.session is None:

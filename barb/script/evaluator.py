@@ -29,6 +29,7 @@ import pandas as pd
 from barb.errors import ArgumentError, TypeMismatch, raise_collected
 from barb.frames import period_start
 from barb.script import ast
+from barb.script.builtins import week_of_date
 from barb.script.clock_order import (
     ClockComparison,
     TextComparison,
@@ -583,6 +584,11 @@ class _RowEvaluator:
             unknown = _isnull(a) | _isnull(b) if _has_nan(a) or _has_nan(b) else False
         elif "datetime" in (lk, rk) and {lk, rk} <= {"datetime", "string"}:
             a, b = self.datetimes(node, left), self.datetimes(node, right)
+            if op in ("==", "!="):
+                a, b = (
+                    self.week_of(node.left, node.right, a),
+                    self.week_of(node.right, node.left, b),
+                )
             out = _COMPARISONS[op](a, b)
             unknown = np.isnat(a) | np.isnat(b)
         elif lk == rk == "string":
@@ -662,6 +668,25 @@ class _RowEvaluator:
                 )
             value = stamp.tz_localize(None) if stamp.tzinfo else stamp
         return np.datetime64(pd.Timestamp(value).to_datetime64(), "ns")
+
+    def week_of(self, side: ast.Node, other: ast.Node, value: Any) -> Any:
+        """A date written beside week() in an equality, as the week it falls in: week()
+        names each week by its first trading date (2024-01-02 for the week of closed Monday
+        2024-01-01), and ``week() == '2024-01-01'`` matched nothing. Any day of a week means
+        that week, as a trader writes it; the label it was read as is said once, so the
+        answer names the week as the table does. Orderings keep the date as written."""
+        if not (isinstance(side, ast.String) and isinstance(other, ast.Call)):
+            return value
+        if other.name.lower() != "week" or other.args:
+            return value
+        label = week_of_date(self.ctx, value)
+        if label != value:
+            day, named = pd.Timestamp(value).date(), pd.Timestamp(label).date()
+            self.ctx.warn(
+                f"week() names each week by its first trading date: '{day}' was read as "
+                f"its week, {named}."
+            )
+        return label
 
     def compare_text(self, node: ast.Compare, left: Any, right: Any) -> Any:
         op = node.op
@@ -747,7 +772,10 @@ class _RowEvaluator:
         if kind in _NUMERIC and item_kinds <= _NUMERIC:
             values = [int(v) if isinstance(v, bool) else v for v in items]
         elif kind == "datetime" and item_kinds == {"string"}:
-            values = [pd.Timestamp(self.datetimes(node, v)) for v in items]
+            values = [
+                pd.Timestamp(self.week_of(v, node.operand, self.datetimes(node, v.value)))
+                for v in node.values
+            ]
         elif item_kinds == {kind}:
             values = items
         else:

@@ -60,12 +60,15 @@ from bot.pool.jobs import (
     timeout_outcome,
 )
 from bot.pool.queue_app import (
+    ANSWERED,
     RESULT_EXPIRES_S,
+    RUN_KEY_HEADER,
     TASK_NAME,
     data_meta_key,
     hard_limit,
     make_queue_app,
     queue_name,
+    sent_key,
 )
 
 log = logging.getLogger(__name__)
@@ -113,24 +116,12 @@ _REDIS_TIMEOUT_S = 3.0
 #: long reading it may take.
 _META_FRESH_S = 2.0
 _META_TIMEOUT_S = 0.25
-#: For a job with a key (``QueryJob.key``, a confirmed plan's run), the task id it was last
-#: sent under (``barb.sent.<key>``), kept as long as the bot resumes work (a day): the run
-#: resumed after a kill of the bot finds its job by it (``_find_sent``).
-_SENT_PREFIX = "barb.sent."
 _SENT_TTL_S = 86400
-#: What ``barb.sent.<key>`` says once the job's answer is stored in a reply for its person
-#: (``answered``): the answer itself is deleted then, a CSV of megabytes included, and a
-#: late reader of the run finds this instead of computing the job again.
-_ANSWERED = b"answered"
 #: The state the poller gives a job of its own found so (not one of Celery's): another
 #: reader of the run stored its answer and let it go (a replica taking over this one's run).
 _ANSWERED_STATE = "ANSWERED"
 #: Where kombu keeps the jobs a worker has taken and not yet acknowledged.
 _UNACKED_KEY = "unacked"
-
-
-def _sent_key(key: str) -> str:
-    return f"{_SENT_PREFIX}{key}"
 
 
 @dataclass(frozen=True)
@@ -212,10 +203,10 @@ class CeleryRunner:
         self.queue_wait_s = queue_wait_s
         #: How long an answer taken stays findable for another reader of its run, if the
         #: bot never stores it in a reply (``_taken``): the window in which that run is
-        #: resumed (``bot_run.resume_window_s``); at most ``RESULT_EXPIRES_S``, the default.
-        self.keep_taken_s = min(
-            RESULT_EXPIRES_S if keep_taken_s is None else keep_taken_s, RESULT_EXPIRES_S
-        )
+        #: resumed (``bot_run.resume_window_s``), shorter or longer than the results' own
+        #: life (``RESULT_EXPIRES_S``, the default): a model given a longer timeout words
+        #: the answer longer, and its run resumed after a kill must still find it.
+        self.keep_taken_s = RESULT_EXPIRES_S if keep_taken_s is None else keep_taken_s
         #: How long a check may wait: the plan's wait for it (None: ``queue_wait_s``).
         self.check_wait_s = check_wait_s
         self._app = app or make_queue_app(url)
@@ -363,7 +354,7 @@ class CeleryRunner:
 
     def answered(self, keys: Sequence[str]) -> None:
         """The answers of the jobs named ``keys`` are stored in a reply for their person:
-        deleted from Redis, each leaving a mark of a few bytes (``_ANSWERED``) under its
+        deleted from Redis, each leaving a mark of a few bytes (``ANSWERED``) under its
         name. Before, an answer stayed for 10 minutes after it was taken
         (``RESULT_EXPIRES_S``), its CSV and chart included, for a reader that comes only in
         a fault; that reader is late (the run is answered, its reply will be refused) and
@@ -378,13 +369,13 @@ class CeleryRunner:
         backend = self._app.backend
         client = backend.client
         for key in keys:
-            name = _sent_key(key)
+            name = sent_key(key)
             try:
                 raw = client.get(name)
-                if raw is None or raw == _ANSWERED:
+                if raw is None or raw == ANSWERED:
                     continue
                 pipe = client.pipeline(transaction=True)
-                pipe.set(name, _ANSWERED, ex=_SENT_TTL_S)
+                pipe.set(name, ANSWERED, ex=_SENT_TTL_S)
                 pipe.delete(backend.get_key_for_task(raw.decode()))
                 pipe.execute()
             except redis.RedisError:  # the answer expires on its own (RESULT_EXPIRES_S)
@@ -414,18 +405,18 @@ class CeleryRunner:
         never reads the same failure."""
         backend = self._app.backend
         client = backend.client
-        name = _sent_key(key)
+        name = sent_key(key)
         raw = client.get(name)
         if ok:
-            if raw is None or raw == _ANSWERED:
+            if raw is None or raw == ANSWERED:
                 return
             keep_ms = int(self.keep_taken_s * 1000)
             client.pexpire(name, keep_ms)
-            result = backend.get_key_for_task(raw.decode())
-            if client.pttl(result) > keep_ms:  # shortened only: its worker set 10 minutes
-                client.pexpire(result, keep_ms)
+            # Its worker set the results' 10 minutes: shortened, or made longer for a model
+            # whose turn takes longer (``bot_run.answer_turn_s``).
+            client.pexpire(backend.get_key_for_task(raw.decode()), keep_ms)
             return
-        if raw == _ANSWERED:  # a late reader's failure: the answer stored stays answered
+        if raw == ANSWERED:  # a late reader's failure: the answer stored stays answered
             return
         client.delete(name)
         if raw is not None:
@@ -479,10 +470,10 @@ class CeleryRunner:
         assert job.key is not None
         backend = self._app.backend
         client = backend.client
-        raw = client.get(_sent_key(job.key))
+        raw = client.get(sent_key(job.key))
         if raw is None:
             return None
-        if raw == _ANSWERED:
+        if raw == ANSWERED:
             return _Sent(None, None, started=True)
         task_id = raw.decode()
         value = client.get(backend.get_key_for_task(task_id))
@@ -497,7 +488,7 @@ class CeleryRunner:
             if claim.startswith(b"running"):
                 return _Sent(task_id, None, started=True)
             # Done and its answer gone: read, or let go as this was read (``answered``).
-            answered = client.get(_sent_key(job.key)) == _ANSWERED
+            answered = client.get(sent_key(job.key)) == ANSWERED
             return _Sent(None, None, started=True) if answered else None
         needle = task_id.encode()
         waiting = client.lrange(queue_name(job.instrument), 0, -1) + client.hvals(_UNACKED_KEY)
@@ -523,13 +514,15 @@ class CeleryRunner:
     def _send(self, job: QueryJob, task_id: str, expires: float | None = None) -> None:
         self._keep_mark()  # before the job: a restart after it is seen by the mark's absence
         if job.key is not None:  # before the job: a kill between the two finds nothing sent
-            self._app.backend.client.set(_sent_key(job.key), task_id, ex=_SENT_TTL_S)
+            self._app.backend.client.set(sent_key(job.key), task_id, ex=_SENT_TTL_S)
         # The worker leaves out a chart that would take the job past its limit.
         job = job.model_copy(update={"time_limit_s": job.time_limit_s or self.timeout_s})
         self._app.send_task(
             TASK_NAME,
             args=(job.model_dump(mode="json"),),
             task_id=task_id,
+            # The worker sees by it that a late run's answer is not wanted (``late_answer``).
+            headers={RUN_KEY_HEADER: job.key} if job.key is not None else None,
             queue=queue_name(job.instrument),
             soft_time_limit=self.timeout_s,
             time_limit=hard_limit(self.timeout_s),
@@ -822,9 +815,9 @@ class CeleryRunner:
                 states[task_id] = (meta["status"], meta["result"])
         unrecorded = [task_id for task_id in named if task_id not in states]
         if unrecorded:
-            marks = backend.client.mget([_sent_key(named[task_id]) for task_id in unrecorded])
+            marks = backend.client.mget([sent_key(named[task_id]) for task_id in unrecorded])
             for task_id, mark in zip(unrecorded, marks, strict=True):
-                if mark == _ANSWERED:
+                if mark == ANSWERED:
                     states[task_id] = (_ANSWERED_STATE, None)
         ready = [
             task_id

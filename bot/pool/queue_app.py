@@ -25,6 +25,7 @@ import uuid
 from collections.abc import Callable
 from typing import Any
 
+import redis
 from billiard.einfo import ExceptionInfo, ExceptionWithTraceback
 from billiard.pool import SIG_SOFT_TIMEOUT
 from celery import Celery, Task
@@ -59,6 +60,24 @@ QUEUE_PREFIX = "barb."
 HARD_LIMIT_GRACE_S = 2.0
 #: Results nobody fetched (the bot gave up or stopped) are dropped by Redis after this.
 RESULT_EXPIRES_S = 600
+#: For a job with a key (``QueryJob.key``, a confirmed plan's run), the task id it was last
+#: sent under (``barb.sent.<key>``), kept as long as the bot resumes work (a day): the run
+#: resumed after a kill of the bot finds its job by it (``celery_runner._find_sent``).
+SENT_PREFIX = "barb.sent."
+#: What ``barb.sent.<key>`` says once the job's answer is stored in a reply for its person
+#: (``CeleryRunner.answered``): the answer itself is deleted then, a CSV of megabytes
+#: included; a late reader of the run finds this instead of computing the job again, and a
+#: late run of it deletes its own answer (``_QueryTask.after_return``).
+ANSWERED = b"answered"
+#: The header a keyed job is sent with: its key, for the worker to read that mark.
+RUN_KEY_HEADER = "barb_run_key"
+
+
+def sent_key(key: str) -> str:
+    """The record of the keyed job ``key``: ``barb.sent.q-1.call_1.0123…``."""
+    return f"{SENT_PREFIX}{key}"
+
+
 #: Past the hard limit, how long a job taken by a worker stays unacknowledged before Redis
 #: gives it to another worker: a live worker has finished (or failed) it by then.
 REDELIVERY_MARGIN_S = 3.0
@@ -195,9 +214,33 @@ class _QueryTask(Task):
         # fragmented around them can keep their pages, and the next query should find a
         # process at its start; the worker forks a fresh one, warm. (Run eagerly, in the
         # caller's own process, there is no child to end.)
+        if not self.request.is_eager:
+            _let_late_answer_go(self, task_id)
         if status == SUCCESS and not self.request.is_eager and _retires(retval):
             log.warning("query process ran out of memory: replaced after its answer")
             raise SystemExit(RETIRED_EXIT)
+
+
+def _let_late_answer_go(task: Task, task_id: str) -> None:
+    """In the child, once this run's outcome is stored under ``task_id``: deleted again if
+    its run is answered already (its key's record says ``ANSWERED``). That is a copy that
+    ended after another copy's answer was stored in the reply and let go (a live worker
+    stalled through a Redis restart: the bot sent the job again). Before, it sat unread in
+    Redis for ``RESULT_EXPIRES_S``, its CSV and chart with it. Checked after the store, not
+    before: a reply stored between the two finds this answer under the task id and deletes
+    it itself."""
+    key = getattr(task.request, RUN_KEY_HEADER, None)
+    if not key:
+        return
+    backend = task.backend
+    try:
+        if backend.client.get(sent_key(key)) != ANSWERED:
+            return
+        backend.client.delete(backend.get_key_for_task(task_id))
+    except redis.RedisError:  # it expires on its own (RESULT_EXPIRES_S)
+        log.warning("query job %s: could not check whether its run is answered", task_id)
+        return
+    log.warning("query job %s ended after its run's answer was given: its answer deleted", task_id)
 
 
 def make_queue_app(url: str, *, work: Callable[[QueryJob], QueryOutcome] = run_query_job) -> Celery:

@@ -662,7 +662,7 @@ class Sender:
         send = self._call(queued)
         for attempt in range(self.patience.attempts):
             try:
-                return await send()
+                return await self._uncut(queued, send)
             except RetryAfter as exc:
                 wait = exc.retry_after
                 seconds = wait.total_seconds() if isinstance(wait, timedelta) else float(wait)
@@ -693,6 +693,31 @@ class Sender:
                 log.info("reply %s to chat %s: retrying in %.1fs", queued.id, queued.chat_id, delay)
                 await asyncio.sleep(delay)
         raise NotDelivered(f"reply {queued.id} to chat {queued.chat_id} is still queued")
+
+    async def _uncut(
+        self, queued: OutgoingReply, send: Callable[[], Awaitable[Message]]
+    ) -> Message:
+        """One Bot API call sending ``queued``, ended even if its task is cancelled meanwhile
+        (a shutdown past its grace period stops the answers and the sending pass in progress):
+        Telegram may already have carried it out, so the call is waited for (its own
+        timeouts bound it) and, if it went out, recorded sent before the cancel goes on.
+        Before, the cut call left the reply queued though the person had it, and it was sent
+        again at the next start (many chats queued: one pass outlasting the grace period).
+        A second cancel (a second SIGTERM) cuts it: then that one message may go twice."""
+        call = asyncio.ensure_future(send())
+        try:
+            return await asyncio.shield(call)
+        except asyncio.CancelledError:
+            try:
+                await asyncio.wait([call])
+            finally:
+                call.cancel()  # a second cancel: not left running without its task
+            if not call.cancelled() and call.exception() is None:
+                await self._record_sent([queued], {queued.id: call.result()})
+                log.info(
+                    "reply %s to chat %s sent as its task was stopped", queued.id, queued.chat_id
+                )
+            raise
 
     async def _record_sent(self, queued: list[OutgoingReply], sent: dict[int, Message]) -> None:
         if not sent:

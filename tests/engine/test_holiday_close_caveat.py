@@ -459,3 +459,83 @@ def test_cash_returns_over_a_year_give_the_stock_market_days_figure(
     for other in ({"where": "not holiday()"}, {"session": "ETH"}):
         asked = ask({**query, **other, "select": "std(ret)"}, sample_settings, "ES")
         assert warnings_with(asked, STOCK_DAYS) == []
+
+
+def test_a_then_stage_over_cash_returns_gives_the_stock_market_days_figure(
+    sample_settings, es_cash
+) -> None:
+    """The same returns read through a then stage said nothing: "ES's average daily
+    volatility per month in 2023-2024, by year" (monthly std of cash returns, then their
+    mean by year) and "days per month" (count() by month, then their mean: 21.58 with the
+    holiday sessions, 21.0 over the stock market's days). The figure over the stock
+    market's days is pandas' over the raw bars, each return from the last stock close."""
+    own = es_cash["close"] / es_cash["prev"] - 1
+    stock = (es_cash["close"] / es_cash["stock"] - 1)[~es_cash["holiday"]]
+    query = {"session": "CASH", "from": "daily", "period": "2023:2024", "map": {"ret": RET}}
+    monthly = {
+        **query,
+        "group_by": ["year()", "month()"],
+        "select": ["std(ret) as sd", "count() as n"],
+        "then": {"group_by": "year", "select": ["mean(sd) as avg_sd", "mean(n) as days"]},
+    }
+    result = ask(monthly, sample_settings, "ES")
+
+    def by_year(returns: pd.Series, how: str) -> pd.Series:
+        index = returns.index
+        return returns.groupby([index.year, index.month]).agg(how).groupby(level=0).mean()
+
+    assert result.table["avg_sd"].tolist() == pytest.approx(
+        (by_year(own, "std") * 100).tolist(), rel=1e-3
+    )
+    (said,) = warnings_with(result, STOCK_DAYS)
+    days_2024 = by_year(stock, "count").loc[2024]
+    assert days_2024 == 21.0
+    assert f"days is 21 (not {by_year(own, 'count').loc[2024]:.4g}) in year 2024" in said
+    assert (
+        f"avg_sd is {by_year(stock, 'std').loc[2024] * 100:.4g} "
+        f"(not {by_year(own, 'std').loc[2024] * 100:.4g}) in year 2024"
+    ) in said
+    # The rows of returns listed, then one std over them: as the flat query says it.
+    listed = {**query, "period": "2024", "select": ["date()", "ret"]}
+    flat = ask({**listed, "then": {"select": "std(ret) as sd"}}, sample_settings, "ES")
+    days = es_cash.loc["2024"]
+    stock_2024 = (days["close"] / days["stock"] - 1)[~days["holiday"]]
+    (said,) = warnings_with(flat, STOCK_DAYS)
+    assert f"sd is {stock_2024.std() * 100:.4g}" in said
+    # Said by the then stage's where already (not holiday()): nothing more.
+    asked = {**listed, "then": {"where": "ret > -100", "select": "std(ret) as sd"}}
+    asked["where"] = "not holiday()"
+    assert warnings_with(ask(asked, sample_settings, "ES"), STOCK_DAYS) == []
+
+
+def test_cash_returns_by_event_day_give_the_stock_market_days_figure(
+    sample_settings, es_cash
+) -> None:
+    """ "ES cash moves on CPI days vs other days" joins the CPI releases: its other days
+    held the futures' 14 holiday sessions of 2023-2024 with no word, counted as days the
+    stock market did not trade. The release dates are read from the events file, the returns by
+    pandas over the raw bars."""
+    from barb.events.data_files import DATA_DIR
+
+    releases = pd.read_csv(DATA_DIR / "cpi.csv", comment="#", parse_dates=["date"])["date"]
+    own = (es_cash["close"] / es_cash["prev"] - 1).abs() * 100
+    stock = ((es_cash["close"] / es_cash["stock"] - 1).abs() * 100)[~es_cash["holiday"]]
+    query = {
+        "session": "CASH",
+        "from": "daily",
+        "period": "2023:2024",
+        "join": "cpi",
+        "map": {"move": "abs(close / prev(close) - 1) * 100"},
+        "group_by": "cpi",
+        "select": ["mean(move) as avg_move", "count() as n"],
+    }
+    result = ask(query, sample_settings, "ES")
+    other = ~own.index.isin(releases)
+    assert result.table["n"].tolist() == [int(other.sum()), int((~other).sum())]
+    assert result.table["avg_move"].iloc[0] == pytest.approx(own[other].mean(), rel=1e-3)
+    (said,) = warnings_with(result, STOCK_DAYS)
+    calm = ~stock.index.isin(releases)
+    assert f"n is {int(calm.sum())} (not {int(other.sum())}) in cpi false" in said
+    # The mean move changes by less than 1 % of itself: not said.
+    assert abs(stock[calm].mean() / own[other].mean() - 1) < 0.01
+    assert "avg_move" not in said

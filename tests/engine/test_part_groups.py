@@ -181,11 +181,15 @@ def test_weekly_bars_leave_the_datas_first_part_week_out(sample_settings, daily)
     whole = weeks.drop(first).iloc[:-1].sort_values()  # the last runs into 2009
     assert result.table["volume"].tolist() == whole.tolist()
     assert str(first.date()) not in [str(w) for w in result.table["week"]]
+    # One label per bar: the week named by its first trading date, as the table and week()
+    # name it, never by its Monday beside the bar's own label (issue 11).
+    assert monday < first
     assert any(
-        f"The week {monday.date()} began before the data starts: its weekly bar "
-        f"({first.date()}) holds only 3 of its 4 days." in w
+        f"The week {first.date()} began before the data starts: its weekly bar holds only "
+        "3 of its 4 days." in w
         for w in result.metadata.warnings
     ), result.metadata.warnings
+    assert not [w for w in result.metadata.warnings if str(monday.date()) in w]
     # A period of that bar alone still gives it.
     alone = execute(
         {"session": "RTH", "from": "weekly", "period": "2008-01-01:2008-01-04"},
@@ -193,3 +197,45 @@ def test_weekly_bars_leave_the_datas_first_part_week_out(sample_settings, daily)
         settings=sample_settings,
     )
     assert alone.table["volume"].tolist() == [weeks[first]]
+
+
+@pytest.mark.parametrize(
+    ("written", "op"),
+    [
+        ("2024-01-01", "=="),  # the week's closed Monday, which week() no longer names
+        ("2024-01-10", "=="),  # a Wednesday: the trader means its week
+        ("2024-01-02", "=="),  # the label itself
+        ("2024-01-01", "in"),
+        ("2024-01-03", "!="),
+    ],
+)
+def test_a_date_compared_with_week_means_its_week(sample_settings, daily, written, op) -> None:
+    """``week() == '2024-01-01'`` matched nothing once week() named the week by its first
+    trading date (2024-01-02): "count = 0, No bars matched". Any day of a week means that
+    week, and the label it was read as is said. The days by pandas over the raw minutes."""
+    where = {
+        "==": f"week() == '{written}'",
+        "in": f"week() in ('{written}', '2024-01-08')",
+        "!=": f"week() != '{written}' and date() >= '2024-01-01' and date() < '2024-01-20'",
+    }[op]
+    result = ask({"where": where, "select": "sum(volume) as v"}, sample_settings, **RTH_DAILY)
+    day = pd.Timestamp(written)
+    monday = day - pd.Timedelta(days=day.dayofweek)
+    label = daily.index[(daily.index >= monday) & (daily.index < monday + pd.Timedelta(days=7))][0]
+    chosen = {
+        "==": daily["week"] == label,
+        "in": daily["week"].isin([label, pd.Timestamp("2024-01-08")]),
+        "!=": (daily["week"] != label)
+        & (daily.index >= "2024-01-01")
+        & (daily.index < "2024-01-20"),
+    }[op]
+    assert chosen.sum() >= 4
+    assert result.summary.value == daily.loc[chosen, "volume"].sum()
+    said = [w for w in result.metadata.warnings if w.startswith("week() names each week")]
+    if label == day:
+        assert not said
+    else:
+        assert said == [
+            f"week() names each week by its first trading date: '{written}' was read as its "
+            f"week, {label.date()}."
+        ]

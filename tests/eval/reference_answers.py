@@ -1266,6 +1266,41 @@ NFP_2024 = (
 )
 
 
+# CPI releases 2015-2024 (120), from the reference calendar.
+CPI_2015_2024 = (
+    "2015-01-16 2015-02-26 2015-03-24 2015-04-17 2015-05-22 2015-06-18 2015-07-17 2015-08-19 "
+    "2015-09-16 2015-10-15 2015-11-17 2015-12-15 2016-01-20 2016-02-19 2016-03-16 2016-04-14 "
+    "2016-05-17 2016-06-16 2016-07-15 2016-08-16 2016-09-16 2016-10-18 2016-11-17 2016-12-15 "
+    "2017-01-18 2017-02-15 2017-03-15 2017-04-14 2017-05-12 2017-06-14 2017-07-14 2017-08-11 "
+    "2017-09-14 2017-10-13 2017-11-15 2017-12-13 2018-01-12 2018-02-14 2018-03-13 2018-04-11 "
+    "2018-05-10 2018-06-12 2018-07-12 2018-08-10 2018-09-13 2018-10-11 2018-11-14 2018-12-12 "
+    "2019-01-11 2019-02-13 2019-03-12 2019-04-10 2019-05-10 2019-06-12 2019-07-11 2019-08-13 "
+    "2019-09-12 2019-10-10 2019-11-13 2019-12-11 2020-01-14 2020-02-13 2020-03-11 2020-04-10 "
+    "2020-05-12 2020-06-10 2020-07-14 2020-08-12 2020-09-11 2020-10-13 2020-11-12 2020-12-10 "
+    "2021-01-13 2021-02-10 2021-03-10 2021-04-13 2021-05-12 2021-06-10 2021-07-13 2021-08-11 "
+    "2021-09-14 2021-10-13 2021-11-10 2021-12-10 2022-01-12 2022-02-10 2022-03-10 2022-04-12 "
+    "2022-05-11 2022-06-10 2022-07-13 2022-08-10 2022-09-13 2022-10-13 2022-11-10 2022-12-13 "
+    "2023-01-12 2023-02-14 2023-03-14 2023-04-12 2023-05-10 2023-06-13 2023-07-12 2023-08-10 "
+    "2023-09-13 2023-10-12 2023-11-14 2023-12-12 2024-01-11 2024-02-13 2024-03-12 2024-04-10 "
+    "2024-05-15 2024-06-12 2024-07-11 2024-08-14 2024-09-11 2024-10-10 2024-11-13 2024-12-11"
+)
+# FOMC statements 2015-2025, the unscheduled ones of March 2020 among them.
+FOMC_2015_2025 = (
+    "2015-01-28 2015-03-18 2015-04-29 2015-06-17 2015-07-29 2015-09-17 2015-10-28 2015-12-16 "
+    "2016-01-27 2016-03-16 2016-04-27 2016-06-15 2016-07-27 2016-09-21 2016-11-02 2016-12-14 "
+    "2017-02-01 2017-03-15 2017-05-03 2017-06-14 2017-07-26 2017-09-20 2017-11-01 2017-12-13 "
+    "2018-01-31 2018-03-21 2018-05-02 2018-06-13 2018-08-01 2018-09-26 2018-11-08 2018-12-19 "
+    "2019-01-30 2019-03-20 2019-05-01 2019-06-19 2019-07-31 2019-09-18 2019-10-30 2019-12-11 "
+    "2020-01-29 2020-03-03 2020-03-15 2020-04-29 2020-06-10 2020-07-29 2020-09-16 2020-11-05 "
+    "2020-12-16 2021-01-27 2021-03-17 2021-04-28 2021-06-16 2021-07-28 2021-09-22 2021-11-03 "
+    "2021-12-15 2022-01-26 2022-03-16 2022-05-04 2022-06-15 2022-07-27 2022-09-21 2022-11-02 "
+    "2022-12-14 2023-02-01 2023-03-22 2023-05-03 2023-06-14 2023-07-26 2023-09-20 2023-11-01 "
+    "2023-12-13 2024-01-31 2024-03-20 2024-05-01 2024-06-12 2024-07-31 2024-09-18 2024-11-07 "
+    "2024-12-18 2025-01-29 2025-03-19 2025-05-07 2025-06-18 2025-07-30 2025-09-17 2025-10-29 "
+    "2025-12-10"
+)
+
+
 def _eia_2024() -> pd.DatetimeIndex:
     """2024's EIA petroleum status reports: Wednesdays, a day later after a federal holiday
     early in the week (as cl_eia_range_2024 reads them)."""
@@ -1394,6 +1429,72 @@ def _() -> Answer:
     dates_ = days.index.to_series()
     first = dates_.groupby(days.index.to_period("M")).transform("min") == dates_
     picked = _years(ret[first].to_frame(), 2015, 2025)["close"]
+    return [picked.mean(), float(len(picked))]
+
+
+def _next_trading(days: pd.DataFrame, released: str) -> pd.DatetimeIndex:
+    """The trading dates of ``days`` the releases fall on, one on a day without trading
+    counted for the next trading date (FOMC's Sunday 2020-03-15 for Monday 2020-03-16)."""
+    stamps = dates(released)
+    at = np.searchsorted(days.index.to_numpy(), stamps.to_numpy())
+    return pd.DatetimeIndex(days.index[at[at < len(days)]]).unique()
+
+
+def _returns(first: pd.Series, second: pd.Series) -> pd.DataFrame:
+    """Two instruments' close-to-close returns over the dates both traded."""
+    both = pd.concat([first.rename("a"), second.rename("b")], axis=1, join="inner")
+    return both / both.shift() - 1
+
+
+def _yearly_correlation(returns: pd.DataFrame, first: int, last: int) -> Answer:
+    picked = _years(returns, first, last)
+    by_year = picked.groupby(picked.index.year)
+    return [float(g["a"].corr(g["b"])) for _, g in by_year]
+
+
+@answer("nq_es_return_correlation_by_year")
+def _() -> Answer:
+    returns = _returns(daily("NQ", "RTH")["close"], daily("ES", "RTH")["close"])
+    return _yearly_correlation(returns, 2020, 2024)
+
+
+@answer("es_cl_return_correlation_by_year")
+def _() -> Answer:
+    returns = _returns(daily("ES", "RTH")["close"], daily("CL", "RTH")["close"])
+    return _yearly_correlation(returns, 2018, 2022)
+
+
+@answer("nq_fomc_day_eth_range_2015_2024")
+def _() -> Answer:
+    days = daily("NQ", "ETH")
+    picked = _years(days, 2015, 2024)
+    fomc = picked.index.isin(_next_trading(days, FOMC_2015_2025))
+    return [picked["range"][~fomc].mean(), picked["range"][fomc].mean(), float(fomc.sum())]
+
+
+@answer("nq_five_days_after_cpi_2015_2024")
+def _() -> Answer:
+    days = daily("NQ", "RTH")
+    ahead = (days["close"].shift(-5) / days["close"] - 1) * 100
+    picked = ahead[ahead.index.isin(_next_trading(days, CPI_2015_2024))]
+    picked = _years(picked.to_frame(), 2015, 2024)["close"]
+    return [picked.mean(), (picked > 0).mean() * 100, float(len(picked))]
+
+
+@answer("nq_pre_open_hour_cpi_2024")
+def _() -> Answer:
+    hours = window_daily("NQ", "08:00", "09:00")
+    released = hours.index.isin(_next_trading(hours, CPI_2015_2024))
+    year = hours.index.year == 2024
+    return [hours["range"][year & ~released].mean(), hours["range"][year & released].mean()]
+
+
+@answer("es_day_after_fomc_2015_2025")
+def _() -> Answer:
+    days = daily("ES", "RTH")
+    after = (days["close"].shift(-1) / days["close"] - 1) * 100
+    picked = after[after.index.isin(_next_trading(days, FOMC_2015_2025))]
+    picked = _years(picked.to_frame(), 2015, 2025)["close"]
     return [picked.mean(), float(len(picked))]
 
 

@@ -53,6 +53,15 @@ def misbehaving(job: QueryJob) -> QueryOutcome:
         while not Path(gate).exists() and time.monotonic() < until:
             time.sleep(0.01)
         return misbehaving(job.model_copy(update={"query": query}))
+    gate_each = job.query.get("gate_each")
+    if gate_each is not None:  # each process held until the test creates <path>.<its pid>
+        query = {k: v for k, v in job.query.items() if k != "gate_each"}
+        mine = Path(f"{gate_each}.{os.getpid()}")
+        Path(f"{mine}.waiting").touch()
+        until = time.monotonic() + 30
+        while not mine.exists() and time.monotonic() < until:
+            time.sleep(0.01)
+        return misbehaving(job.model_copy(update={"query": query}))
     if job.query.get("registered"):  # whether its worker is in the registry as it runs
         return QueryOutcome(ok=True, summary_text=json.dumps(_registered(job.query["registered"])))
     if job.query.get("describe"):

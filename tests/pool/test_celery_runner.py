@@ -31,7 +31,10 @@ from barb.data.store import DataMeta, data_path, read_meta, write_bars
 from barb.settings import EngineSettings, default_settings
 from bot.assistant.orchestrator import Assistant, AssistantSettings, Stopped
 from bot.assistant.replies import Asker
+from bot.bot_run import resume_window_s
 from bot.llm.scripted import ScriptedProvider, tool_call, turn
+from bot.llm.sdk_provider import RETRY_AFTER_CAP_S
+from bot.llm.settings import LLMSettings, make_provider
 from bot.pool import celery_runner, worker_registry
 from bot.pool.celery_runner import CeleryRunner
 from bot.pool.job_claims import (
@@ -53,6 +56,7 @@ from bot.pool.queue_app import (
     run_job_json,
 )
 from bot.pool.runner import InlineRunner
+from bot.settings import BotSettings
 from bot.store.db import open_store
 from bot.store.settings import StoreSettings
 
@@ -985,10 +989,12 @@ async def test_a_live_worker_stalled_through_a_redis_restart_computes_twice_answ
     and that worker's main process stalls past ``_LOST_WORKER_AFTER_S`` (8 s without a
     beat: SIGSTOP in the test). The bot counts it gone and sends the job again: computed
     twice, the documented cost (reliability.md). The person still gets one answer: the run
-    takes one outcome, and once it is stored in the reply (``answered``) the run's record
-    in Redis says so; the stalled copy's late answer changes nothing, and a reader resuming
-    the run (a restart, another replica) computes nothing a third time."""
-    # The stall made shorter than the job's gate holds it (8 s at most): 3 s, not 8.
+    takes one outcome, the copy's, and once it is stored in the reply (``answered``) the
+    run's record in Redis says so. The stalled first run ends only then: its late answer,
+    stored under the job's task id, leaves Redis at once (it finds the run answered);
+    before, it sat there unread for the results' 10 minutes, its CSV and chart with it. A
+    reader resuming the run (a restart, another replica) computes nothing a third time."""
+    # The stall made shorter than the job's gate holds it: 3 s, not 8.
     monkeypatch.setattr(celery_runner, "_LOST_WORKER_AFTER_S", 3.0)
     pool.url = volatile_redis.url()
     worker = pool.worker(concurrency=2)
@@ -996,10 +1002,11 @@ async def test_a_live_worker_stalled_through_a_redis_restart_computes_twice_answ
     runner = pool.runner()
     sends = counted(runner, "_send")
     trace, started, gate = tmp_path / "job.trace", tmp_path / "started", tmp_path / "gate"
-    job = keyed({**COUNT, "trace": str(trace), "started": str(started), "gate": str(gate)})
+    job = keyed({**COUNT, "trace": str(trace), "started": str(started), "gate_each": str(gate)})
     running = asyncio.create_task(runner.run(job))
     while not any(flight.started for flight in runner._in_flight.values()):
         await asyncio.sleep(0.01)  # the bot saw it started
+    first = int(started.read_text())
     os.kill(main, signal.SIGSTOP)  # no beat from here; its child computes on
     try:
         volatile_redis.stop()
@@ -1009,22 +1016,32 @@ async def test_a_live_worker_stalled_through_a_redis_restart_computes_twice_answ
             await asyncio.sleep(0.05)
     finally:
         os.kill(main, signal.SIGCONT)  # alive after all: it takes the copy too
-    while worker.log.read_text().count("] received") < 2:  # the copy taken beside it
+    while len(list(tmp_path.glob("gate.*.waiting"))) < 2:  # the copy taken beside it
         await asyncio.sleep(0.05)
-    gate.touch()
+    [copy] = {int(path.name.split(".")[1]) for path in tmp_path.glob("gate.*.waiting")} - {first}
+    Path(f"{gate}.{copy}").touch()  # the copy answers first
     outcome = await asyncio.wait_for(running, 30)
     assert count_of(outcome) == DAYS
-    await asyncio.wait_for(_each_delivery_ran_or_was_dropped(worker, [trace]), 30)
-    assert runs_of(trace) == 2
     runner.answered([job.key])  # the reply stored for its person
     await asyncio.get_running_loop().run_in_executor(runner._celery, lambda: None)
     client = pool.redis()
     assert client.get(f"barb.sent.{job.key}") == b"answered"
-    assert client.keys("celery-task-meta-*") == []  # both copies' answer (one task id) gone
+    assert client.keys("celery-task-meta-*") == []
+    Path(f"{gate}.{first}").touch()  # the stalled run ends, late
+    await asyncio.wait_for(_each_delivery_ran_or_was_dropped(worker, [trace]), 30)
+    assert runs_of(trace) == 2
+    # Its answer stored, then found not wanted: deleted (before, no such line: kept 600 s).
+    await asyncio.wait_for(_logged(worker, "its answer deleted"), 30)
+    assert client.keys("celery-task-meta-*") == []
     resumed = pool.runner()
     again = await asyncio.wait_for(resumed.run(job), 30)
     assert not again.ok and again.error["error_type"] == "AlreadyAnswered"
     assert runs_of(trace) == 2
+
+
+async def _logged(worker: WorkerProcess, line: str) -> None:
+    while line not in worker.log.read_text():
+        await asyncio.sleep(0.05)
 
 
 async def _each_delivery_ran_or_was_dropped(worker: WorkerProcess, traces: list[Path]) -> None:
@@ -1469,27 +1486,56 @@ async def test_an_answer_stored_in_its_reply_leaves_redis_and_a_late_reader_comp
     assert runs_of(trace) == 1
 
 
+@pytest.mark.parametrize("keep_s", [30, 900])
 async def test_an_answer_taken_and_never_stored_stays_only_as_long_as_its_run_may_resume(
-    pool: Pool, tmp_path: Path
+    pool: Pool, tmp_path: Path, keep_s: int
 ) -> None:
     """The bot killed after taking a run's answer, before its reply was stored: the answer
-    (its CSV and chart: megabytes for a long table) stays in Redis only as long as a reader
-    may still resume the run (``keep_taken_s``, ``bot_run.resume_window_s``: 330 s by
-    default), and a reader resuming within it takes it without computing. Before, it stayed
-    the results' 10 minutes."""
+    (its CSV and chart: megabytes for a long table) stays in Redis as long as a reader may
+    still resume the run (``keep_taken_s``, ``bot_run.resume_window_s``: 370 s by default),
+    and a reader resuming within it takes it without computing. Before, it stayed the
+    results' 10 minutes. A model given a longer timeout makes the window longer than those
+    10 minutes (900 s): the answer stays that long too (before, cut at 10 minutes: a run
+    resumed after them computed the query again)."""
     pool.worker(timeout_s=5)
     trace = tmp_path / "job.trace"
     job = keyed({**COUNT, "trace": str(trace)})
-    killed = pool.runner(timeout_s=5, queue_wait_s=10, keep_taken_s=30)
+    killed = pool.runner(timeout_s=5, queue_wait_s=10, keep_taken_s=keep_s)
     client = pool.redis()
     assert count_of(await asyncio.wait_for(killed.run(job), 30)) == DAYS
     await asyncio.get_running_loop().run_in_executor(killed._celery, lambda: None)  # taken
     [result] = client.keys("celery-task-meta-*")
-    assert 0 < client.ttl(result) <= 30  # before: 600
-    assert 0 < client.ttl(f"barb.sent.{job.key}") <= 30
+    # Set a moment ago: within a minute of the window, never past it.
+    assert keep_s - 60 < client.ttl(result) <= keep_s  # before: 600
+    assert keep_s - 60 < client.ttl(f"barb.sent.{job.key}") <= keep_s
     resumed = pool.runner(timeout_s=5, queue_wait_s=10)  # the restart, within the window
     assert count_of(await asyncio.wait_for(resumed.run(job), 30)) == DAYS
     assert runs_of(trace) == 1
+
+
+def test_the_resume_window_covers_the_models_longest_turn_as_configured() -> None:
+    """The window a taken answer waits for its run's resumption starts with the model's
+    turn wording it: as long as the configured provider may take (its SDK client's timeout
+    for each of its tries, and the waits between them), plus the run's lease and a sending
+    pass. Before, a fixed 180 s (the default settings): with ``BARB_LLM_TIMEOUT_S=300``
+    a bot killed after the model's second try found the answer gone and computed it
+    again."""
+    store, bot = StoreSettings(), BotSettings(_env_file=None)
+    for timeout_s, retries in [(60.0, 2), (300.0, 2), (20.0, 0)]:
+        llm = LLMSettings(
+            _env_file=None,
+            BARB_LLM_TIMEOUT_S=timeout_s,
+            BARB_LLM_MAX_RETRIES=retries,
+            OPENAI_BASE_URL="http://127.0.0.1:9/v1",
+            BARB_LLM_MODEL="m",
+        )
+        client = make_provider(llm)._client  # the SDK's own client: what it waits
+        longest_turn = (client.max_retries + 1) * client.timeout + retries * RETRY_AFTER_CAP_S
+        assert resume_window_s(store, bot, llm) >= (
+            longest_turn + store.work_lease_s + bot.sending_pass_s
+        )
+    slow = LLMSettings(_env_file=None, BARB_LLM_TIMEOUT_S=300)
+    assert resume_window_s(store, bot, slow) > RESULT_EXPIRES_S  # kept past 10 minutes
 
 
 async def test_a_reader_still_polling_when_another_stored_the_answer_ends_at_its_next_read(

@@ -27,6 +27,7 @@ from bot.store import repository
 from bot.store.db import open_store
 from bot.store.settings import StoreSettings
 from bot.telegram.answering import question_work
+from bot.telegram.app import StoppableUpdates
 
 
 @asynccontextmanager
@@ -165,8 +166,19 @@ async def test_a_reply_the_sending_pass_has_on_the_wire_at_shutdown_is_sent_once
         await real_stop_answering(*args)
 
     monkeypatch.setattr(bot_run, "_stop_answering", stop_answering)
-    fake.fail_next("sendMessage", error_code=500, times=4, chat_id=ALICE)  # the sender's 4
-    async with running(fake, db_url, bot_run.Shutdown(), sending_pass_s=0.3, shutdown_grace_s=30):
+    await _greeting_on_the_wire_at_stop(fake, db_url, stopping, shutdown_grace_s=30)
+    assert len(fake.said(ALICE)) == 1
+
+
+async def _greeting_on_the_wire_at_stop(
+    fake: FakeBotAPI, db_url: str, stopping: asyncio.Event, shutdown_grace_s: float
+) -> None:
+    """A greeting Telegram refused at each of the sender's 4 attempts, the sending pass's
+    attempt held on the wire until ``stopping`` is set during the bot's stop; then the
+    next start, run until nothing is in flight or unsent."""
+    fake.fail_next("sendMessage", error_code=500, times=4, chat_id=ALICE)
+    grace = {"sending_pass_s": 0.3, "shutdown_grace_s": shutdown_grace_s}
+    async with running(fake, db_url, bot_run.Shutdown(), **grace):
         fake.inject(fake.message_update(chat_id=ALICE, user_id=ALICE, text="hello"))
         await fake.wait_for("sendMessage", 4, chat_id=ALICE, timeout=30)  # the sender's
         on_the_wire = fake.hold_next("sendMessage", chat_id=ALICE)
@@ -175,7 +187,6 @@ async def test_a_reply_the_sending_pass_has_on_the_wire_at_shutdown_is_sent_once
     await releasing
     async with running(fake, db_url, bot_run.Shutdown()):  # the next start
         await _settled(db_url)
-    assert len(fake.said(ALICE)) == 1
 
 
 async def _release_once(stopping: asyncio.Event, held: Any) -> None:
@@ -224,3 +235,27 @@ async def test_a_database_stuck_while_an_update_is_stored_does_not_hold_the_shut
         await asyncio.wait(tasks_left(), timeout=30)
     async with running(fake, db_url, bot_run.Shutdown()):  # the next start
         await fake.wait_said(1, chat_id=ALICE)
+
+
+async def test_a_reply_on_the_wire_when_the_grace_period_ends_is_recorded_sent(
+    fake_telegram: FakeBotAPI, db_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """As above, but the sending pass's step outlasts the grace period (many chats queued:
+    here the one reply held on the wire past it), and is stopped with the answers in
+    progress. Before: the call was cut, the reply left queued though Telegram carried it
+    out, and sent again at the next start: two greetings. Now the stopped pass waits for
+    the call on the wire (its own timeouts bound it) and records it sent: one greeting,
+    nothing left queued."""
+    fake = fake_telegram
+    monkeypatch.setattr(bot_run, "make_runner", lambda *args, **kwargs: InlineRunner())
+    stopped = asyncio.Event()
+    real_stop_running = StoppableUpdates.stop_running
+
+    def stop_running(self: StoppableUpdates) -> int:
+        count = real_stop_running(self)
+        stopped.set()
+        return count
+
+    monkeypatch.setattr(StoppableUpdates, "stop_running", stop_running)
+    await _greeting_on_the_wire_at_stop(fake, db_url, stopped, shutdown_grace_s=0.2)
+    assert len(fake.said(ALICE)) == 1
