@@ -83,11 +83,11 @@ def holiday_close_caveat(
         return []
     if not (stage.calls & CLOSE_GAPS or reads_previous_close(stage)):
         return []
-    if _steps_back(stage):  # it reads the last stock-market close already
+    if steps_back(stage):  # it reads the last stock-market close already
         return []
     if _marks_to_market(stage):  # the holiday's close is a price the position was held at
         return []
-    if not (eth or _inside_day_session(plan)):
+    if not (eth or inside_day_session(plan)):
         return []
     if kept is None or not len(kept) or "trading_date" not in kept.columns:
         return []
@@ -202,7 +202,7 @@ def _hours(minutes: int) -> str:
     return f"{hours:.0f}" if hours >= 10 else f"{hours:.1f}"
 
 
-def _steps_back(stage: StagePlan) -> bool:
+def steps_back(stage: StagePlan) -> bool:
     """Whether the stage reads prev(holiday()): the form that steps back over a holiday
     session to the last stock-market close (turn_of_the_month's "before"). A query that
     only names holiday() ("where": "not holiday()") still reads the holiday's close."""
@@ -341,7 +341,7 @@ def _notable(plan: Plan, kept: pd.DataFrame, after: np.ndarray) -> bool:
     return bool((shares.mean() >= NOTABLE_SHARE).any())
 
 
-def _inside_day_session(plan: Plan) -> bool:
+def inside_day_session(plan: Plan) -> bool:
     """Whether the query's session lies within the instrument's day session (RTH, CASH, the
     first hour, a window): an overnight session's close on a holiday (09:30) is no shorter
     than any other."""

@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 
 from barb.caveats.calendar import HOLIDAY_SHIFT
-from barb.caveats.holiday_closes import _inside_day_session, _steps_back
+from barb.caveats.holiday_closes import inside_day_session, steps_back
 from barb.caveats.sessions import previous_close_read, reads_previous_close
 from barb.events.rules import us_market_closed
 from barb.lineage import nodes
@@ -68,21 +68,23 @@ def stock_days_caveat(
         return []
     if (stage.calls | last.calls) & HOLIDAY_CALLS:
         return []
-    if not reads_previous_close(stage) or _steps_back(stage):
+    if not reads_previous_close(stage) or steps_back(stage):
         return []
-    if not _inside_day_session(plan) or kept_dates is None or not len(kept_dates):
+    if not inside_day_session(plan) or kept_dates is None or not len(kept_dates):
         return []
     days = np.unique(kept_dates.astype("datetime64[D]"))
     closed = days[us_market_closed(days)]
     if not len(closed):
         return []
+    names = _close_to_close(stage)
+    if plan.then is not None:
+        names = _then_reads(plan.then, names)
+    if not names:  # nothing shown reads prev(close) or counts days: no stage run again
+        return []
     again = stock_days()
     if again is None or again.summary.type != answer.type:
         return []
     keys = [name for name, _ in last.group_keys]
-    names = _close_to_close(stage)
-    if plan.then is not None:
-        names = _then_reads(plan.then, names)
     sizes = _sizes(last.select, kept, keys)
     if grouped:
         moved = _moved_groups(table, again.table, keys, names, sizes)

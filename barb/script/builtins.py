@@ -1846,14 +1846,7 @@ def _week_labels(ctx: EvalContext, dates: np.ndarray) -> np.ndarray:
     where its Monday would name a day with no bar, and a week() group would not match the
     1w bar of the same days. Its Monday where the session's dates are not known (the rows
     are not a session's bars) or the week has none of them (a weekly bar's own date)."""
-    monday = period_start(dates, "weekly")
-    traded = _session_dates(ctx)
-    if traded is None or not len(traded):
-        return monday
-    found = np.searchsorted(traded, monday).clip(max=len(traded) - 1)
-    first = traded[found]
-    within = (first >= monday) & (first <= dates)
-    return np.where(within, first, monday)
+    return _first_traded(ctx, period_start(dates, "weekly"), dates)
 
 
 def week_of_date(ctx: EvalContext, day: np.datetime64) -> np.datetime64:
@@ -1861,14 +1854,18 @@ def week_of_date(ctx: EvalContext, day: np.datetime64) -> np.datetime64:
     traded (2024-01-02 for any day of the week of closed Monday 2024-01-01), its Monday
     where the session's dates are not known or the week has none. What a trader means by
     ``week() == '2024-01-01'`` or ``'2024-01-10'``: the week of that day."""
-    monday = period_start(np.array([day], dtype="datetime64[ns]"), "weekly")[0]
+    monday = period_start(np.array([day], dtype="datetime64[ns]"), "weekly")
+    return _first_traded(ctx, monday, monday + np.timedelta64(6, "D"))[0]
+
+
+def _first_traded(ctx: EvalContext, monday: np.ndarray, until: np.ndarray) -> np.ndarray:
+    """Each week's first date the query's session traded, from its ``monday`` up to
+    ``until``; its Monday where there is none or the session's dates are not known."""
     traded = _session_dates(ctx)
     if traded is None or not len(traded):
         return monday
-    found = traded[np.searchsorted(traded, monday) :][:1]
-    if len(found) and found[0] < monday + np.timedelta64(7, "D"):
-        return found[0]
-    return monday
+    first = traded[np.searchsorted(traded, monday).clip(max=len(traded) - 1)]
+    return np.where((first >= monday) & (first <= until), first, monday)
 
 
 def _session_dates(ctx: EvalContext) -> np.ndarray | None:
