@@ -132,6 +132,7 @@ from barb.events.rules import us_market_closed
 from barb.frames import take_rows
 from barb.lineage import nodes, through_map
 from barb.long_results import BuiltOnce, spread_rows
+from barb.notes import CSV_FIRST_ROWS, NO_BARS, Note
 from barb.outcome_groups import possible_outcomes
 from barb.period_rows import Scope, bars_in_scope, event_filtered, listed_open_bar, no_rows
 from barb.planning import Plan, plan_query, session_name
@@ -326,7 +327,7 @@ def run_on(
     warnings = list(plan.warnings) + scope_caveats(plan, scope, output.kept_dates, cut_rows)
     past_end, past_end_at = plan.past_end, len(plan.warnings)
     if rows_matched == 0:
-        warnings.append(no_event_day or "No bars matched: the result is empty.")
+        warnings.append(no_event_day or Note.of(NO_BARS))
         instrument = dataset.instrument
         warnings += absent_time_caveat(
             plan.first.where,
@@ -1060,10 +1061,7 @@ def _bounded(
             rows = BuiltOnce(source_rows, limit)
             source_rows, drawn, truncated = rows.first, rows.every, True
             if output.runs_at is None:  # a streak record's CSV holds its runs, whole
-                warnings.append(
-                    f"The number is over {output.rows_kept:,} rows; the CSV holds the first "
-                    f"{limit:,} of them."
-                )
+                warnings.append(Note.of(CSV_FIRST_ROWS, rows=output.rows_kept, held=limit))
     elif source_rows is not None and len(source_rows) > limit:
         drawn = source_rows
         source_rows, truncated = source_rows.iloc[:limit], True

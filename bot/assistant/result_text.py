@@ -19,8 +19,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from barb.i18n import decimal, percent
+from barb.notes import note_words
 from barb.timeframes import resolve_timeframe, timeframe_short
-from bot.assistant.note_words import note_in_words
 from bot.texts import Language, t
 
 
@@ -294,9 +294,10 @@ def person_text(
         )
         lines += ["", plain(source)] if lines else [plain(source)]
         warnings = meta.get("warnings", [])
-        # The notes of the query itself in the chat's language (``note_words``); the rest
-        # in the engine's English, under a lead-in that says so.
-        said = [note_in_words(warning, lang) for warning in warnings]
+        # The engine's notes (``barb.notes``) in the chat's language; any other warning in
+        # the engine's English, under a lead-in that says so.
+        specs = meta.get("notes") or {}
+        said = [note_words(warning, specs, lang) for warning in warnings]
         if any(said):
             lines += ["", plain(t("notes", lang))]
             lines += [plain(f"⚠ {note}") for note in said if note]

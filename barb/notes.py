@@ -1,0 +1,150 @@
+"""An engine note as a value: a catalog key and its values, said in any language.
+
+The engine's notes (its warnings) are sentences the model reads in English and retells in
+the chat's language. ``/query`` has no model: it showed a Russian chat most notes in
+English, and read the few it could say back from their wording by regex, which a reworded
+note silently escaped. A note built here is a ``str`` (its English, byte for byte what the
+model reads, so every list of warnings, the summary and the JSON stay as they were) that
+also keeps its catalog key and values, so the same note is said in Russian through the
+``barb`` catalog. The answer's JSON carries the keys and values beside the texts
+(``Metadata.notes``), as a worker's answer reaches the bot only as JSON.
+
+A note's English is its ``en`` msgstr, the model's words; a kind whose words tell the model
+what to do ("say it is a tie") names another key that says it to a person (``person``).
+Values are JSON scalars: an ``int`` is written as the language writes a count (``50,000``,
+``50 000``), any other value as it is (a date as ISO, as the chat shows it); a kind may
+derive more values for a language (``daily`` bars → «дневные бары»).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Annotated, Any
+
+from pydantic import BaseModel, WrapValidator
+
+from barb.i18n import DEFAULT, N_, decimal, text
+from barb.timeframes import timeframe, timeframe_words
+
+Value = str | int | float | None
+Values = Mapping[str, Value]
+
+
+@dataclass(frozen=True)
+class Kind:
+    """One kind of note: its catalog key (``barb`` domain), the value whose number picks
+    the text's plural form, the key that says it to a person when the model's words do
+    not suit one, and the values derived for a language."""
+
+    key: str
+    plural: str | None = None
+    person: str | None = None
+    derived: Callable[[Values, str], dict[str, str]] = field(default=lambda values, lang: {})
+
+
+def _bars(values: Values, lang: str) -> dict[str, str]:
+    """«дневные бары» for ``daily``: the bars as the plan names them."""
+    return {"bars": timeframe_words(timeframe(str(values["timeframe"])), lang)}
+
+
+NO_FROM = Kind(N_("note.no_from"))
+# The model reads the timeframe's name ("1h bars"), a person the plan's words ("1-hour bars").
+DEFAULT_SESSION = Kind(
+    N_("note.default_session"), person=N_("note.default_session.person"), derived=_bars
+)
+WHOLE_DAY = Kind(N_("note.whole_day"), person=N_("note.whole_day.person"), derived=_bars)
+CSV_FIRST_ROWS = Kind(N_("note.csv_first_rows"), plural="rows")
+# Its counts as the engine wrote them, ungrouped (``limit 1000``).
+LIMIT_TIE = Kind(N_("note.limit_tie"), plural="kept", person=N_("note.limit_tie.person"))
+NO_BARS = Kind(N_("note.no_bars"))
+
+KINDS: dict[str, Kind] = {
+    kind.key: kind
+    for kind in (NO_FROM, DEFAULT_SESSION, WHOLE_DAY, CSV_FIRST_ROWS, LIMIT_TIE, NO_BARS)
+}
+
+
+class NoteSpec(BaseModel):
+    """A note as the answer's JSON carries it: its key and values."""
+
+    key: str
+    values: dict[str, Value] = {}
+
+
+class Note(str):
+    """A note's English (the ``str``), with the kind and values that say it in any
+    language. Built with :meth:`of`."""
+
+    kind: Kind
+    values: dict[str, Value]
+
+    def __new__(cls, kind: Kind, values: Values) -> Note:
+        note = super().__new__(cls, _said(kind, kind.key, values, DEFAULT))
+        note.kind, note.values = kind, dict(values)
+        return note
+
+    @classmethod
+    def of(cls, kind: Kind, **values: Value) -> Note:
+        return cls(kind, values)
+
+    @classmethod
+    def read(cls, spec: NoteSpec | Mapping[str, Any]) -> Note | None:
+        """The note of a JSON answer's spec; None for a key this engine does not know (an
+        answer stored by another version)."""
+        found = spec if isinstance(spec, NoteSpec) else NoteSpec.model_validate(spec)
+        kind = KINDS.get(found.key)
+        return cls(kind, found.values) if kind is not None else None
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Pickled by key (a worker process's answer): a kind's function does not pickle.
+        return _unpickled, (self.kind.key, self.values)
+
+    def spec(self) -> NoteSpec:
+        return NoteSpec(key=self.kind.key, values=self.values)
+
+    def words(self, lang: str | None) -> str:
+        """The note said to a person in ``lang``."""
+        return _said(self.kind, self.kind.person or self.kind.key, self.values, lang)
+
+
+def _unpickled(key: str, values: dict[str, Value]) -> Note:
+    return Note(KINDS[key], values)
+
+
+def _said(kind: Kind, key: str, values: Values, lang: str | None) -> str:
+    shown = {name: _shown(value, lang) for name, value in values.items()}
+    counted = values.get(kind.plural) if kind.plural else None
+    plural_of = float(counted) if isinstance(counted, int | float | str) else None
+    return text(
+        "barb", key, lang, plural_of=plural_of, **shown, **kind.derived(values, lang or DEFAULT)
+    )
+
+
+def _shown(value: Value, lang: str | None) -> str:
+    if isinstance(value, bool) or not isinstance(value, int):
+        return "" if value is None else str(value)
+    return decimal(value, lang)
+
+
+def _kept(value: object, handler: Callable[[object], str]) -> str:
+    """A note stays a :class:`Note` in a model's list of warnings (pydantic would make it a
+    plain ``str`` and lose its key)."""
+    return value if isinstance(value, Note) else handler(value)
+
+
+#: A warning in a pydantic model: a plain sentence or a :class:`Note`.
+NoteText = Annotated[str, WrapValidator(_kept)]
+
+
+def note_specs(warnings: list[str]) -> dict[str, NoteSpec]:
+    """The notes among ``warnings`` by their English, for the answer's JSON."""
+    return {str(w): w.spec() for w in warnings if isinstance(w, Note)}
+
+
+def note_words(warning: str, specs: Mapping[str, Any], lang: str | None) -> str | None:
+    """``warning`` said to a person in ``lang`` when the answer's ``specs`` hold it as a
+    note; None for a warning that is only English."""
+    spec = specs.get(warning)
+    note = Note.read(spec) if spec is not None else None
+    return note.words(lang) if note is not None else None
