@@ -59,9 +59,62 @@ CSV_FIRST_ROWS = Kind(N_("note.csv_first_rows"), plural="rows")
 LIMIT_TIE = Kind(N_("note.limit_tie"), plural="kept", person=N_("note.limit_tie.person"))
 NO_BARS = Kind(N_("note.no_bars"))
 
+# A week, month, quarter or year in words that agree with it, by unit: «Неделя … ещё не
+# закончилась», «Год … ещё не закончился».
+_UNIT_WORDS = {
+    "week": {
+        "open": N_("note.unit.open.week"),
+        "wholes": N_("note.unit.wholes.week"),
+        "so_far": N_("note.unit.so_far.week"),
+        "word": N_("note.unit.word.week"),
+    },
+    "month": {
+        "open": N_("note.unit.open.month"),
+        "wholes": N_("note.unit.wholes.month"),
+        "so_far": N_("note.unit.so_far.month"),
+        "word": N_("note.unit.word.month"),
+    },
+    "quarter": {
+        "open": N_("note.unit.open.quarter"),
+        "wholes": N_("note.unit.wholes.quarter"),
+        "so_far": N_("note.unit.so_far.quarter"),
+        "word": N_("note.unit.word.quarter"),
+    },
+    "year": {
+        "open": N_("note.unit.open.year"),
+        "wholes": N_("note.unit.wholes.year"),
+        "so_far": N_("note.unit.so_far.year"),
+        "word": N_("note.unit.word.year"),
+    },
+}
+_NEXT_EMPTY = N_("note.open_left_out.ahead")
+
+
+def _open_unit(values: Values, lang: str) -> dict[str, str]:
+    """The unfinished week's words, and what next() reads at the last whole one."""
+    keys = _UNIT_WORDS[str(values["unit"])]
+    said = {part: text("barb", key, lang, label=values["label"]) for part, key in keys.items()}
+    ahead = values.get("ahead")
+    said["next_empty"] = (
+        text("barb", _NEXT_EMPTY, lang, label=ahead, unit_word=said["word"]) if ahead else ""
+    )
+    return said
+
+
+# "The week 2026-01-05 is not over yet (the data covers only …): left out, …".
+OPEN_LEFT_OUT = Kind(N_("note.open_left_out"), derived=_open_unit)
+
 KINDS: dict[str, Kind] = {
     kind.key: kind
-    for kind in (NO_FROM, DEFAULT_SESSION, WHOLE_DAY, CSV_FIRST_ROWS, LIMIT_TIE, NO_BARS)
+    for kind in (
+        NO_FROM,
+        DEFAULT_SESSION,
+        WHOLE_DAY,
+        CSV_FIRST_ROWS,
+        LIMIT_TIE,
+        NO_BARS,
+        OPEN_LEFT_OUT,
+    )
 }
 
 
