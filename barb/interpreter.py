@@ -132,7 +132,7 @@ from barb.events.rules import us_market_closed
 from barb.frames import take_rows
 from barb.lineage import nodes, through_map
 from barb.long_results import BuiltOnce, spread_rows
-from barb.notes import CSV_FIRST_ROWS, NO_BARS, Note
+from barb.notes import CSV_FIRST_ROWS, NO_BARS, TABLE_FIRST_ROWS, Note
 from barb.outcome_groups import possible_outcomes
 from barb.period_rows import Scope, bars_in_scope, event_filtered, listed_open_bar, no_rows
 from barb.planning import Plan, plan_query, session_name
@@ -1045,10 +1045,7 @@ def _bounded(
     drawn: Drawn = None
     limit = settings.max_table_rows
     if table is not None and len(table) > limit:
-        warnings.append(
-            f"The table has {len(table)} rows; only the first {limit} are kept for display. "
-            "Add a limit or aggregate."
-        )
+        warnings.append(Note.of(TABLE_FIRST_ROWS, rows=str(len(table)), held=str(limit)))
         # Groups go to the chart whole: it thins them itself (``barb.charts.many_groups``)
         # and counts the ties its headline names over all of them ("least often 2 bars (38
         # tied)" read "(11 tied)" of a spread).

@@ -42,6 +42,13 @@ class Kind:
     person: str | None = None
     derived: Callable[[Values, str], dict[str, str]] = field(default=lambda values, lang: {})
 
+    def __post_init__(self) -> None:
+        KINDS[self.key] = self  # how a note read from an answer's JSON finds its kind
+
+
+#: Every kind of note by its key.
+KINDS: dict[str, Kind] = {}
+
 
 def _bars(values: Values, lang: str) -> dict[str, str]:
     """«дневные бары» for ``daily``: the bars as the plan names them."""
@@ -58,6 +65,8 @@ CSV_FIRST_ROWS = Kind(N_("note.csv_first_rows"), plural="rows")
 # Its counts as the engine wrote them, ungrouped (``limit 1000``).
 LIMIT_TIE = Kind(N_("note.limit_tie"), plural="kept", person=N_("note.limit_tie.person"))
 NO_BARS = Kind(N_("note.no_bars"))
+# Its counts as the engine wrote them, ungrouped ("The table has 410415 rows").
+TABLE_FIRST_ROWS = Kind(N_("note.table_first_rows"), plural="rows")
 
 # A week, month, quarter or year in words that agree with it, by unit: «Неделя … ещё не
 # закончилась», «Год … ещё не закончился».
@@ -103,19 +112,6 @@ def _open_unit(values: Values, lang: str) -> dict[str, str]:
 
 # "The week 2026-01-05 is not over yet (the data covers only …): left out, …".
 OPEN_LEFT_OUT = Kind(N_("note.open_left_out"), derived=_open_unit)
-
-KINDS: dict[str, Kind] = {
-    kind.key: kind
-    for kind in (
-        NO_FROM,
-        DEFAULT_SESSION,
-        WHOLE_DAY,
-        CSV_FIRST_ROWS,
-        LIMIT_TIE,
-        NO_BARS,
-        OPEN_LEFT_OUT,
-    )
-}
 
 
 class NoteSpec(BaseModel):
