@@ -114,11 +114,21 @@ def _open_unit(values: Values, lang: str) -> dict[str, str]:
 OPEN_LEFT_OUT = Kind(N_("note.open_left_out"), derived=_open_unit)
 
 
+# How the holidays among the rows traded, a part of HOLIDAY_ROWS.
+TRADED_SHORT = Kind(N_("note.holidays.traded_short"))
+TRADED_IN_FULL = Kind(N_("note.holidays.traded_in_full"))
+ONLY_DAYS_SHORT = Kind(N_("note.holidays.only_days_short"))
+SOME_SHORT = Kind(N_("note.holidays.some_short"))
+# "114 of the rows are US holiday sessions (the stock market closed, …)".
+HOLIDAY_ROWS = Kind(N_("note.holidays.rows"), plural="count")
+
+
 class NoteSpec(BaseModel):
-    """A note as the answer's JSON carries it: its key and values."""
+    """A note as the answer's JSON carries it: its key and values (a part said by a note of
+    its own, such as how the holidays traded, as its spec)."""
 
     key: str
-    values: dict[str, Value] = {}
+    values: dict[str, Value | NoteSpec] = {}
 
 
 class Note(str):
@@ -126,15 +136,15 @@ class Note(str):
     language. Built with :meth:`of`."""
 
     kind: Kind
-    values: dict[str, Value]
+    values: dict[str, Value | Note]
 
-    def __new__(cls, kind: Kind, values: Values) -> Note:
-        note = super().__new__(cls, _said(kind, kind.key, values, DEFAULT))
+    def __new__(cls, kind: Kind, values: Mapping[str, Value | Note]) -> Note:
+        note = super().__new__(cls, _said(kind, kind.key, values, DEFAULT, model=True))
         note.kind, note.values = kind, dict(values)
         return note
 
     @classmethod
-    def of(cls, kind: Kind, **values: Value) -> Note:
+    def of(cls, kind: Kind, **values: Value | Note) -> Note:
         return cls(kind, values)
 
     @classmethod
@@ -143,26 +153,33 @@ class Note(str):
         answer stored by another version)."""
         found = spec if isinstance(spec, NoteSpec) else NoteSpec.model_validate(spec)
         kind = KINDS.get(found.key)
-        return cls(kind, found.values) if kind is not None else None
+        parts = {k: Note.read(v) if isinstance(v, NoteSpec) else v for k, v in found.values.items()}
+        if kind is None or any(v is None and found.values[k] is not None for k, v in parts.items()):
+            return None
+        return cls(kind, parts)
 
     def __reduce__(self) -> tuple[Any, ...]:
         # Pickled by key (a worker process's answer): a kind's function does not pickle.
         return _unpickled, (self.kind.key, self.values)
 
     def spec(self) -> NoteSpec:
-        return NoteSpec(key=self.kind.key, values=self.values)
+        parts = {k: v.spec() if isinstance(v, Note) else v for k, v in self.values.items()}
+        return NoteSpec(key=self.kind.key, values=parts)
 
     def words(self, lang: str | None) -> str:
         """The note said to a person in ``lang``."""
         return _said(self.kind, self.kind.person or self.kind.key, self.values, lang)
 
 
-def _unpickled(key: str, values: dict[str, Value]) -> Note:
+def _unpickled(key: str, values: dict[str, Value | Note]) -> Note:
     return Note(KINDS[key], values)
 
 
-def _said(kind: Kind, key: str, values: Values, lang: str | None) -> str:
-    shown = {name: _shown(value, lang) for name, value in values.items()}
+def _said(
+    kind: Kind, key: str, values: Mapping[str, Value | Note], lang: str | None, model: bool = False
+) -> str:
+    """The note's text: the model's English (``model``), or ``key`` said to a person."""
+    shown = {name: _shown(value, lang, model) for name, value in values.items()}
     counted = values.get(kind.plural) if kind.plural else None
     plural_of = float(counted) if isinstance(counted, int | float | str) else None
     return text(
@@ -170,7 +187,9 @@ def _said(kind: Kind, key: str, values: Values, lang: str | None) -> str:
     )
 
 
-def _shown(value: Value, lang: str | None) -> str:
+def _shown(value: Value | Note, lang: str | None, model: bool) -> str:
+    if isinstance(value, Note):  # a part said by a note of its own
+        return str(value) if model else value.words(lang)
     if isinstance(value, bool) or not isinstance(value, int):
         return "" if value is None else str(value)
     return decimal(value, lang)

@@ -183,6 +183,28 @@ ENGINE_ENGLISH = [
     ),
     (notes_of.NO_BARS, {}, "No bars matched: the result is empty."),
     (
+        notes_of.HOLIDAY_ROWS,
+        {
+            "count": "49",
+            "traded": Note.of(notes_of.SOME_SHORT, count="47"),
+            "example": "2008-05-26",
+        },
+        "49 of the rows are US holiday sessions (the stock market closed, 47 traded short "
+        'hours), e.g. 2008-05-26: "where": "not holiday()" leaves them out when the question '
+        "is about the stock market's days.",
+    ),
+    (
+        notes_of.HOLIDAY_ROWS,
+        {
+            "count": "1",
+            "traded": Note.of(notes_of.TRADED_IN_FULL, hours="15:30-16:00"),
+            "example": "2012-10-29",
+        },
+        "1 of the rows is a US holiday session (the stock market closed, 15:30-16:00 traded in "
+        'full), e.g. 2012-10-29: "where": "not holiday()" leaves them out when the question is '
+        "about the stock market's days.",
+    ),
+    (
         notes_of.OPEN_LEFT_OUT,
         {
             "unit": "year",
