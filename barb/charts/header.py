@@ -32,6 +32,7 @@ from barb.charts.style import (
 from barb.charts.value_text import number_text
 from barb.charts.where_words import where_text
 from barb.charts.words import Words
+from barb.column_units import COUNTED_ROWS
 from barb.i18n import N_
 from barb.proof_names import as_list
 from barb.result import CutRun, Metadata, Result
@@ -289,6 +290,31 @@ def bars_words(timeframe: str, words: Words) -> str:
     return timeframe_words(found, words.language) if found else timeframe
 
 
+def footer_text(result: Result, words: Words) -> str:
+    """The footer's first part: the rows the answer read. "259 of 259 matched" says a where
+    kept them all; of a query with none nothing was filtered, and it counts them alone
+    ("daily bars: 259"), where «подошло 259 из 259» had read as a filter that kept all."""
+    meta = result.metadata
+    assert meta is not None
+    matched = number_text(meta.rows_matched, 0, words)
+    scanned = number_text(meta.rows_scanned, 0, words)
+    # Weekly and longer bars are the weeks, months… themselves ("521 of 521 weeks"); daily
+    # bars are a session's, and minutes are bars.
+    periods = words.of_rows(meta.timeframe, meta.rows_scanned)
+    if meta.timeframe == "daily" or periods is None:
+        periods = None
+    if meta.rows_matched == meta.rows_scanned and not result.query.get("where"):
+        if periods is not None:  # "weeks: 521", the axis' word for them
+            rows = words.unit(COUNTED_ROWS.get(meta.timeframe, "bars"), axis=True)
+        else:
+            rows = bars_words(meta.timeframe, words)
+        return words("footer.all", rows=rows, scanned=scanned)
+    if periods is not None:
+        return words("footer.periods", matched=matched, scanned=scanned, rows=periods)
+    bars = bars_words(meta.timeframe, words)
+    return words("footer", matched=matched, scanned=scanned, bars=bars)
+
+
 def _fit_footer(fig: Figure, footer: str, room_px: float) -> tuple[float, list[str]]:
     """The footer's size and lines within ``room_px``: one line, else two (a smaller font
     would fall below what a phone shows legibly)."""
@@ -398,16 +424,7 @@ def decorate(
     for line in lines:
         fig.text(MARGIN_X, y, line, fontsize=SUBTITLE_PT, color=MUTED, va="top")
         y -= SUBTITLE_PT * LINE_SPACING / height
-    matched = number_text(meta.rows_matched, 0, words)
-    scanned = number_text(meta.rows_scanned, 0, words)
-    # Weekly and longer bars are the weeks, months… themselves ("521 of 521 weeks"); daily
-    # bars are a session's, and minutes are bars.
-    periods = words.of_rows(meta.timeframe, meta.rows_scanned)
-    if periods is not None and meta.timeframe != "daily":
-        footer = words("footer.periods", matched=matched, scanned=scanned, rows=periods)
-    else:
-        bars = bars_words(meta.timeframe, words)
-        footer = words("footer", matched=matched, scanned=scanned, bars=bars)
+    footer = footer_text(result, words)
     if meta.then_rows is not None:  # the rows drawn are those the then stage's where kept
         kept, given = meta.then_rows
         kind, groups = row_kind(result)

@@ -91,11 +91,11 @@ def test_the_source_is_named_in_the_csv_and_the_chart(
     assert fig is not None
     # A footer too wide for the phone-width figure wraps to a second line.
     footers = [t.get_text().replace("\n", " ") for t in fig.texts if "bars" in t.get_text()]
-    assert footers == [f"5 of 5 daily bars matched · data: {source}"]
+    assert footers == [f"daily bars: 5 · data: {source}"]
     fig = draw_chart(result, language="ru")
     assert fig is not None
     footers = [t.get_text().replace("\n", " ") for t in fig.texts if "бары" in t.get_text()]
-    assert footers == [f"подошло 5 из 5 (дневные бары) · данные: {source}"]
+    assert footers == [f"дневные бары: 5 · данные: {source}"]
 
 
 @pytest.mark.slow
