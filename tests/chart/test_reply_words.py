@@ -39,3 +39,41 @@ def test_a_footer_of_a_query_without_where_counts_the_bars_not_a_match(
     result = run({**query, "where": "range > 300", "select": "mean(range)"}, sample_settings)
     said = f"подошло {len(wide)} из {len(year)} (дневные бары)"
     assert any(t.startswith(said) for t in texts(figure(result, "ru")))
+
+
+def test_the_subtitle_names_the_measure_and_the_sort_in_words(sample_settings, days) -> None:
+    """«mean(range) · по дню недели» under «средний диапазон: Ср 349,17 – Вт 381,05» and
+    «range · сортировка range по убыванию» under the widest days: the chart's words named
+    the measure, its subtitle the query's code. A formula with no words stays as written."""
+    year = days_of(days, 2024)
+    by_day = run(
+        {
+            "session": "RTH",
+            "from": "daily",
+            "period": "2024",
+            "group_by": "dayofweek()",
+            "select": "mean(range)",
+        },
+        sample_settings,
+    )
+    shown = texts(figure(by_day, "ru"))
+    assert "средний диапазон · по дню недели" in shown
+    assert not any("mean(range)" in t for t in shown)
+    assert "average range · by weekday" in texts(figure(by_day, "en"))
+
+    widest = run(
+        {
+            "session": "RTH",
+            "from": "daily",
+            "period": "2024",
+            "select": ["range", "close - open"],
+            "sort": "range desc",
+            "limit": 5,
+        },
+        sample_settings,
+    )
+    top = (year["high"] - year["low"]).nlargest(5)
+    assert widest.table is not None
+    assert widest.table["range"].tolist() == top.tolist()  # the chart of the right rows
+    said = "диапазон, close - open · сортировка: диапазон по убыванию · первые 5"
+    assert said in " ".join(texts(figure(widest, "ru")))  # on two lines
