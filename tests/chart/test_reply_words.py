@@ -9,6 +9,8 @@ from engine_results import figure, run
 from matplotlib.figure import Figure
 from matplotlib.text import Text
 
+from barb.charts import chart_headline
+
 
 def texts(fig: Figure) -> list[str]:
     """Every text drawn, a wrapped one on one line."""
@@ -77,3 +79,39 @@ def test_the_subtitle_names_the_measure_and_the_sort_in_words(sample_settings, d
     assert widest.table["range"].tolist() == top.tolist()  # the chart of the right rows
     said = "диапазон, close - open · сортировка: диапазон по убыванию · первые 5"
     assert said in " ".join(texts(figure(widest, "ru")))  # on two lines
+
+
+def test_a_tie_the_limit_cut_names_moscow_s_clock(sample_settings, con) -> None:
+    """ "The 5 Moscow hours that most often make the day's high": «Тоже 16, но за пределами
+    лимита: 20:00» under «№1 22:00 (МСК)», and the caption's «столько же: 20:00», read as
+    New York's 20:00. The counts are DuckDB's: each 2023 trading day's highest hourly bar
+    (the earliest of equal highs), its hour on Moscow's clock."""
+    hours = con.execute(
+        """
+        SELECT trading_date, date_trunc('hour', timestamp) AS hour, max(high) AS high
+        FROM nq WHERE year(trading_date) = 2023 GROUP BY 1, 2
+        """
+    ).df()
+    hours = hours.sort_values(["trading_date", "hour"])
+    top = hours.loc[hours.groupby("trading_date")["high"].idxmax(), "hour"]
+    moscow = pd.DatetimeIndex(top).tz_localize("America/New_York").tz_convert("Europe/Moscow")
+    counts = pd.Series(moscow.hour).value_counts()
+    fifth = counts.sort_values(ascending=False).iloc[4]
+    tied = sorted(counts[counts == fifth].index)
+    assert len(tied) == 2  # the limit of 5 keeps one of them
+    query = {
+        "session": "ETH",
+        "from": "1h",
+        "period": "2023",
+        "group_by": "date()",
+        "select": "arg_max(hour('MSK'), high) as hh",
+        "then": {"group_by": "hh", "select": "count() as days", "sort": "days desc", "limit": 5},
+    }
+    result = run(query, sample_settings)
+    assert result.table is not None
+    kept = int(result.table["hh"].iloc[-1])
+    [cut] = [h for h in tied if h != kept]
+    note = f"Тоже {fifth}, но за пределами лимита: {cut:02d}:00 (МСК)"
+    assert note in texts(figure(result, "ru"))
+    assert chart_headline(result, "ru").endswith(f"столько же: {cut:02d}:00 (МСК)")
+    assert chart_headline(result, "en").endswith(f"tied with {cut:02d}:00 (MSK)")
