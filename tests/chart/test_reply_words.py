@@ -115,3 +115,24 @@ def test_a_tie_the_limit_cut_names_moscow_s_clock(sample_settings, con) -> None:
     assert note in texts(figure(result, "ru"))
     assert chart_headline(result, "ru").endswith(f"столько же: {cut:02d}:00 (МСК)")
     assert chart_headline(result, "en").endswith(f"tied with {cut:02d}:00 (MSK)")
+
+
+def test_a_caption_of_ranked_rows_says_the_tie_the_limit_cut(sample_settings, days) -> None:
+    """ "The widest days of 2024", limit 31: the chart's note and the CSV said «Тоже 510, но
+    за пределами лимита: 2024-08-28», and the caption only «диапазон: №1 2024-02-27 990,75
+    пункта», as if the 31 were the whole list. The ranges are DuckDB's."""
+    year = days_of(days, 2024)
+    ranges = (year["high"] - year["low"]).sort_values(ascending=False, kind="stable")
+    values = ranges.to_numpy()
+    limit = next(n for n in range(1, len(values)) if values[n - 1] == values[n])
+    tied = sorted(str(d)[:10] for d in ranges.index[values == values[limit - 1]])
+    assert len(tied) == 2
+    query = {"session": "RTH", "from": "daily", "period": "2024", "select": "range"}
+    result = run({**query, "sort": "range desc", "limit": limit}, sample_settings)
+    place = int((values > values[limit - 1]).sum()) + 1
+    value = f"{values[limit - 1]:.2f}"
+    first = f"range: #1 {str(ranges.index[0])[:10]} {values[0]:.2f} points"
+    cut = f"#{place} {tied[0]} {value} points, tied with {tied[1]}"  # the earlier row is kept
+    assert chart_headline(result, "en") == f"{first} · {cut}"
+    said = chart_headline(result, "ru")
+    assert said.endswith(f"{value.replace('.', ',')} пункта, столько же: {tied[1]}")
