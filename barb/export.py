@@ -31,6 +31,7 @@ from __future__ import annotations
 import io
 import re
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -47,10 +48,15 @@ from barb.time_keys import (
     calendar_part,
     clock_kind,
     clock_text,
+    minutes_of_day,
     text_clock_zone,
     zoned_clock_column,
+    zoned_hour_column,
 )
 from barb.time_zones import short_name
+
+if TYPE_CHECKING:
+    from barb.charts.words import Words
 
 # Columns that hold prices as traded (joined instruments' too: es_close); aggregates of
 # them under other names (mean_range) are rounded as any statistic.
@@ -354,7 +360,9 @@ def _keys_as_charted(out: pd.DataFrame, result: Result, language: str | None) ->
         hour = clock_kind(name, out[name], result.query) == "hour"
         if hour and (grid is None or instrument is None):
             continue
-        if not hour and calendar_part(name, result.query) not in _NAMED_PARTS:
+        # hour('MSK'): 22:00, as the chart's ticks and its tie note write it, not 22
+        other = zoned_hour_column(name, out[name], result.query) is not None
+        if not hour and not other and calendar_part(name, result.query) not in _NAMED_PARTS:
             continue
         known = out[name].notna()
         [labels] = key_labels(out.loc[known], [name], result.query, words, grid)
@@ -416,7 +424,7 @@ def _headers(
         elif column in hours:  # «час (ET)», as the axis of its times names it
             said = zoned(keys_text([column], result, words), result, words=words)
         elif column in keys:
-            said = keys_text([column], result, words)
+            said = _key_header(column, result, words)
         elif words.names_key(column) and column in LABEL_COLUMNS:
             said = words.key(column)
         elif (joined := joined_name(column, result, language)) is not None:
@@ -427,6 +435,23 @@ def _headers(
             out[column] = said
             taken.add(said)
     return out
+
+
+def _key_header(column: str, result: Result, words: Words) -> str:
+    """A group key's header as the chart's axis names it, with the clock of times of day
+    (``time()``'s «время (ET)», ``hour('MSK')``'s «hh (МСК)»): a Russian file headed
+    «время» over 09:30 read as Moscow's time beside an axis of «время (ET)»."""
+    from barb.charts.columns import keys_text, zoned
+
+    said = keys_text([column], result, words)
+    values = result.table[column] if result.table is not None else None
+    if values is None or column not in result.table.columns:
+        return said
+    if minutes_of_day(column, values, result.query) is not None:
+        return zoned(said, result, column, words)
+    if (zone := zoned_hour_column(column, values, result.query)) is not None:
+        return f"{said} ({words.clock(zone)})"
+    return said
 
 
 def _times(values: pd.Series, instrument: Instrument | None) -> tuple[pd.Series, str | None]:

@@ -4,12 +4,15 @@ subtitle's measures in words, a tie's clock, the tie a limit cut."""
 
 from __future__ import annotations
 
+import io
+
 import pandas as pd
 from engine_results import figure, run
 from matplotlib.figure import Figure
 from matplotlib.text import Text
 
 from barb.charts import chart_headline
+from barb.export import csv_bytes
 
 
 def texts(fig: Figure) -> list[str]:
@@ -115,6 +118,23 @@ def test_a_tie_the_limit_cut_names_moscow_s_clock(sample_settings, con) -> None:
     assert note in texts(figure(result, "ru"))
     assert chart_headline(result, "ru").endswith(f"столько же: {cut:02d}:00 (МСК)")
     assert chart_headline(result, "en").endswith(f"tied with {cut:02d}:00 (MSK)")
+    # The Russian file as the chart: Moscow's hours as times under a header naming the
+    # clock (it read 22 under «hh», beside a note of «20:00 (МСК)»).
+    sent = pd.read_csv(io.BytesIO(csv_bytes(result, "ru")), sep=";", dtype=str)
+    assert list(sent.columns[:2]) == ["hh (МСК)", "дни"]
+    top5 = {f"{h:02d}:00": str(n) for h, n in counts.items() if h != cut and n >= fifth}
+    assert dict(zip(sent["hh (МСК)"], sent["дни"], strict=True)) == top5
+    assert sent["примечание"].iloc[-1] == note
+
+
+def test_a_russian_file_names_the_clock_of_its_time_keys(sample_settings, days) -> None:
+    """ "Average hourly range by time of day": the chart's axis read «время (ET)», the file's
+    header «время» over 09:30, which a Russian reader takes for Moscow's time."""
+    query = {"session": "RTH", "from": "1h", "period": "2024-03", "group_by": "time()"}
+    result = run({**query, "select": "mean(range)"}, sample_settings)
+    sent = pd.read_csv(io.BytesIO(csv_bytes(result, "ru")), sep=";", dtype=str)
+    assert sent.columns[0] == "время (ET)"
+    assert sent["время (ET)"].tolist() == [f"{h:02d}:30" for h in range(9, 17)]
 
 
 def test_a_caption_of_ranked_rows_says_the_tie_the_limit_cut(sample_settings, days) -> None:
