@@ -45,6 +45,7 @@ from barb.charts.block_axis import NAME_OFFSET_PT, Blocks, block_ticks, blocks_o
 from barb.charts.buckets import Buckets, number_line, numeric_buckets
 from barb.charts.columns import (
     axis_text,
+    csv_names,
     dated_by_label,
     floats,
     is_number,
@@ -1271,7 +1272,9 @@ def _notes(groups: Groups, result: Result, words: Words) -> list[str]:
     names = groups.left_out
     if names:
         count = len(names)
-        notes.append(words("left_out", plural_of=count, count=count, names=", ".join(names)))
+        notes.append(
+            words("left_out", plural_of=count, count=count, names=csv_names(names, result, words))
+        )
     return notes
 
 

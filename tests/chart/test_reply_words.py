@@ -156,3 +156,15 @@ def test_a_caption_of_ranked_rows_says_the_tie_the_limit_cut(sample_settings, da
     assert chart_headline(result, "en") == f"{first} · {cut}"
     said = chart_headline(result, "ru")
     assert said.endswith(f"{value.replace('.', ',')} пункта, столько же: {tied[1]}")
+
+
+def test_a_value_left_off_the_chart_is_named_as_the_file_heads_it(sample_settings) -> None:
+    """«+ ещё 1 значение в CSV: close_open» under a Russian chart whose file heads that
+    column «close - open»: the note sent the person to a column the file does not have."""
+    query = {"session": "RTH", "from": "daily", "period": "2024", "sort": "range desc"}
+    result = run({**query, "select": ["range", "close - open"], "limit": 5}, sample_settings)
+    notes = {"ru": ("+ ещё 1 значение в CSV: ", ";"), "en": ("+ 1 more value in the CSV: ", ",")}
+    for language, (note, sep) in notes.items():
+        header = pd.read_csv(io.BytesIO(csv_bytes(result, language)), sep=sep).columns
+        [said] = [t for t in texts(figure(result, language)) if t.startswith(note)]
+        assert said.removeprefix(note) in header
