@@ -42,6 +42,8 @@ SAME_IN_RUSSIAN = {
     ("barb", "lowest_highest_short"),
     # "21 days", "21 день": a number and the word that agrees with it, in either language.
     ("barb", "counted"),
+    # "daily bars: 259", «дневные бары: 259»: the bars' words and their count.
+    ("barb", "footer.all"),
     # The clocks a Russian trader also calls by their Latin letters (ET, CT, UTC, CET).
     ("barb", "clock.America/Chicago"),
     ("barb", "clock.America/New_York"),
