@@ -225,6 +225,11 @@ def read_csv_shape(
         if daily is not None:
             raise BadFile(daily, line=number)
     sample = [text for _, text in lines[1:]]
+    if sample and all(_one_empty_field_more(text, delimiter, len(names)) for text in sample):
+        # A separator after each bar's last field, not after the header's (some exports
+        # end every line with one): an unnamed empty column, left unread. Every bar was
+        # refused as "expected 6 fields, found 7".
+        names.append("")
     try:
         zone = named_zone(names, indexes)
     except LayoutError as exc:
@@ -240,6 +245,12 @@ def read_csv_shape(
         zone,
         named_abbreviation(names, indexes),
     )
+
+
+def _one_empty_field_more(text: str, delimiter: str, width: int) -> bool:
+    """Whether a line has ``width`` fields and then an empty one."""
+    cells = next(csv.reader([text], delimiter=delimiter), [])
+    return len(cells) == width + 1 and not cells[-1].strip()
 
 
 # A date with no time of day: 2024-03-04, 20240304, 03/04/2024, 2024.03.04, 04.03.2024.

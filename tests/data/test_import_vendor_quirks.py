@@ -1159,6 +1159,38 @@ def test_a_damaged_line_is_named_in_one_sentence(
     assert "Failed to parse" not in message and "\n" not in message
 
 
+@pytest.mark.parametrize("header_too", [False, True])
+@pytest.mark.parametrize(
+    ("write", "separator"),
+    [(bf.plain_csv, ","), (bf.european_csv, ";"), (bf.sierra_txt, ","), (bf.kibot_txt, ",")],
+    ids=["plain", "european", "sierra", "headerless"],
+)
+def test_a_separator_ending_every_line_is_an_empty_column_left_unread(
+    write: Callable[[Path, pd.DataFrame], Path],
+    separator: str,
+    header_too: bool,
+    tmp_path: Path,
+    settings: EngineSettings,
+) -> None:
+    """Some exports end every bar's line with a separator, the header's or not: an empty
+    last field. Every bar was refused as "expected 6 fields, found 7"; the bars are read
+    as they are, and the report says nothing of it."""
+    bars = bf.week_of_bars(days=2)
+    path = write(tmp_path / "bars.csv", bars)
+    lines = path.read_text().splitlines()
+    headed = write is not bf.kibot_txt
+    path.write_text(
+        "".join(
+            f"{line}{separator if i or header_too or not headed else ''}\n"
+            for i, line in enumerate(lines)
+        )
+    )
+    order = "month-first" if write is bf.kibot_txt else None
+    result = import_file(path, "NQ", settings, date_order=order)
+    assert_stored(settings, bars)
+    assert not result.report.warnings
+
+
 def test_spaces_around_decimal_comma_numbers_are_read(
     tmp_path: Path, settings: EngineSettings
 ) -> None:
