@@ -216,7 +216,7 @@ def read_csv_shape(
             layout, indexes = detect_header_layout(names, forced)
     except LayoutError as exc:
         daily = _daily_column(names, lines[1:], delimiter)
-        raise BadFile(daily or exc.said, line=number) from None
+        raise BadFile(daily or _ticks(names) or exc.said, line=number) from None
     time = names[indexes["timestamp"]] if "timestamp" in indexes else ""
     if layout.time == "timestamp" and column_key(time) == "date":
         # One "Date" column of dates and times ("2024-03-18 09:30"): a daily file's (its
@@ -245,6 +245,19 @@ def read_csv_shape(
         zone,
         named_abbreviation(names, indexes),
     )
+
+
+#: Column names (as ``column_key`` reads them) of a trade's price in tick exports.
+TICK_PRICES = frozenset({"price", "last", "lastprice", "tradeprice", "bid", "ask"})
+
+
+def _ticks(names: list[str]) -> Message | None:
+    """The refusal of a header of trades (a price, no open, high or low): such a file was
+    told its columns were unrecognised, and to map them with ``--columns``."""
+    keys = {column_key(name) for name in names}
+    if not keys & TICK_PRICES or keys & {"open", "high", "low"}:
+        return None
+    return (N_("import.refuse.tick_columns"), {"names": ", ".join(names)})
 
 
 def _one_empty_field_more(text: str, delimiter: str, width: int) -> bool:

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import bar_files as bf
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -643,6 +644,67 @@ def test_times_off_the_minute_are_named_once(tmp_path: Path, settings: EngineSet
     assert text.count("is not on a whole minute") == 1
     assert "2024-03-17 18:00:30 is not on a whole minute" in text
     assert not data_path("NQ", settings).exists()
+
+
+def _seconds(path: Path, step: str, ticks: bool = False) -> Path:
+    """Bars (or trades, when ``ticks``) ``step`` apart from 09:30 on 2024-03-18."""
+    times = pd.date_range("2024-03-18 09:30", periods=3000, freq=step)
+    if ticks:  # several trades in one second, at the exchange's millisecond
+        times = times.repeat(2)
+    price = 18000 + (np.arange(len(times)) % 7) * 0.25
+    frame = pd.DataFrame(
+        {"open": price, "high": price + 0.25, "low": price, "close": price, "volume": 1}
+    )
+    frame.insert(0, "timestamp", times.strftime("%Y-%m-%d %H:%M:%S.%f").str[:-3])
+    frame.to_csv(path, index=False)
+    return path
+
+
+@pytest.mark.parametrize(
+    ("step", "ticks", "said"),
+    [
+        (
+            "1s",
+            False,
+            "the file holds bars 1 s long (the first inside a minute at "
+            "2024-03-18 09:30:01), and Barb takes bars of one minute or longer: resample",
+        ),
+        ("5s", False, "the file holds bars 5 s long"),
+        ("1s", True, "the file holds trades (ticks) or bars shorter than a second"),
+        ("250ms", False, "the file holds trades (ticks) or bars shorter than a second"),
+    ],
+)
+def test_second_bars_and_ticks_are_told_to_be_resampled_in_one_sentence(
+    step: str, ticks: bool, said: str, tmp_path: Path, settings: EngineSettings
+) -> None:
+    """A file of 1-second bars or of trades was refused with each bar "not on a whole
+    minute" (2,950 of them), never saying that Barb takes minute bars and how to make them."""
+    path = _seconds(tmp_path / "fast.csv", step, ticks)
+    with pytest.raises(DataError) as refused:
+        check_file(path, "NQ", settings)
+    message = str(refused.value)
+    assert said in message
+    assert message.endswith("last close and summed volume) and import those.")
+    assert "\n" not in message and "whole minute" not in message
+    with pytest.raises(DataError, match="соберите из них минутные бары"):
+        check_file(path, "NQ", settings, lang="ru")
+
+
+def test_a_header_of_trades_is_told_to_be_resampled(
+    tmp_path: Path, settings: EngineSettings
+) -> None:
+    """A tick export (a price, no open, high or low) was told its columns were not
+    recognised and to name them with --columns, which no mapping could satisfy."""
+    path = tmp_path / "ticks.csv"
+    path.write_text("Date,Time,Last,Volume\n03/18/2024,09:30:00.013,18000.25,1\n")
+    with pytest.raises(DataError) as refused:
+        check_file(path, "NQ", settings)
+    assert str(refused.value).endswith(
+        "line 1: the columns (Date, Time, Last, Volume) are trades (ticks), not bars, and "
+        "Barb takes bars of one minute or longer: resample them to 1-minute bars (each "
+        "minute's first open, highest high, lowest low, last close and summed volume) and "
+        "import those."
+    )
 
 
 # --- archives -------------------------------------------------------------------------------
