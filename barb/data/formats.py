@@ -797,12 +797,34 @@ def _unended(path: Path) -> bool:
         return fh.read(1) not in (b"\n", b"\r")
 
 
-def _line_offset(path: Path, line: int) -> int:
-    """The byte offset at which physical line ``line`` (1-based) starts."""
+_LINE_END = re.compile(rb"\r\n?|\n")
+
+
+def _line_offset(path: Path, line: int, chunk_size: int = 1 << 20) -> int:
+    """The byte offset at which physical line ``line`` (1-based) starts, its lines ended
+    as Arrow and the line numbers read them: by ``\n``, ``\r\n`` or a lone ``\r`` (old Mac
+    files). Counted by ``\n`` alone, a footer in a file of ``\r`` line ends was not found
+    (its offset was the file's end), and the footer refused instead of left out."""
+    seen, base, pending = 0, 0, False
+    if line <= 1:
+        return 0
     with path.open("rb") as fh:
-        for _ in range(line - 1):
-            fh.readline()
-        return fh.tell()
+        while chunk := fh.read(chunk_size):
+            start = 0
+            if pending:  # a \r ended the last chunk: a \n here belongs to it
+                start = 1 if chunk[:1] == b"\n" else 0
+                if seen == line - 1:
+                    return base + start
+                pending = False
+            for end in _LINE_END.finditer(chunk, start):
+                seen += 1
+                if end.group() == b"\r" and end.end() == len(chunk):
+                    pending = True
+                    break
+                if seen == line - 1:
+                    return base + end.end()
+            base += len(chunk)
+    return base
 
 
 def _is_header(text: str, header: str | None) -> bool:

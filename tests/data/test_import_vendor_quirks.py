@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from barb.data import formats
 from barb.data.importer import ImportRefused, check_file, import_file
 from barb.data.store import data_path, read_bars
 from barb.errors import DataError
@@ -841,6 +842,41 @@ def test_a_vendor_footer_is_left_out_and_said(tmp_path: Path, settings: EngineSe
     inside.write_text("\n".join([*text[:3], "2024-03-17 18:02:00,1", *text[3:-1]]) + "\n")
     with pytest.raises(DataError, match="line 4: expected 6 fields, found 2"):
         import_file(inside, "NQ", settings, mode="replace")
+
+
+@pytest.mark.parametrize("end", ["\r", "\r\n"])
+def test_a_footer_under_old_mac_line_ends_is_found_on_its_line(
+    end: str, tmp_path: Path, settings: EngineSettings
+) -> None:
+    """Lines ended by a lone \r (old Mac files), as Arrow and the line numbers read them:
+    the footer's byte offset was counted by \n alone (the file's end), so the footer was
+    refused on its line instead of left out. A damaged line after a lone \r mid-file is
+    named by the same count as every other refusal."""
+    bars = bf.week_of_bars(days=1)
+    lines = bf.plain_csv(tmp_path / "b.csv", bars).read_text().splitlines()
+    path = tmp_path / "mac.csv"
+    footer = '"Downloaded from Barchart.com as of 03-19-2024 05:12pm CDT"'
+    path.write_bytes(end.join([*lines, footer, ""]).encode())
+    result = import_file(path, "NQ", settings)
+    assert f"Line {len(lines) + 1} is not a bar" in result.report.text()
+    assert_stored(settings, bars)
+    damaged = [*lines[:699], lines[699].replace(",", ",,", 1), *lines[700:]]
+    path.write_bytes(end.join(damaged).encode())
+    with pytest.raises(DataError, match="line 700: expected 6 fields, found 7"):
+        check_file(path, "NQ", settings)
+
+
+@pytest.mark.parametrize("chunk_size", [1, 2, 3, 1 << 20])
+def test_line_offsets_count_every_line_end_across_read_chunks(
+    chunk_size: int, tmp_path: Path
+) -> None:
+    """\n, \r\n and a lone \r each end one line, a \r\n split between two reads too."""
+    path = tmp_path / "ends.txt"
+    path.write_bytes(b"ab\rc\r\nd\ne\r\r\nf")
+    starts = [0, 3, 6, 8, 11, 13]  # ab | c | d | e | (empty) | f
+    for line, start in enumerate(starts, start=1):
+        assert formats._line_offset(path, line, chunk_size) == start, line
+    assert formats._line_offset(path, 9, chunk_size) == 14
 
 
 def test_a_last_line_cut_short_is_said_to_be_cut(tmp_path: Path, settings: EngineSettings) -> None:
