@@ -375,21 +375,44 @@ def utf8_text(path: Path, words: ImportWords, where: str) -> Iterator[tuple[Path
 
 
 def _cyrillic_header(path: Path) -> bool:
-    """Whether the file's first line is not UTF-8 but Cyrillic words in Windows-1251 (a
-    Russian Excel's "CSV"), the lines after it plain ASCII as far as read (but for the
-    header's repeats, where two exports were joined): bars are digits. Any other file
-    not in UTF-8 is refused, asking for UTF-8 (``code_page``)."""
+    """Whether the file is not UTF-8 but Windows-1251 (a Russian Excel's "CSV"), as far as
+    its first and last 64 KiB tell: every word with a letter beyond ASCII is Cyrillic
+    words (Дата;Время;…, a ticker «Фьючерс NQ», a footer «Загружено с Финам»), at least one
+    of three letters or more, and no control bytes. A file of other letters (Latin-1's
+    «Clôture» reads «Clфture» in Windows-1251: two alphabets in one word) is refused,
+    asking for UTF-8 (``code_page``). Only a Cyrillic header was taken: Cyrillic on the
+    bars' lines or in a footer was refused so."""
+    size = path.stat().st_size
     with path.open("rb") as fh:
-        first, rest = fh.readline(4096), fh.read(64 * 1024)
+        head = fh.read(SAMPLE_BYTES)
+        fh.seek(max(len(head), size - SAMPLE_BYTES))
+        tail = fh.read()
+    if _utf8(head, cut_end=len(head) == SAMPLE_BYTES) and _utf8(tail, cut_start=True):
+        return False
+    text = (head + b"\n" + tail).decode("cp1251", "replace")
+    if "\ufffd" in text or any(ord(c) < 32 and c not in "\t\r\n" for c in text):
+        return False
+    foreign = [w for w in re.findall(r"\w+", text) if not w.isascii()]
+    cyrillic = re.compile(r"[0-9_а-яА-ЯёЁ]+")
+    if not all(cyrillic.fullmatch(w) for w in foreign):
+        return False
+    return any(len(re.sub(r"[0-9_]", "", w)) >= 3 for w in foreign)
+
+
+#: Bytes read at each end of a file to tell its encoding.
+SAMPLE_BYTES = 64 * 1024
+
+
+def _utf8(data: bytes, cut_start: bool = False, cut_end: bool = False) -> bool:
+    """Whether ``data`` is UTF-8, a character cut at a ``cut_start`` or ``cut_end`` allowed
+    (the bytes were read from the middle of a file)."""
+    if cut_start:
+        data = data.lstrip(bytes(range(0x80, 0xC0)))  # continuation bytes of a cut character
     try:
-        first.decode("utf-8")
-        return False
-    except UnicodeDecodeError:
-        pass
-    if not rest.replace(first.rstrip(b"\r\n"), b"").isascii():
-        return False
-    header = first.decode("cp1251", "replace")
-    return re.search("[а-яА-ЯёЁ]{3}", header) is not None and "\ufffd" not in header
+        data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return cut_end and exc.reason == "unexpected end of data"
+    return True
 
 
 def _code_page_text(path: Path) -> bool:

@@ -1141,6 +1141,56 @@ def test_a_russian_excel_csv_in_windows_1251_is_read(
         check_file(german, "NQ", settings, lang="ru")
 
 
+def _finam_rows(bars: pd.DataFrame) -> tuple[str, str]:
+    """A Finam-style export's header, and its bars with a Cyrillic ticker on every line."""
+    header = "<TICKER>;<PER>;<DATE>;<TIME>;<OPEN>;<HIGH>;<LOW>;<CLOSE>;<VOL>"
+    wall = bf.in_zone(bars, bf.NY)
+    lines = [
+        f"Фьючерс NQ;1;{t:%d.%m.%Y};{t:%H:%M};{r.open};{r.high};{r.low};{r.close};{r.volume}"
+        for t, r in zip(wall, bars.itertuples(), strict=True)
+    ]
+    return header, "\r\n".join(lines) + "\r\n"
+
+
+@pytest.mark.parametrize(
+    ("encoding", "end", "note"),
+    [
+        # Refused as "not in UTF-8": only a Cyrillic header was taken for Windows-1251.
+        ("cp1251", "", True),
+        ("cp1251", "Загружено с finam.ru\r\n", True),
+        # Cyrillic on every line, cut by the 64 KiB read: still UTF-8.
+        ("utf-8", "", False),
+        ("utf-8-sig", "Загружено с finam.ru\r\n", False),
+    ],
+)
+def test_cyrillic_on_the_bars_lines_tells_windows_1251_from_utf8(
+    encoding: str, end: str, note: bool, tmp_path: Path, settings: EngineSettings
+) -> None:
+    bars = bf.week_of_bars(days=2)
+    header, body = _finam_rows(bars)
+    path = tmp_path / "finam.csv"
+    path.write_bytes(f"{header}\r\n{body}{end}".encode(encoding))
+    assert path.stat().st_size > 2 * 64 * 1024
+    result = import_file(path, "NQ", settings)
+    assert_stored(settings, bars)
+    assert ("Windows-1251" in result.report.text()) == note
+
+
+@pytest.mark.parametrize(
+    "header",
+    ["Date;Heure;Ouverture;Plus haut;Plus bas;Clôture;Volume", "Datum;Zeit;Eröffnung;Hoch"],
+)
+def test_latin_1_letters_are_not_taken_for_windows_1251(
+    header: str, tmp_path: Path, settings: EngineSettings
+) -> None:
+    """Read as Windows-1251, «Clôture» is «Clфture»: two alphabets in one word. Refused
+    naming the encoding to save it in."""
+    path = tmp_path / "fr.csv"
+    path.write_bytes(f"{header}\n17.03.2024;18:00;1;1;1;1;1\n".encode("latin-1"))
+    with pytest.raises(DataError, match=r"not in UTF-8: .* \"CSV UTF-8 \(Comma delimited\)\""):
+        check_file(path, "NQ", settings)
+
+
 # --- Russian terminals and Finam ------------------------------------------------------------
 
 
