@@ -15,16 +15,23 @@ import pandas as pd
 PRICES = ["open", "high", "low", "close", "volume"]
 
 
-def european_csv(bars: pd.DataFrame, path: Path, split: bool) -> Path:
-    """A European spreadsheet's: ';' between fields, decimal commas, dotted dates, in one
-    ``timestamp`` column (``02.01.2024 09:30``) or ``Date;Time`` columns."""
+def european_csv(
+    bars: pd.DataFrame,
+    path: Path,
+    split: bool,
+    date_format: str = "%d.%m.%Y",
+    float_format: str | None = None,
+) -> Path:
+    """A European spreadsheet's: ';' between fields, decimal commas, dotted dates (or
+    ``date_format``'s), in one ``timestamp`` column (``02.01.2024 09:30``) or ``Date;Time``
+    columns; prices as pandas writes them, or in ``float_format`` (``%.2f``: ``4500,25``)."""
     out = bars[PRICES].copy()
     if split:
         out.insert(0, "Time", bars["timestamp"].dt.strftime("%H:%M"))
-        out.insert(0, "Date", bars["timestamp"].dt.strftime("%d.%m.%Y"))
+        out.insert(0, "Date", bars["timestamp"].dt.strftime(date_format))
     else:
-        out.insert(0, "timestamp", bars["timestamp"].dt.strftime("%d.%m.%Y %H:%M"))
-    out.to_csv(path, sep=";", decimal=",", index=False)
+        out.insert(0, "timestamp", bars["timestamp"].dt.strftime(f"{date_format} %H:%M"))
+    out.to_csv(path, sep=";", decimal=",", index=False, float_format=float_format)
     return path
 
 
