@@ -282,9 +282,16 @@ def _daily_column(names: list[str], lines: list[tuple[int, str]], delimiter: str
         return None
     cells = next(csv.reader([lines[0][1]], delimiter=delimiter), [])
     index = keys.index("date")
+    if any(_TIME_OF_DAY.fullmatch(cell.strip()) for cell in cells):
+        # A time of day under another name (French «Heure», German «Zeit»): intraday bars
+        # whose columns Barb does not know, told --columns; they were told they were daily.
+        return None
     if index < len(cells) and _DATE_ONLY.fullmatch(cells[index].strip()):
         return _daily(cells[index].strip())
     return None
+
+
+_TIME_OF_DAY = re.compile(r"\d{1,2}:\d{2}(:\d{2}(\.\d+)?)?")
 
 
 def _decimal_comma(lines: list[str], delimiter: str, indexes: dict[str, int]) -> bool:

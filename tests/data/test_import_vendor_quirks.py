@@ -1191,6 +1191,24 @@ def test_latin_1_letters_are_not_taken_for_windows_1251(
         check_file(path, "NQ", settings)
 
 
+def test_a_time_column_of_another_name_is_not_taken_for_a_daily_file(
+    tmp_path: Path, settings: EngineSettings
+) -> None:
+    """A French export (Date;Heure;Ouverture;…) was refused as daily bars, "export 1-minute
+    bars instead", though its bars were minutes: its columns are named, and --columns."""
+    path = tmp_path / "fr.csv"
+    header = "Date;Heure;Ouverture;Plus haut;Plus bas;Clôture;Volume"
+    path.write_text(f"{header}\n17.03.2024;18:00;1;1;1;1;1\n", encoding="utf-8")
+    with pytest.raises(DataError) as refused:
+        check_file(path, "NQ", settings)
+    assert "line 1: unrecognised columns. Found: Date, Heure, Ouverture" in str(refused.value)
+    assert "daily" not in str(refused.value)
+    daily = tmp_path / "daily.csv"
+    daily.write_text("Date,Open,High,Low,Close,Volume\n2024-03-18,1,1,1,1,1\n")
+    with pytest.raises(DataError, match="the file holds daily bars"):
+        check_file(daily, "NQ", settings)
+
+
 # --- Russian terminals and Finam ------------------------------------------------------------
 
 
