@@ -230,6 +230,16 @@ def read_csv_shape(
         # end every line with one): an unnamed empty column, left unread. Every bar was
         # refused as "expected 6 fields, found 7".
         names.append("")
+    elif (
+        sample
+        and not names[-1]
+        and all(
+            _one_empty_field_more(f"{text}{delimiter}", delimiter, len(names) - 1)
+            for text in sample
+        )
+    ):
+        # The header's alone (`Date,Time,…,Volume,`): the bars have no such field.
+        names.pop()
     try:
         zone = named_zone(names, indexes)
     except LayoutError as exc:

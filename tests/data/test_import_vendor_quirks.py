@@ -1325,7 +1325,7 @@ def test_a_damaged_line_is_named_in_one_sentence(
     assert "Failed to parse" not in message and "\n" not in message
 
 
-@pytest.mark.parametrize("header_too", [False, True])
+@pytest.mark.parametrize("header_too", [False, True, None])  # None: the header's alone
 @pytest.mark.parametrize(
     ("write", "separator"),
     [(bf.plain_csv, ","), (bf.european_csv, ";"), (bf.sierra_txt, ","), (bf.kibot_txt, ",")],
@@ -1345,11 +1345,12 @@ def test_a_separator_ending_every_line_is_an_empty_column_left_unread(
     path = write(tmp_path / "bars.csv", bars)
     lines = path.read_text().splitlines()
     headed = write is not bf.kibot_txt
+    ended = [
+        not headed or (header_too is not False if i == 0 else header_too is not None)
+        for i in range(len(lines))
+    ]
     path.write_text(
-        "".join(
-            f"{line}{separator if i or header_too or not headed else ''}\n"
-            for i, line in enumerate(lines)
-        )
+        "".join(f"{line}{separator * e}\n" for line, e in zip(lines, ended, strict=True))
     )
     order = "month-first" if write is bf.kibot_txt else None
     result = import_file(path, "NQ", settings, date_order=order)
