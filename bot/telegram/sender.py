@@ -501,7 +501,7 @@ class Sender:
     async def _after_earlier(self, first: OutgoingReply) -> None:
         """A reply just queued goes after what its chat had queued before it by another
         replica: that replica's messages are sent first when it is gone (``claim`` takes
-        them at once from a replica that no longer holds its name, or whose lease expired);
+        them from a replica whose name has been free a work lease, or whose lease expired);
         behind a live one's, the reply stays queued (``NotDelivered``) and the sending pass
         sends it once they are out. Example: a replica killed with a chart on the wire; the
         chat's next question, answered by another replica, gets its plan after that chart,
