@@ -592,6 +592,9 @@ class _RowEvaluator:
             out = _COMPARISONS[op](a, b)
             unknown = np.isnat(a) | np.isnat(b)
         elif lk == rk == "string":
+            if op in ("==", "!="):
+                left = self.week_text(node.left, node.right, left)
+                right = self.week_text(node.right, node.left, right)
             out = self.compare_text(node, left, right)
             unknown = _missing(left) | _missing(right)
             if self.ctx.night is not None:
@@ -673,11 +676,11 @@ class _RowEvaluator:
         """A date written beside week() in an equality, as the week it falls in: week()
         names each week by its first trading date (2024-01-02 for the week of closed Monday
         2024-01-01), and ``week() == '2024-01-01'`` matched nothing. Any day of a week means
-        that week, as a trader writes it; the label it was read as is said once, so the
-        answer names the week as the table does. Orderings keep the date as written."""
-        if not (isinstance(side, ast.String) and isinstance(other, ast.Call)):
-            return value
-        if other.name.lower() != "week" or other.args:
+        that week, as a trader writes it, also against a column holding week() labels (a
+        map's ``wk``, a first stage's ``week`` key); the label it was read as is said once,
+        so the answer names the week as the table does. Orderings keep the date as
+        written."""
+        if not (isinstance(side, ast.String) and self.holds_weeks(other)):
             return value
         label = week_of_date(self.ctx, value)
         if label != value:
@@ -687,6 +690,26 @@ class _RowEvaluator:
                 f"its week, {named}."
             )
         return label
+
+    def holds_weeks(self, node: ast.Node) -> bool:
+        """Whether ``node``'s values are week() labels: week() itself (date() on weekly
+        bars, the same label), or a column that holds them."""
+        if isinstance(node, ast.Column):
+            return node.name in self.ctx.week_columns
+        if not isinstance(node, ast.Call) or node.args:
+            return False
+        return node.name.lower() == "week" or (
+            node.name.lower() == "date" and self.ctx.timeframe == "weekly"
+        )
+
+    def week_text(self, side: ast.Node, other: ast.Node, value: Any) -> Any:
+        """A date beside a column of week labels as text (weekly bars' ``week`` label, read by
+        a second stage): the label of that date's week, as ``week_of`` reads it."""
+        if not isinstance(value, str) or not _BAR_LABEL.fullmatch(value) or len(value) != 10:
+            return value
+        if not self.holds_weeks(other):
+            return value
+        return str(pd.Timestamp(self.week_of(side, other, self.datetimes(side, value))).date())
 
     def compare_text(self, node: ast.Compare, left: Any, right: Any) -> Any:
         op = node.op
@@ -777,7 +800,7 @@ class _RowEvaluator:
                 for v in node.values
             ]
         elif item_kinds == {kind}:
-            values = items
+            values = [self.week_text(v, node.operand, v.value) for v in node.values]
         else:
             other = next(iter(item_kinds - {kind}))
             raise self.mismatch(node, kind, other)
