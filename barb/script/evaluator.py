@@ -677,37 +677,46 @@ class _RowEvaluator:
         names each week by its first trading date (2024-01-02 for the week of closed Monday
         2024-01-01), and ``week() == '2024-01-01'`` matched nothing. Any day of a week means
         that week, as a trader writes it, also against a column holding week() labels (a
-        map's ``wk``, a first stage's ``week`` key); the label it was read as is said once,
+        map's ``wk``, a first stage's ``week`` key), and date() on monthly (quarterly,
+        yearly) bars means the bar holding the day; the label it was read as is said once,
         so the answer names the week as the table does. Orderings keep the date as
         written."""
-        if not (isinstance(side, ast.String) and self.holds_weeks(other)):
+        unit = self.labels_of(other) if isinstance(side, ast.String) else None
+        if unit is None:
             return value
-        label = week_of_date(self.ctx, value)
+        label = week_of_date(self.ctx, value, unit)
         if label != value:
             day, named = pd.Timestamp(value).date(), pd.Timestamp(label).date()
-            self.ctx.warn(
-                f"week() names each week by its first trading date: '{day}' was read as "
-                f"its week, {named}."
-            )
+            if unit == "weekly":
+                said = f"week() names each week by its first trading date: '{day}' was read "
+                said += f"as its week, {named}."
+            else:
+                bar = {"monthly": "month", "quarterly": "quarter", "yearly": "year"}[unit]
+                said = f"date() of a {unit} bar is its {bar}'s first trading date: '{day}' "
+                said += f"was read as its {bar}, {named}."
+            self.ctx.warn(said)
         return label
 
-    def holds_weeks(self, node: ast.Node) -> bool:
-        """Whether ``node``'s values are week() labels: week() itself (date() on weekly
-        bars, the same label), or a column that holds them."""
+    def labels_of(self, node: ast.Node) -> str | None:
+        """The calendar unit ``node``'s values label, each by its first trading date:
+        "weekly" for week() (date() on weekly bars) or a column of its labels, the bars'
+        own unit for date() on monthly, quarterly or yearly bars; None for any other."""
         if isinstance(node, ast.Column):
-            return node.name in self.ctx.week_columns
+            return "weekly" if node.name in self.ctx.week_columns else None
         if not isinstance(node, ast.Call) or node.args:
-            return False
-        return node.name.lower() == "week" or (
-            node.name.lower() == "date" and self.ctx.timeframe == "weekly"
-        )
+            return None
+        name = node.name.lower()
+        if name == "week":
+            return "weekly"
+        calendar = self.ctx.timeframe in ("weekly", "monthly", "quarterly", "yearly")
+        return self.ctx.timeframe if name == "date" and calendar else None
 
     def week_text(self, side: ast.Node, other: ast.Node, value: Any) -> Any:
         """A date beside a column of week labels as text (weekly bars' ``week`` label, read by
         a second stage): the label of that date's week, as ``week_of`` reads it."""
         if not isinstance(value, str) or not _BAR_LABEL.fullmatch(value) or len(value) != 10:
             return value
-        if not self.holds_weeks(other):
+        if self.labels_of(other) != "weekly":
             return value
         return str(pd.Timestamp(self.week_of(side, other, self.datetimes(side, value))).date())
 

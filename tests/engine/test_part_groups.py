@@ -291,3 +291,26 @@ def test_a_date_compared_with_a_column_of_weeks_means_its_week(
     else:
         assert len(table) == 1 and table[reads].iloc[0] == expected
     assert warnings_with(result, f"'{day}' was read as its week, 2024-01-02")
+
+
+@pytest.mark.parametrize(
+    ("timeframe", "where", "first", "last", "read"),
+    [
+        ("monthly", "date() == '2024-01-01'", "2024-01-01", "2024-01-31", ["2024-01-01"]),
+        ("quarterly", "date() in ('2024-01-01', '2024-05-20')", "2024-01-01", "2024-06-30", None),
+        ("yearly", "date() == '2024-06-01'", "2024-01-01", "2024-12-31", ["2024-06-01"]),
+    ],
+)
+def test_a_date_compared_with_a_calendar_bars_date_means_its_bar(
+    sample_settings, daily, timeframe, where, first, last, read
+) -> None:
+    """On monthly bars date() is the month's first trading date (2024-01-02): "January 2024"
+    written as ``date() == '2024-01-01'`` matched nothing ("No bars matched"). The bar
+    holding the day is read, and said; the volume by pandas over the raw minutes."""
+    query = {"from": timeframe, "where": where, "select": "sum(volume) as v"}
+    result = ask(query, sample_settings, **RTH_DAILY)
+    assert result.summary.value == daily.loc[first:last, "volume"].sum()
+    said = warnings_with(result, f"date() of a {timeframe} bar is its")
+    if read is not None:
+        assert len(said) == 1 and f"'{read[0]}' was read as its" in said[0]
+        assert said[0].endswith("2024-01-02.")
