@@ -130,7 +130,7 @@ from barb.errors import (
 )
 from barb.events.rules import us_market_closed
 from barb.frames import take_rows
-from barb.lineage import nodes, through_map
+from barb.lineage import nodes, through_map, week_names
 from barb.long_results import BuiltOnce, spread_rows
 from barb.notes import CSV_FIRST_ROWS, NO_BARS, TABLE_FIRST_ROWS, Note
 from barb.outcome_groups import possible_outcomes
@@ -805,7 +805,25 @@ def _context(plan: Plan, frame: pd.DataFrame, night: NightSession | None) -> Eva
         part_of_day=part_of_day(plan) if plan.first.calls & DAILY_ARGUMENTS.keys() else None,
         clock_columns=clock_columns(plan) if _clocked(plan) else {},
         text_zones=text_clock_zones(plan) if _clocked(plan) else {},
+        week_columns=_week_columns(plan),
     )
+
+
+def _week_columns(plan: Plan, *, then: bool = False) -> frozenset[str]:
+    """The columns of the first stage's rows (``then``: the second stage's) that hold week()
+    labels: a map's ``"wk": "week()"``, the first stage's week key or the weekly bars' label,
+    so that ``wk == '2024-01-01'`` means that date's week as ``week() == '2024-01-01'`` does."""
+    first, weekly = plan.first, plan.timeframe.name == "weekly"
+    mapped = dict(first.map_exprs)
+    weeks = week_names(first.map_exprs, mapped, weekly_bars=weekly)
+    if not then or plan.then is None:
+        return weeks
+    named = [*first.group_keys, *((item.name, item.expr) for item in first.select)]
+    shown = week_names(named, mapped, weeks, weekly_bars=weekly)
+    if weekly and first.label and first.shape == "table":
+        shown |= {first.label}  # the weekly bar's own label: its week's first trading date
+    then_map = plan.then.map_exprs
+    return shown | week_names(then_map, dict(then_map), shown, weekly_bars=weekly)
 
 
 def _clocked(plan: Plan) -> bool:
@@ -848,6 +866,7 @@ def _second_stage(
     assert plan.then is not None and first.table is not None
     rows = first.table.copy(deep=False)
     ctx.rows_are_weeks = groups_weeks(plan.first)
+    ctx.week_columns = _week_columns(plan, then=True)
     ctx.rows_are_groups = plan.first.shape == "grouped"
     ctx.row_dates = day_key(plan.first)
     ctx.bar_clock_columns = _bar_clock_columns(plan)
