@@ -907,14 +907,22 @@ def period_cuts(
         return []
     kept = np.unique(kept_rows.astype("datetime64[D]"))
     cuts: list[PeriodCut] = []
+    # The period's own days of a cut group are what its row stands for; the days a where
+    # kept of them are another count, said apart (the week 2024-02-26 of a period ending
+    # 2024-02-29 has 4 of its 5 days, though close > open kept 3 of them).
+    first_day, last_day = max(lo, dates[0]), min(hi, dates[-1])
     if first_cut is not None:
-        inside = kept[kept <= np.datetime64(last_weekday_of_period(dates[0], timeframe), "D")]
+        end = np.datetime64(last_weekday_of_period(dates[0], timeframe), "D")
+        inside = kept[kept <= end]
         if len(inside):
             # Named as its row is: the data's first week by its first date in the data.
             named = dataclasses.replace(
                 first_cut, begins=_week_named(unit, first_cut.begins, every)
             )
-            text = named.text("its row counts", len(inside))
+            days = every[(every >= first_day) & (every <= min(end, last_day))]
+            dropped = _where_dropped(plan, inside, days)
+            text = named.text("the data holds" if dropped else "its row counts", len(days))
+            text = text[:-1] + dropped + "."
             cuts.append(PeriodCut(unit, named.begins, text, "data_start"))
     for edge, day in (("start", max(lo, dates[0])), ("end", min(hi, dates[-1]))):
         # Labelled only near the edge: a year is the longest group.
@@ -927,6 +935,7 @@ def period_cuts(
         inside = kept[(kept >= group[0]) & (kept <= group[-1])]
         if not len(inside):
             continue
+        days = group[(group >= first_day) & (group <= last_day)]
         label = _week_named(unit, label, group)
         name = unit_label(label, unit)
         if edge == "start":
@@ -935,15 +944,25 @@ def period_cuts(
             text = f"began before the period's start on {lo}"
         else:
             text = f"continues past the period's end (to {group[-1]})"
+        dropped = _where_dropped(plan, inside, days)
+        holds = "the period holds" if dropped else "its row counts"
         cuts.append(
             PeriodCut(
                 unit,
                 label,
-                f"The {unit} {name} {text}: its row counts only {len(inside)} of its "
-                f"{len(group)} days.",
+                f"The {unit} {name} {text}: {holds} only {len(days)} of its "
+                f"{len(group)} days{dropped}.",
             )
         )
     return cuts
+
+
+def _where_dropped(plan: Plan, kept: np.ndarray, days: np.ndarray) -> str:
+    """The days of a cut group's period part the where kept, when it dropped some: the
+    row's own count, said apart from the days the period left the group."""
+    if plan.first.where is None or len(kept) >= len(days):
+        return ""
+    return f", and the where keeps {len(kept)} of those"
 
 
 def _week_named(unit: str, begins: np.datetime64, days: np.ndarray) -> np.datetime64:

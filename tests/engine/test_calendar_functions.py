@@ -1151,3 +1151,28 @@ def test_a_signed_means_holiday_move_is_weighed_against_its_values_size(sample_s
         )  # fmt: skip
         said = [w for w in result.metadata.warnings if "US holiday sessions" in w]
         assert bool(said) == told, column
+
+
+def test_a_cut_weeks_day_count_is_the_periods_not_the_wheres(sample_settings) -> None:
+    """A where beside a period cut: the week 2024-02-26 of a period ending 2024-02-29 has 4
+    of its 5 RTH days in the period, whatever close > open keeps of them (it was told "its row
+    counts only 3 of its 5 days", the where's count read as the period's). Both counts come
+    from NQ's minute bars."""
+    bars = pd.read_parquet(data_path("NQ", sample_settings))
+    rth = bars[(bars["minute"] >= 9 * 60 + 30) & (bars["minute"] < 17 * 60)]
+    days = rth.groupby("trading_date").agg(open=("open", "first"), close=("close", "last"))
+    week = days.loc["2024-02-26":"2024-03-03"]
+    inside = week.loc[:"2024-02-29"]
+    up = inside[inside["close"] > inside["open"]]
+    assert len(inside) == 4 and len(up) < len(inside)  # the sample's Monday fell
+    result = rows(
+        {"session": "RTH", "from": "daily", "period": "2024-01:2024-02"}
+        | {"where": "close > open", "group_by": "week()", "select": ["first(close)"]},
+        sample_settings,
+        "NQ",
+    )
+    assert (
+        "The week 2024-02-26 continues past the period's end (to "
+        f"{week.index[-1].date()}): the period holds only {len(inside)} of its {len(week)} "
+        f"days, and the where keeps {len(up)} of those."
+    ) in result.metadata.warnings, result.metadata.warnings
