@@ -132,7 +132,7 @@ from barb.events.rules import us_market_closed
 from barb.frames import take_rows
 from barb.lineage import nodes, through_map, week_names
 from barb.long_results import BuiltOnce, spread_rows
-from barb.notes import CSV_FIRST_ROWS, NO_BARS, TABLE_FIRST_ROWS, Note
+from barb.notes import CSV_FIRST_ROWS, HOLIDAY_ROWS, NO_BARS, TABLE_FIRST_ROWS, Note
 from barb.outcome_groups import possible_outcomes
 from barb.period_rows import Scope, bars_in_scope, event_filtered, listed_open_bar, no_rows
 from barb.planning import Plan, plan_query, session_name
@@ -356,21 +356,28 @@ def run_on(
             even=frozenset(output.even_columns),
             shown=output.aggregates,
         )
-    warnings += holiday_caveat(plan, output.kept_dates, shift)
+    holidays = holiday_caveat(plan, output.kept_dates, shift)
+    warnings += holidays
     if plan.then is None:  # else said of the rows the then stage lists
         warnings += short_sessions_caveat(plan, output.table, _rows_shown(output))
     said, short_weeks = short_weeks_caveat(plan, output)
     warnings += said
     closes = holiday_close_caveat(plan, output.kept, frame, whole=output.summary.whole)
     warnings += closes
-    # Weighed on the answer the model reads: a then stage's, once it has run (below).
+    # Weighed on the answer the model reads: a then stage's, once it has run (below). Its
+    # figure over the stock market's days says all the two warnings above say of the same
+    # holiday sessions, and takes their place (``_one_holiday_warning``).
     stock_days = None
-    if not closes and cut is None:  # else the rows after the holidays are said already
+    if cut is None:
         stock_days = partial(_stock_days_only, bars, ctx, day_open)
+    # holiday_caveat's plain note only: its trading_day() counts and a weekday group it
+    # reorders are other news.
+    said_holidays = [*(w for w in holidays if getattr(w, "kind", None) is HOLIDAY_ROWS), *closes]
     if stock_days is not None and plan.then is None:
-        warnings += stock_days_caveat(
+        figure = stock_days_caveat(
             plan, output.kept_dates(), answer, output.table, stock_days, output.kept
         )
+        warnings = _one_holiday_warning(warnings, said_holidays, figure)
     warnings += joined_bar_caveat(plan, output.kept)
     warnings += long_break_caveat(plan, ctx, output.kept)
     warnings += low_tail_caveat(plan, ctx, output.kept)
@@ -459,9 +466,10 @@ def run_on(
         output = _second_stage(plan, output, ctx, day_open, outcomes)
         answer = _as_given(plan, output.summary)
         if stock_days is not None:
-            warnings += stock_days_caveat(
+            figure = stock_days_caveat(
                 plan, first.kept_dates(), answer, output.table, stock_days, output.kept
             )
+            warnings = _one_holiday_warning(warnings, said_holidays, figure)
         history_beyond = history_beyond_caveat(from_history, output)
         record = first.record_rows  # the data's first year's highs, in rows then drops
         if record is not None and _keeps_none(record[1], output.passed) and record[0] in warnings:
@@ -748,6 +756,17 @@ def _stock_days_only(
     except BarbError:
         return None
     return _answer(bars.plan, output, quiet, day_open)
+
+
+def _one_holiday_warning(warnings: list[str], said: list[str], figure: list[str]) -> list[str]:
+    """``warnings`` with the figure over the stock market's days (``stock_days_caveat``) in
+    place of what ``said`` of the same holiday sessions (holiday_caveat's "7 of the rows are
+    US holiday sessions", holiday_close_caveat's "7 of the 259 rows kept follow a US holiday
+    session"): ES's weekly returns of 2024 read all three, two of them with no number, where
+    the one names the rows, the numbers they move and the form that leaves them out."""
+    if not figure:
+        return warnings
+    return [w for w in warnings if w not in said] + figure
 
 
 def _stage_query(query: dict[str, Any]) -> dict[str, Any]:

@@ -121,7 +121,7 @@ def holiday_close_caveat(
         example = f"{'' if n == 1 else 'e.g. '}{named[0]}"
     else:  # rows the model reads one by one: each such row by its date
         example = "; ".join(named) + (f"; and {n - NAMED_ROWS} more" if n > NAMED_ROWS else "")
-    form = _last_stock_close(plan.session, twice)
+    form = last_stock_close(plan.session, twice)
     instrument = plan.dataset.instrument
     # The stock market is an index future's yardstick; crude's is its own exchange (p47b #8).
     if instrument.stock_index:
@@ -318,7 +318,7 @@ def _session_holidays(plan: Plan) -> tuple[np.ndarray, np.ndarray]:
     return found
 
 
-def _last_stock_close(session: str, twice: bool) -> str:
+def last_stock_close(session: str, twice: bool) -> str:
     """prev(close), stepping back over the holiday session before the row (and the one
     before it when two holidays follow each other)."""
     back = f"session_close('{session}', 2)"

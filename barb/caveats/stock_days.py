@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 
 from barb.caveats.calendar import HOLIDAY_SHIFT
-from barb.caveats.holiday_closes import inside_day_session, steps_back
+from barb.caveats.holiday_closes import inside_day_session, last_stock_close, steps_back
 from barb.caveats.sessions import previous_close_read, reads_previous_close
 from barb.events.rules import us_market_closed
 from barb.lineage import nodes
@@ -101,9 +101,12 @@ def stock_days_caveat(
     read = [c for c in sorted(closes) if _reads_a_close(stage, frozenset({c}))]
     names, verb = " and ".join(f"prev({c})" for c in read), "reads" if len(read) == 1 else "read"
     # session_close() reads the bars' own instrument: no such form for a joined one's close.
+    # Two holiday sessions in a row (Sandy, 2012-10-29 and 30) step back twice.
+    at = np.flatnonzero(np.isin(days, closed))
+    twice = bool((np.diff(at) == 1).any())
     ask = (
-        ' "where": "not holiday()" with prev(close) as if(prev(holiday()), '
-        f"session_close('{plan.session}', 2), prev(close)) asks that."
+        f' "where": "not holiday()" with prev(close) as {last_stock_close(plan.session, twice)}'
+        " asks that."
         if read == ["close"]
         else ""
     )

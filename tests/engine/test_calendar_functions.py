@@ -226,6 +226,9 @@ def test_a_weekday_question_warns_of_the_holiday_sessions_among_its_rows(
 ) -> None:
     # The note's words, whatever leaving the holidays out moves.
     monkeypatch.setattr("barb.caveats.calendar.HOLIDAY_SHIFT", 0.0)
+    # ... and no figure over the stock market's days, which would say them in its place.
+    monkeypatch.setattr("barb.caveats.stock_days.MOVED", math.inf)
+    monkeypatch.setattr("barb.caveats.stock_days.SIZED_MOVED", math.inf)
     import pandas_market_calendars as mcal
 
     result = rows(MONDAY_AFTER_FRIDAY, sample_settings)

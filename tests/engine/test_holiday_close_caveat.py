@@ -176,9 +176,16 @@ def test_over_every_day_a_notable_share_is_said(
     # 116 before p41b: the days of mourning (2018-12-05, 2025-01-09) closed at 09:30 and are
     # no RTH rows now, so the days after them read the last stock-market close already.
     assert len(after) == 114
-    example = "e.g. " + _after(rth, after[0], closed_at)
-    expected = [_text(len(after), len(rth), example, _stock_days(TWO_BACK))]
-    assert warnings_with(result, KEPT) == expected[:said]
+    # Where the buckets' counts move over the stock market's days, that figure says it all
+    # in one warning (the holiday sessions, the counts they move, the form): the day-after
+    # note would say the same sessions again with no number.
+    assert warnings_with(result, KEPT) == []
+    if said:
+        (figure,) = warnings_with(result, STOCK_DAYS)
+        assert figure.startswith(
+            f"{rth['holiday'].sum()} of the {len(rth):,} rows kept are US holiday sessions"
+        )
+        assert f"as {TWO_BACK} asks that." in figure
 
 
 def test_the_forms_read_the_last_stock_close_on_every_day_after_a_closure(
@@ -566,3 +573,40 @@ def test_a_joined_stock_index_close_gives_the_stock_market_days_figure(
     assert "prev(close) and prev(es_close) on the day after read the holiday's close" in said
     assert f"std_es is {stock.std():.4g} (not {own.std():.4g})" in said
     assert "session_close" not in said
+
+
+def test_weekly_cash_returns_get_one_holiday_warning_with_the_figure(
+    sample_settings, es_cash
+) -> None:
+    """ "ES's weekly return std and days per week in 2024": the week() key and count() made
+    holiday_caveat ("7 of the rows are US holiday sessions") and the day-after note ("7 of
+    the 259 rows kept follow a US holiday session") both speak of the same 7 sessions, with no
+    number, and kept the figure over the stock market's days back. One warning now: which
+    rows, the numbers they move (days per week, pandas over the raw bars: 252 stock-market
+    days in 53 weeks) and the form that leaves them out."""
+    days = es_cash.loc["2024"]
+    week = days.index.to_period("W")
+    own = (days["close"] / days["prev"] - 1).groupby(week).agg(["sum", "count"])
+    stock_days = days[~days["holiday"]]
+    stock = (stock_days["close"] / stock_days["stock"] - 1).groupby(week[~days["holiday"]])
+    stock = stock.agg(["sum", "count"])
+    query = {
+        "session": "CASH",
+        "period": "2024",
+        "map": {"r": "close/prev(close)-1"},
+        "group_by": "week()",
+        "select": ["sum(r) as wr", "count() as n"],
+        "then": {"select": ["std(wr)", "mean(n)"]},
+    }
+    result = ask(query, sample_settings, "ES")
+    assert result.summary.values["mean_n"] == pytest.approx(own["count"].mean())
+    assert result.summary.values["std_wr"] == pytest.approx(own["sum"].std(), rel=1e-3)
+    holidays = [w for w in result.metadata.warnings if "holiday session" in w]
+    assert len(holidays) == 1, holidays
+    (said,) = holidays
+    assert said.startswith("7 of the 259 rows kept are US holiday sessions"), said
+    assert f"mean_n is {stock['count'].mean():.4g} (not {own['count'].mean():.4g})" in said
+    # The std of weekly sums moves less than 1 %: the split days add up within a week.
+    assert abs(stock["sum"].std() / own["sum"].std() - 1) < 0.01
+    assert "std_wr is" not in said
+    assert '"where": "not holiday()"' in said
