@@ -22,7 +22,6 @@ import pandas as pd
 
 from barb.caveats.calendar import HOLIDAY_SHIFT
 from barb.caveats.holiday_closes import inside_day_session, last_stock_close, steps_back
-from barb.caveats.sessions import previous_close_read, reads_previous_close
 from barb.events.rules import us_market_closed
 from barb.lineage import nodes
 from barb.planning import Plan, SelectItem, StagePlan
@@ -98,7 +97,9 @@ def stock_days_caveat(
     _, ends = day_edges(plan.dataset, closed[:1])
     are = "is a US holiday session" if len(closed) == 1 else "are US holiday sessions"
     example = f"{closed[0]}, closed {close_clock(plan.dataset, int(ends[0]))}"
-    read = [c for c in sorted(closes) if _reads_a_close(stage, frozenset({c}))]
+    read = _previous_reads(stage, closes)
+    if set(read) <= closes:  # the closes themselves: named as before, in their order
+        read = sorted(read)
     names, verb = " and ".join(f"prev({c})" for c in read), "reads" if len(read) == 1 else "read"
     # session_close() reads the bars' own instrument: no such form for a joined one's close.
     # Two holiday sessions in a row (Sandy, 2012-10-29 and 30) step back twice.
@@ -133,26 +134,44 @@ def _closes(plan: Plan) -> frozenset[str]:
 
 def _reads_a_close(stage: StagePlan, closes: frozenset[str]) -> bool:
     """Whether the stage reads prev() of one of ``closes``, through its map's names."""
-    if closes == {"close"}:
-        return reads_previous_close(stage)
-    if "prev" not in stage.calls:
-        return False
+    return bool(_previous_reads(stage, closes))
+
+
+def _previous_reads(stage: StagePlan, closes: frozenset[str]) -> list[str]:
+    """The columns the stage reads prev() of that are one of ``closes`` or a map column
+    made from one (through the map), in the order written, each once."""
+    if "prev" not in stage.calls:  # no walk of the query for the many that read none
+        return []
     mapped = dict(stage.map_exprs)
-    return any(_previous(list(nodes(expr, mapped)), closes) for expr in stage.expressions)
+    found: dict[str, None] = {}
+    for expr in stage.expressions:
+        found.update(dict.fromkeys(_previous(list(nodes(expr, mapped)), closes, mapped)))
+    return list(found)
 
 
-def _previous(read: list[ast.Node], closes: frozenset[str]) -> bool:
-    """Whether the nodes an expression reads (``lineage.nodes``) hold prev() of a close."""
-    if closes == {"close"}:
-        return previous_close_read(read)
-    return any(
-        isinstance(node, ast.Call)
-        and node.name.lower() == "prev"
-        and bool(node.args)
-        and isinstance(node.args[0], ast.Column)
-        and node.args[0].name in closes
-        for node in read
-    )
+def _previous(
+    read: list[ast.Node], closes: frozenset[str], mapped: dict[str, ast.Expr]
+) -> list[str]:
+    """The columns of prev() calls among the nodes an expression reads (``lineage.nodes``)
+    that are a close or made from one: prev(spr) with spr = close - 4 * es_close reads the
+    holiday's closes as prev(close) does (a close-to-close spread change)."""
+    found = []
+    for node in read:
+        if not (isinstance(node, ast.Call) and node.name.lower() == "prev" and node.args):
+            continue
+        column = node.args[0]
+        if not isinstance(column, ast.Column):
+            continue
+        if column.name in closes or (
+            column.name in mapped and _made_from(mapped[column.name], closes, mapped)
+        ):
+            found.append(column.name)
+    return found
+
+
+def _made_from(expr: ast.Expr, closes: frozenset[str], mapped: dict[str, ast.Expr]) -> bool:
+    """Whether a map column's expression reads one of ``closes`` (through the map)."""
+    return any(isinstance(n, ast.Column) and n.name in closes for n in nodes(expr, mapped))
 
 
 def _close_to_close(stage: StagePlan, closes: frozenset[str]) -> list[str]:
@@ -164,7 +183,7 @@ def _close_to_close(stage: StagePlan, closes: frozenset[str]) -> list[str]:
     return [
         item.name
         for item in stage.select
-        if _previous(list(nodes(item.expr, mapped)), closes)
+        if _previous(list(nodes(item.expr, mapped)), closes, mapped)
         or (isinstance(item.expr, ast.Call) and item.expr.name.lower() == "count")
     ]
 

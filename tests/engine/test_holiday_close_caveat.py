@@ -610,3 +610,39 @@ def test_weekly_cash_returns_get_one_holiday_warning_with_the_figure(
     assert abs(stock["sum"].std() / own["sum"].std() - 1) < 0.01
     assert "std_wr is" not in said
     assert '"where": "not holiday()"' in said
+
+
+def test_prev_of_a_spread_made_from_closes_gives_the_stock_market_days_figure(
+    sample_settings, es_cash
+) -> None:
+    """ "Day-to-day change of the NQ - 4 ES cash spread in 2024": spr = close - 4 * es_close,
+    d = spr - prev(spr) reads the holiday sessions' closes as prev(close) does, yet said
+    nothing (the check knew prev(close) and prev(es_close) only). pandas over the raw bars:
+    259 changes, 252 over the stock market's days, each from the last stock-market day."""
+    from barb.data.store import data_path
+
+    bars = pd.read_parquet(
+        data_path("NQ", sample_settings), columns=["trading_date", "minute", "close"]
+    )
+    bars = bars[(bars["trading_date"] >= "2023-01-01") & (bars["trading_date"] <= "2024-12-31")]
+    nq = _closes(bars[(bars["minute"] >= RTH_START) & (bars["minute"] < 960)])
+    spread = (nq["close"] - 4 * es_cash["close"]).dropna()
+    own = spread.diff().loc["2024"]
+    stock_days = spread[~es_cash["holiday"].reindex(spread.index)]
+    stock = stock_days.diff().loc["2024"]
+    query = {
+        "session": "CASH",
+        "from": "daily",
+        "period": "2024",
+        "join": {"instrument": "ES"},
+        "map": {"spr": "close - 4 * es_close", "d": "spr - prev(spr)"},
+        "select": ["std(d)", "count()"],
+    }
+    result = ask(query, sample_settings, "NQ")
+    assert result.summary.values["std_d"] == pytest.approx(own.std(), rel=1e-3)
+    (said,) = warnings_with(result, STOCK_DAYS)
+    assert said.startswith("7 of the 259 rows kept are US holiday sessions")
+    assert "prev(spr) on the day after reads the holiday's close" in said
+    assert f"count is {len(stock)} (not {len(own)})" in said
+    # The spread's std moves less than 1 % over the stock market's days: not said.
+    assert abs(stock.std() / own.std() - 1) < 0.01 and "std_d" not in said
