@@ -163,15 +163,34 @@ def _previous(
         if not isinstance(column, ast.Column):
             continue
         if column.name in closes or (
-            column.name in mapped and _made_from(mapped[column.name], closes, mapped)
+            column.name in mapped
+            and _made_from(mapped[column.name], closes, mapped, frozenset({column.name}))
         ):
             found.append(column.name)
     return found
 
 
-def _made_from(expr: ast.Expr, closes: frozenset[str], mapped: dict[str, ast.Expr]) -> bool:
-    """Whether a map column's expression reads one of ``closes`` (through the map)."""
-    return any(isinstance(n, ast.Column) and n.name in closes for n in nodes(expr, mapped))
+def _made_from(
+    expr: ast.Expr, closes: frozenset[str], mapped: dict[str, ast.Expr], seen: frozenset[str]
+) -> bool:
+    """Whether a map column is a price made from ``closes`` by arithmetic alone (a spread
+    close - 4 * es_close, a ratio, through other such map columns): its prev() is the last
+    row's closes. A function of them (a moving average, a streak of up closes) reads more
+    rows than the last, and is not said so."""
+    read = False
+    for node in ast.walk(expr):
+        if isinstance(node, ast.Column):
+            if node.name in closes:
+                read = True
+            elif node.name in mapped and node.name not in seen:
+                if not _made_from(mapped[node.name], closes, mapped, seen | {node.name}):
+                    return False
+                read = True
+            else:
+                return False  # another column: the open, a high, a volume
+        elif not isinstance(node, ast.Binary | ast.Unary | ast.Number):
+            return False
+    return read
 
 
 def _close_to_close(stage: StagePlan, closes: frozenset[str]) -> list[str]:

@@ -646,3 +646,8 @@ def test_prev_of_a_spread_made_from_closes_gives_the_stock_market_days_figure(
     assert f"count is {len(stock)} (not {len(own)})" in said
     # The spread's std moves less than 1 % over the stock market's days: not said.
     assert abs(stock.std() / own.std() - 1) < 0.01 and "std_d" not in said
+    # A function of the closes (a moving average) reads more rows than the last: not a
+    # close-to-close read, and not said so.
+    hull = {"session": "RTH", "from": "daily", "period": "2024", "map": {"hull": "hma(close, 20)"}}
+    rising = ask(hull | {"where": "hull > prev(hull)", "select": "count()"}, sample_settings)
+    assert warnings_with(rising, STOCK_DAYS) == []
