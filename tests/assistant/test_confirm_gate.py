@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
@@ -229,3 +230,77 @@ async def test_a_plan_that_expired_unpressed_is_in_the_next_questions_history(
     query = json.loads(planned.text.split("The plan's query: ", 1)[1].removesuffix("]"))
     assert query == {"instrument": "NQ", **COUNT_DAYS}
     assert now.text == "run it"
+
+
+COUNT_ETH_DAYS = {**COUNT_DAYS, "session": "ETH"}
+
+
+def _replica(store, sample_settings, *turns) -> Assistant:
+    """Another replica of the bot: its own assistant and model, the one shared database."""
+    return Assistant(
+        ScriptedProvider(turns), store, InlineRunner(), engine_settings=sample_settings
+    )
+
+
+async def test_two_questions_planned_at_once_by_two_replicas_leave_one_run(
+    store, sample_settings
+) -> None:
+    """ "How many RTH days?" then, quickly, "no, ETH days": each handled by another replica
+    (HAProxy moved the chat), both models thinking at once. Each replica declined what was
+    open when its question came (nothing yet) and stored its plan: two plans with live Run
+    buttons, the first question's still running its RTH count. Now the plan of the later
+    message stays, and Run on the first says it was replaced, computing nothing."""
+    both_asked = asyncio.Barrier(2)
+
+    def planned(query):  # type: ignore[no-untyped-def]
+        async def after_both(request):  # type: ignore[no-untyped-def]
+            await both_asked.wait()
+            return turn("Counting.", tool_call("execute_query", query=query))
+
+        return after_both
+
+    first = _replica(store, sample_settings, planned(COUNT_DAYS), text("RTH counted."))
+    second = _replica(store, sample_settings, planned(COUNT_ETH_DAYS), text("ETH counted."))
+    rth, eth = await asyncio.gather(
+        first.ask(ALICE.model_copy(update={"message_id": 10}), "how many RTH days?"),
+        second.ask(ALICE.model_copy(update={"message_id": 11}), "no, ETH days"),
+    )
+
+    old = await first.press(rth.pending.id, ALICE.user_id, Press.RUN)
+    assert (old.text, old.proofs) == (DROPPED, [])
+    assert len(first.provider.requests) == 1  # nothing computed, the model not asked
+    ran = await second.press(eth.pending.id, ALICE.user_id, Press.RUN)
+    [proof] = ran.proofs
+    assert ran.text == "ETH counted." and proof.query == {"instrument": "NQ", **COUNT_ETH_DAYS}
+    # The next question reads the first as a plan passed over, never run.
+    second.provider.add(text("Noted."))
+    await second.ask(ALICE.model_copy(update={"message_id": 12}), "thanks")
+    history = [m.text for m in second.provider.requests[-1].messages]
+    assert history[0] == "how many RTH days?"
+    assert "instead of confirming; the query was not run" in history[1]
+
+
+async def test_a_question_handled_after_a_later_ones_plan_leaves_that_plan_to_run(
+    store, sample_settings
+) -> None:
+    """Message 11's plan is shown by one replica; message 10's update reaches the other
+    replica only then (slow to come). It declined the plan of the question asked after it
+    (Run on the plan shown: "replaced by a newer one") and put its own older question's
+    plan in its place. Now the later message's plan keeps Run, and the late one's plan is
+    stored as passed over."""
+    later = _replica(
+        store,
+        sample_settings,
+        turn("ETH.", tool_call("execute_query", query=COUNT_ETH_DAYS)),
+        text("ETH counted."),
+    )
+    late = _replica(
+        store, sample_settings, turn("RTH.", tool_call("execute_query", query=COUNT_DAYS))
+    )
+    eth = await later.ask(ALICE.model_copy(update={"message_id": 11}), "no, ETH days")
+    rth = await late.ask(ALICE.model_copy(update={"message_id": 10}), "how many RTH days?")
+
+    assert (await store.pending.get(rth.pending.id)).status == "declined"
+    ran = await later.press(eth.pending.id, ALICE.user_id, Press.RUN)
+    [proof] = ran.proofs
+    assert ran.text == "ETH counted." and proof.query == {"instrument": "NQ", **COUNT_ETH_DAYS}
