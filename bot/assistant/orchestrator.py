@@ -487,6 +487,10 @@ class Assistant:
                 # (the question goes on; nothing of this attempt is kept).
                 await self.store.pending.reopen(action.id)
                 reply = self._reply(state, executed.sentence(state.language), [], failed=True)
+                if await self._passed_over(action):
+                    # Another replica answered a later question meanwhile: Run again would
+                    # run a plan the person has moved on from.
+                    return reply.model_copy(update={"plan_outcome": "failed"})
                 return reply.model_copy(update={"plan_outcome": "reopened"})
             reply = await self._stopped(state, paused.call_index, paused.results, proofs, executed)
         else:
@@ -538,6 +542,25 @@ class Assistant:
         for action in actions:
             await self._save_declined(action)
         return actions
+
+    async def _passed_over(self, action: PendingAction) -> bool:
+        """Decline ``action``, handed back to its person, if they asked a later question in
+        its conversation meanwhile (another replica handled it while this one ran the plan;
+        on one replica the chat's lock makes that question wait and decline it). After the
+        hand-back, so that a later plan placed from now on declines it itself."""
+        asked, thread = asked_message(action), asked_in(action)
+        if asked is None:
+            return False
+        later = [
+            other
+            for other in await self.store.pending.recent_for_chat(action.chat_id)
+            if other.user_id == action.user_id
+            and asked_in(other) == thread
+            and (asked_message(other) or 0) > asked
+        ]
+        return bool(later) and bool(
+            await self._decline(action.chat_id, action.user_id, [action.id])
+        )
 
     async def decline_claimed(self, action_id: str) -> bool:
         """A clarification claimed for a reply whose turn ended before the model answered it

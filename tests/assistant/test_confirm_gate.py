@@ -17,7 +17,7 @@ from bot.assistant.orchestrator import Assistant
 from bot.assistant.query_changes import PART_OF, changed_parts
 from bot.assistant.replies import Asker
 from bot.llm.scripted import ScriptedProvider, text, tool_call, turn
-from bot.pool.jobs import QueryJob, QueryOutcome
+from bot.pool.jobs import QueryJob, QueryOutcome, failed_outcome
 from bot.pool.runner import InlineRunner
 from bot.store.housekeeping import PLAN_LIFETIME, tidy
 
@@ -304,3 +304,75 @@ async def test_a_question_handled_after_a_later_ones_plan_leaves_that_plan_to_ru
     ran = await later.press(eth.pending.id, ALICE.user_id, Press.RUN)
     [proof] = ran.proofs
     assert ran.text == "ETH counted." and proof.query == {"instrument": "NQ", **COUNT_ETH_DAYS}
+
+
+class _AskedMeanwhile(InlineRunner):
+    """A run that fails on Barb's side (its worker died), while another replica plans the
+    person's next question."""
+
+    def __init__(self, ask_elsewhere) -> None:  # type: ignore[no-untyped-def]
+        super().__init__()
+        self.ask_elsewhere = ask_elsewhere
+
+    async def run(self, job: QueryJob) -> QueryOutcome:
+        await self.ask_elsewhere()
+        return failed_outcome("WorkerDied", "The worker died.", "ref-1")
+
+
+async def test_a_plan_handed_back_after_a_later_question_was_planned_does_not_run(
+    store, sample_settings
+) -> None:
+    """Run on "how many RTH days?"; while it computes, "no, ETH days" is planned by another
+    replica (the RTH plan is running, so not declined); then the run fails on Barb's side
+    and the RTH plan was handed back with Run: two plans with live Run buttons, the older
+    question's runnable after the person moved on. On one replica the chat's lock makes the
+    ETH question wait and decline it. Now it is declined: the plan says "Failed.", its Run
+    says it was replaced, and the ETH plan runs."""
+    later = _replica(
+        store,
+        sample_settings,
+        turn("ETH.", tool_call("execute_query", query=COUNT_ETH_DAYS)),
+        text("ETH counted."),
+    )
+    plans = []
+
+    async def ask_eth() -> None:
+        plans.append(await later.ask(ALICE.model_copy(update={"message_id": 11}), "no, ETH days"))
+
+    first = Assistant(
+        ScriptedProvider([turn("RTH.", tool_call("execute_query", query=COUNT_DAYS))]),
+        store,
+        _AskedMeanwhile(ask_eth),
+        engine_settings=sample_settings,
+    )
+    rth = await first.ask(ALICE.model_copy(update={"message_id": 10}), "how many RTH days?")
+    failed = await first.press(rth.pending.id, ALICE.user_id, Press.RUN)
+
+    assert failed.failed and failed.plan_outcome == "failed"
+    assert (await store.pending.get(rth.pending.id)).status == "declined"
+    again = await first.press(rth.pending.id, ALICE.user_id, Press.RUN)
+    assert (again.text, again.proofs) == (DROPPED, [])
+    [eth] = plans
+    ran = await later.press(eth.pending.id, ALICE.user_id, Press.RUN)
+    assert ran.text == "ETH counted."
+    assert ran.proofs[0].query == {"instrument": "NQ", **COUNT_ETH_DAYS}
+
+
+async def test_a_plan_handed_back_with_no_later_question_waits_for_run_again(
+    store, sample_settings
+) -> None:
+    """The same failure with nothing asked meanwhile: the plan waits for Run again."""
+
+    async def nothing() -> None:
+        return None
+
+    first = Assistant(
+        ScriptedProvider([turn("RTH.", tool_call("execute_query", query=COUNT_DAYS))]),
+        store,
+        _AskedMeanwhile(nothing),
+        engine_settings=sample_settings,
+    )
+    rth = await first.ask(ALICE.model_copy(update={"message_id": 10}), "how many RTH days?")
+    failed = await first.press(rth.pending.id, ALICE.user_id, Press.RUN)
+    assert failed.plan_outcome == "reopened"
+    assert (await store.pending.get(rth.pending.id)).status == "pending"
