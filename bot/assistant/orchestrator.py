@@ -475,6 +475,9 @@ class Assistant:
                 return await self._go_on(chat, state, paused, result, [], keep_failed=False)
             except LLMError as exc:
                 await self.store.pending.reopen(action.id)
+                # Not offered again under a later question's plan (``_passed_over``): the
+                # next message would be taken as its reply.
+                await self._passed_over(action)
                 return self._reply(state, llm_failure_text(exc, state.language), [], failed=True)
         # Run approves exactly the queries the plan showed (older rows: the one call).
         covers = paused.covers or [call.id]

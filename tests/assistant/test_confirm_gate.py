@@ -16,6 +16,7 @@ from bot.assistant.gate import Press, Unreadable, Verdict, parse_query_text
 from bot.assistant.orchestrator import Assistant
 from bot.assistant.query_changes import PART_OF, changed_parts
 from bot.assistant.replies import Asker
+from bot.llm.errors import ProviderUnavailable
 from bot.llm.scripted import ScriptedProvider, text, tool_call, turn
 from bot.pool.jobs import QueryJob, QueryOutcome, failed_outcome
 from bot.pool.runner import InlineRunner
@@ -376,3 +377,42 @@ async def test_a_plan_handed_back_with_no_later_question_waits_for_run_again(
     failed = await first.press(rth.pending.id, ALICE.user_id, Press.RUN)
     assert failed.plan_outcome == "reopened"
     assert (await store.pending.get(rth.pending.id)).status == "pending"
+
+
+async def test_a_clarification_handed_back_after_a_later_question_was_planned_is_not_answered(
+    store, sample_settings
+) -> None:
+    """ "RTH or ETH range?" answered "RTH" (a press), and the model fails to take it while
+    another replica plans the person's next question, "how many ETH days?": the
+    clarification was offered again next to that plan, and the person's next message,
+    "run it", was taken as its reply. Now it is declined: "run it" is a new message to the
+    model, and the ETH plan, the one open, is what it reads."""
+    later = _replica(
+        store,
+        sample_settings,
+        turn("ETH.", tool_call("execute_query", query=COUNT_ETH_DAYS)),
+        text("Running it."),
+    )
+
+    async def down_while_asked_elsewhere(request):  # type: ignore[no-untyped-def]
+        await later.ask(ALICE.model_copy(update={"message_id": 11}), "how many ETH days?")
+        raise ProviderUnavailable("connection refused", provider="scripted")
+
+    first = _replica(
+        store,
+        sample_settings,
+        tool_call(
+            "ask_user_clarification",
+            question_text="RTH or ETH range?",
+            suggested_replies=["RTH", "ETH"],
+            expected_response_format_hint="TEXT",
+        ),
+        down_while_asked_elsewhere,
+    )
+    asked = await first.ask(ALICE.model_copy(update={"message_id": 10}), "average range")
+    failed = await first.press(asked.pending.id, ALICE.user_id, Press.OPTION, option=0)
+    assert failed.failed
+
+    assert (await store.pending.get(asked.pending.id)).status == "declined"
+    await later.ask(ALICE.model_copy(update={"message_id": 12}), "run it")
+    assert later.provider.requests[-1].messages[-1].text == "run it"
