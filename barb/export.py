@@ -31,6 +31,7 @@ from __future__ import annotations
 import io
 import re
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -38,7 +39,7 @@ import pandas as pd
 from barb.bar_labels import BAR_LABELS, as_labelled
 from barb.i18n import DEFAULT, N_, decimal_mark, text
 from barb.instruments import Instrument, available_instruments
-from barb.joined_names import joined_name
+from barb.joined_names import event_flag, joined_name
 from barb.planning import HIDDEN
 from barb.record_runs import RUN_NOTE_COLUMN
 from barb.result import Result, result_instrument
@@ -47,10 +48,15 @@ from barb.time_keys import (
     calendar_part,
     clock_kind,
     clock_text,
+    minutes_of_day,
     text_clock_zone,
     zoned_clock_column,
+    zoned_hour_column,
 )
 from barb.time_zones import short_name
+
+if TYPE_CHECKING:
+    from barb.charts.words import Words
 
 # Columns that hold prices as traded (joined instruments' too: es_close); aggregates of
 # them under other names (mean_range) are rounded as any statistic.
@@ -170,8 +176,19 @@ def _with_first_whole(table: pd.DataFrame, result: Result) -> pd.DataFrame:
     return out
 
 
-def _flag(value: bool, dialect: Dialect) -> str:
-    return dialect.true if value else dialect.false
+def _flag_words(
+    name: str, result: Result, language: str | None, dialect: Dialect
+) -> dict[bool, str]:
+    """How a yes/no column's values are written: an event's flag (``cpi``) in a language
+    other than English as the chat and the chart say it («да», «нет»: a Russian file read
+    0 and 1 under «день CPI» beside «cpi: да»); any other as the dialect's true and false
+    (``csv_dialect``), which a spreadsheet sums."""
+    if language != DEFAULT and event_flag(name, result):
+        return {
+            True: text("barb", N_("flag.yes"), language),
+            False: text("barb", N_("flag.no"), language),
+        }
+    return {True: dialect.true, False: dialect.false}
 
 
 def _is_price(name: str) -> bool:
@@ -257,21 +274,22 @@ def csv_bytes(result: Result, language: str | None = DEFAULT) -> bytes:
             if dialect.decimal != ".":  # plain digits and one point: no grouping to mistake
                 out[name] = out[name].map(lambda v: v.replace(".", dialect.decimal))
         elif pd.api.types.is_bool_dtype(values):  # an unknown (NA) stays empty
-            out[name] = values.map(lambda v: "" if pd.isna(v) else _flag(bool(v), dialect))
+            flags = _flag_words(str(name), result, language, dialect)
+            out[name] = values.map(lambda v, f=flags: "" if pd.isna(v) else f[bool(v)])
         elif language != DEFAULT and not pd.api.types.is_numeric_dtype(values):
             out[name] = _calendar_words(values, language)
     out = out.rename(columns={k: v for k, v in renamed.items() if v not in out.columns})
     out = out.rename(columns={k: v for k, v in zoned.items() if v not in out.columns})
     out = out.rename(columns=_headers(out.columns, renamed, result, language, hours))
-    for column, header in (
-        (NOTE_COLUMN, N_("csv.note_column")),
-        (RUN_NOTE_COLUMN, N_("csv.run_note_column")),
-    ):
+    # Barb's notes under a word the person reads ("note", «примечание»; English had read
+    # "ranking_note"), never over a column of the query's own of that name.
+    note_header = _free_header(text("barb", N_("csv.note_column"), language), out.columns)
+    for column in (NOTE_COLUMN, RUN_NOTE_COLUMN):
         if column in out.columns:
             notes = out[column].map(lambda key: text("barb", key, language) if key else "")
             out = out.drop(columns=column)
-            out[text("barb", header, language)] = notes
-    out = _with_limit_tie_note(out, result, language)
+            out[note_header] = notes
+    out = _with_limit_tie_note(out, result, language, note_header)
     if result.metadata is not None:
         # Once, on the first row: the file says whose data it is, not every row again.
         source = [""] * len(out)
@@ -287,7 +305,15 @@ def csv_bytes(result: Result, language: str | None = DEFAULT) -> bytes:
     return buffer.getvalue().encode("utf-8-sig")
 
 
-def _with_limit_tie_note(out: pd.DataFrame, result: Result, language: str | None) -> pd.DataFrame:
+def _free_header(header: str, columns: pd.Index) -> str:
+    """``header``, or with Barb's name after it when the query has a column of that name."""
+    taken = {str(c) for c in columns}
+    return header if header not in taken else f"{header} (Barb)"
+
+
+def _with_limit_tie_note(
+    out: pd.DataFrame, result: Result, language: str | None, header: str
+) -> pd.DataFrame:
     """A limit that cut a tie says so on the last row, the one the rows cut tie with, in the
     notes' column, as the chart's note under the bars does ("Also 14, cut by the limit:
     Oct"): "two months with the most up days" sent a file of Dec and Sep alone, and nothing
@@ -302,7 +328,6 @@ def _with_limit_tie_note(out: pd.DataFrame, result: Result, language: str | None
     note = limit_tie_note(result, words_for(language))
     if note is None:
         return out
-    header = text("barb", N_("csv.note_column"), language)
     notes = out[header] if header in out.columns else pd.Series([""] * len(out), index=out.index)
     last = notes.iloc[-1]
     notes = notes.copy()
@@ -335,7 +360,9 @@ def _keys_as_charted(out: pd.DataFrame, result: Result, language: str | None) ->
         hour = clock_kind(name, out[name], result.query) == "hour"
         if hour and (grid is None or instrument is None):
             continue
-        if not hour and calendar_part(name, result.query) not in _NAMED_PARTS:
+        # hour('MSK'): 22:00, as the chart's ticks and its tie note write it, not 22
+        other = zoned_hour_column(name, out[name], result.query) is not None
+        if not hour and not other and calendar_part(name, result.query) not in _NAMED_PARTS:
             continue
         known = out[name].notna()
         [labels] = key_labels(out.loc[known], [name], result.query, words, grid)
@@ -397,7 +424,7 @@ def _headers(
         elif column in hours:  # «час (ET)», as the axis of its times names it
             said = zoned(keys_text([column], result, words), result, words=words)
         elif column in keys:
-            said = keys_text([column], result, words)
+            said = _key_header(column, result, words)
         elif words.names_key(column) and column in LABEL_COLUMNS:
             said = words.key(column)
         elif (joined := joined_name(column, result, language)) is not None:
@@ -408,6 +435,23 @@ def _headers(
             out[column] = said
             taken.add(said)
     return out
+
+
+def _key_header(column: str, result: Result, words: Words) -> str:
+    """A group key's header as the chart's axis names it, with the clock of times of day
+    (``time()``'s «время (ET)», ``hour('MSK')``'s «hh (МСК)»): a Russian file headed
+    «время» over 09:30 read as Moscow's time beside an axis of «время (ET)»."""
+    from barb.charts.columns import keys_text, zoned
+
+    said = keys_text([column], result, words)
+    values = result.table[column] if result.table is not None else None
+    if values is None or column not in result.table.columns:
+        return said
+    if minutes_of_day(column, values, result.query) is not None:
+        return zoned(said, result, column, words)
+    if (zone := zoned_hour_column(column, values, result.query)) is not None:
+        return f"{said} ({words.clock(zone)})"
+    return said
 
 
 def _times(values: pd.Series, instrument: Instrument | None) -> tuple[pd.Series, str | None]:

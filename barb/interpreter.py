@@ -130,8 +130,9 @@ from barb.errors import (
 )
 from barb.events.rules import us_market_closed
 from barb.frames import take_rows
-from barb.lineage import nodes, through_map
+from barb.lineage import nodes, through_map, week_names
 from barb.long_results import BuiltOnce, spread_rows
+from barb.notes import CSV_FIRST_ROWS, NO_BARS, TABLE_FIRST_ROWS, Note
 from barb.outcome_groups import possible_outcomes
 from barb.period_rows import Scope, bars_in_scope, event_filtered, listed_open_bar, no_rows
 from barb.planning import Plan, plan_query, session_name
@@ -326,7 +327,7 @@ def run_on(
     warnings = list(plan.warnings) + scope_caveats(plan, scope, output.kept_dates, cut_rows)
     past_end, past_end_at = plan.past_end, len(plan.warnings)
     if rows_matched == 0:
-        warnings.append(no_event_day or "No bars matched: the result is empty.")
+        warnings.append(no_event_day or Note.of(NO_BARS))
         instrument = dataset.instrument
         warnings += absent_time_caveat(
             plan.first.where,
@@ -808,7 +809,25 @@ def _context(plan: Plan, frame: pd.DataFrame, night: NightSession | None) -> Eva
         part_of_day=part_of_day(plan) if plan.first.calls & DAILY_ARGUMENTS.keys() else None,
         clock_columns=clock_columns(plan) if _clocked(plan) else {},
         text_zones=text_clock_zones(plan) if _clocked(plan) else {},
+        week_columns=_week_columns(plan),
     )
+
+
+def _week_columns(plan: Plan, *, then: bool = False) -> frozenset[str]:
+    """The columns of the first stage's rows (``then``: the second stage's) that hold week()
+    labels: a map's ``"wk": "week()"``, the first stage's week key or the weekly bars' label,
+    so that ``wk == '2024-01-01'`` means that date's week as ``week() == '2024-01-01'`` does."""
+    first, weekly = plan.first, plan.timeframe.name == "weekly"
+    mapped = dict(first.map_exprs)
+    weeks = week_names(first.map_exprs, mapped, weekly_bars=weekly)
+    if not then or plan.then is None:
+        return weeks
+    named = [*first.group_keys, *((item.name, item.expr) for item in first.select)]
+    shown = week_names(named, mapped, weeks, weekly_bars=weekly)
+    if weekly and first.label and first.shape == "table":
+        shown |= {first.label}  # the weekly bar's own label: its week's first trading date
+    then_map = plan.then.map_exprs
+    return shown | week_names(then_map, dict(then_map), shown, weekly_bars=weekly)
 
 
 def _clocked(plan: Plan) -> bool:
@@ -851,6 +870,7 @@ def _second_stage(
     assert plan.then is not None and first.table is not None
     rows = first.table.copy(deep=False)
     ctx.rows_are_weeks = groups_weeks(plan.first)
+    ctx.week_columns = _week_columns(plan, then=True)
     ctx.rows_are_groups = plan.first.shape == "grouped"
     ctx.row_dates = day_key(plan.first)
     ctx.bar_clock_columns = _bar_clock_columns(plan)
@@ -1048,10 +1068,7 @@ def _bounded(
     drawn: Drawn = None
     limit = settings.max_table_rows
     if table is not None and len(table) > limit:
-        warnings.append(
-            f"The table has {len(table)} rows; only the first {limit} are kept for display. "
-            "Add a limit or aggregate."
-        )
+        warnings.append(Note.of(TABLE_FIRST_ROWS, rows=str(len(table)), held=str(limit)))
         # Groups go to the chart whole: it thins them itself (``barb.charts.many_groups``)
         # and counts the ties its headline names over all of them ("least often 2 bars (38
         # tied)" read "(11 tied)" of a spread).
@@ -1064,10 +1081,7 @@ def _bounded(
             rows = BuiltOnce(source_rows, limit)
             source_rows, drawn, truncated = rows.first, rows.every, True
             if output.runs_at is None:  # a streak record's CSV holds its runs, whole
-                warnings.append(
-                    f"The number is over {output.rows_kept:,} rows; the CSV holds the first "
-                    f"{limit:,} of them."
-                )
+                warnings.append(Note.of(CSV_FIRST_ROWS, rows=output.rows_kept, held=limit))
     elif source_rows is not None and len(source_rows) > limit:
         drawn = source_rows
         source_rows, truncated = source_rows.iloc[:limit], True

@@ -1,5 +1,6 @@
 """What a person calls the columns a join adds to the bars: ``trading_date``, an event's
-flag (``cpi``) and its ``<event>_minutes``, in a language other than English.
+flag (``cpi``) and its ``<event>_minutes``, in a language other than English; and which
+column is such a flag, which a file in that language writes as the chat does («да», «нет»).
 
 A Russian CSV of the bars behind "average volume of the 09:30 bar on CPI days" was headed
 «время (ET);открытие;…;объём;диапазон;trading_date;cpi;cpi_minutes»: three engine names
@@ -21,9 +22,15 @@ _EVENT_DAY = N_("joined.event_day")
 _EVENT_MINUTES = N_("joined.event_minutes")
 
 
+def event_flag(column: str, result: Result) -> bool:
+    """Whether ``column`` is the flag an event join added (``cpi``: the bar is on a CPI
+    day), not a column of the query's own of that name."""
+    return column in event_catalog() and Lineage(result.query).definition(column) is None
+
+
 def joined_name(column: str, result: Result, lang: str | None) -> str | None:
     """The words for ``column`` when a join added it (the query made no column of that
-    name): «торговый день», «день CPI (1 = да)», «минут от выхода CPI»; None for any other."""
+    name): «торговый день», «день CPI», «минут от выхода CPI»; None for any other."""
     if Lineage(result.query).definition(column) is not None:
         return None  # the query's own column, named as the query wrote it
     if column == TRADING_DATE:

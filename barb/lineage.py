@@ -176,6 +176,37 @@ def through_map(expr: ast.Expr, mapped: Mapping[str, ast.Expr]) -> ast.Expr:
     return expr
 
 
+# Aggregates whose value is one of their first argument's values: first(wk) is a week's
+# label as wk is (a mean of labels is none).
+PICKS_VALUE = frozenset({"arg_max", "arg_min", "first", "last", "min", "max", "mode"})
+
+
+def week_names(
+    named: Iterable[tuple[str, ast.Expr]],
+    mapped: Mapping[str, ast.Expr],
+    weeks: Iterable[str] = (),
+    *,
+    weekly_bars: bool = False,
+) -> frozenset[str]:
+    """The names of ``named`` whose values are week() labels: made by week() (by date() on
+    weekly bars, which is the same label) or by a column of ``weeks``, through the map's
+    names (``"wk": "week()"``) and the aggregates that pick one of their argument's values.
+    A date compared with such a column means its week, as with week() itself."""
+    weeks = frozenset(weeks)
+    labels = {"week", "date"} if weekly_bars else {"week"}
+    found = set()
+    for name, expr in named:
+        for _ in range(MAX_DEPTH):
+            expr = through_map(expr, mapped)
+            if not (isinstance(expr, ast.Call) and expr.name.lower() in PICKS_VALUE and expr.args):
+                break
+            expr = expr.args[0]
+        called = isinstance(expr, ast.Call) and not expr.args and expr.name.lower() in labels
+        if called or (isinstance(expr, ast.Column) and expr.name in weeks):
+            found.add(name)
+    return frozenset(found)
+
+
 def nodes(expr: ast.Node, mapped: Mapping[str, ast.Expr]) -> Iterator[ast.Node]:
     """Every node of ``expr``, and of the map entries it names, through their names in turn
     (each entry once: a chain of map columns is walked once, and a cycle ends)."""

@@ -55,6 +55,7 @@ from barb.lineage import (
     number_comparisons,
     through_map,
 )
+from barb.notes import DEFAULT_SESSION, NO_FROM, WHOLE_DAY, Note
 from barb.plan_warnings import (
     other_point_value_caveat,
     restarted_in_first,
@@ -798,7 +799,7 @@ def _timeframe_and_session(
     name = query.timeframe
     if name is None:
         name = "daily"
-        warnings.append("No 'from' given: daily bars used.")
+        warnings.append(Note.of(NO_FROM))
     tf = timeframe(name)
     check_interval(dataset, tf)
     if query.session:
@@ -806,14 +807,11 @@ def _timeframe_and_session(
     elif tf.intraday:
         session = session_without_one(tf, dataset.instrument.default_session)
         warnings.append(
-            f"No session given for {tf.name} bars: ETH (the whole trading day) used, not the "
-            f"default {dataset.instrument.default_session}."
+            Note.of(WHOLE_DAY, timeframe=tf.name, default=dataset.instrument.default_session)
         )
     else:
         session = session_without_one(tf, dataset.instrument.default_session)
-        warnings.append(
-            f"No session given for {tf.name} bars: {session} (the default session) used."
-        )
+        warnings.append(Note.of(DEFAULT_SESSION, timeframe=tf.name, session=session))
     check_session_edges(dataset, session, tf.intraday)
     return tf, session
 

@@ -19,11 +19,12 @@ from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, computed_field
 
 from barb.bar_labels import REPLACED_COLUMNS, bar_label, table_label
 from barb.errors import QueryError
 from barb.instruments import Instrument, load_instrument
+from barb.notes import NoteSpec, NoteText, note_specs
 from barb.timeframes import timeframe as timeframe_of
 
 ResultType = Literal["scalar", "dict", "table", "grouped"]
@@ -207,7 +208,8 @@ class Metadata(BaseModel):
     period_end: dt.date | None
     rows_scanned: int
     rows_matched: int
-    warnings: list[str] = Field(default_factory=list)
+    # Plain sentences and notes (``barb.notes``): each is its English, what the model reads.
+    warnings: list[NoteText] = Field(default_factory=list)
     data_source: Literal["synthetic", "imported"]
     data_description: str
     elapsed_ms: float | None = None
@@ -295,6 +297,13 @@ class Metadata(BaseModel):
     # person sees the 49.5% after 3 down days sits under the 52.4% of all days (p40a C3).
     # For the chart only.
     baselines: dict[str, Baseline] = Field(default_factory=dict, exclude=True)
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def notes(self) -> dict[str, NoteSpec]:
+        """The warnings that are notes, by their English, with their keys and values:
+        ``/query`` says them in the chat's language from the answer's JSON."""
+        return note_specs(self.warnings)
 
 
 RowsBuilder = Callable[[], "pd.DataFrame | None"]

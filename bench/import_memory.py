@@ -10,6 +10,11 @@ the libraries loaded before the file is read). With ``--baseline`` (a checkout o
 earlier commit, as in ``bench/compare_engines.py``) the same import is run on its code
 first. Results go to ``docs/benchmarks.md`` under "Import memory" with ``--write``.
 
+    .venv/bin/python -m bench.import_memory --arrow [--years 1] [--write docs/benchmarks.md]
+
+measures Arrow's own peak while each layout of ``LAYOUTS`` is read; written under "Import
+memory by layout: Arrow's peak".
+
     .venv/bin/python -m bench.import_memory --layouts [--years 6] [--baseline ../barb-old]
         [--write docs/benchmarks.md]
 
@@ -33,6 +38,7 @@ from pathlib import Path
 import pandas as pd
 
 from bench.doc_sections import replace_section
+from bench.layout_files import european_csv, finam_csv, russian_csv
 
 ROOT = Path(__file__).resolve().parent.parent
 SECTION = "## Import memory"
@@ -95,17 +101,6 @@ def _split(part: pd.DataFrame, path: Path) -> None:
     out.to_csv(path, index=False)
 
 
-def _european(part: pd.DataFrame, path: Path, split: bool) -> None:
-    """A European spreadsheet's: ';' between fields, decimal commas, dotted dates."""
-    out = part[["open", "high", "low", "close", "volume"]].copy()
-    if split:
-        out.insert(0, "Time", part["timestamp"].dt.strftime("%H:%M"))
-        out.insert(0, "Date", part["timestamp"].dt.strftime("%d.%m.%Y"))
-    else:
-        out.insert(0, "timestamp", part["timestamp"].dt.strftime("%d.%m.%Y %H:%M"))
-    out.to_csv(path, sep=";", decimal=",", index=False)
-
-
 def _offset(part: pd.DataFrame, path: Path) -> None:
     """ISO 8601 with the offset (``2024-03-18T09:30:00-04:00``): TradingView's, ib_insync's."""
     out = part[["timestamp", "open", "high", "low", "close", "volume"]].copy()
@@ -134,16 +129,75 @@ LAYOUTS = {
     "one ISO time column, `,` and `.`": _plain,
     "`Date,Time` columns (MM/DD/YYYY, HH:MM)": _split,
     "`;`, decimal commas, `DD.MM.YYYY HH:MM` in one column": (
-        lambda part, path: _european(part, path, split=False)
+        lambda part, path: european_csv(part, path, split=False)
     ),
     "`;`, decimal commas, `Date;Time` columns (DD.MM.YYYY, HH:MM)": (
-        lambda part, path: _european(part, path, split=True)
+        lambda part, path: european_csv(part, path, split=True)
     ),
+    "Russian names (`Дата;Время;Открытие;…`), decimal commas": russian_csv,
+    "Finam (`<TICKER>;<PER>;<DATE>;<TIME>;…`, `20240304;093000`)": finam_csv,
     "ISO with an offset (`2024-03-18T09:30:00-04:00`)": _offset,
     "IB, zone named (`20240318 09:30:00 US/Eastern`)": lambda part, path: _ib(part, path, True),
     "IB, no zone (`20240318  09:30:00`)": lambda part, path: _ib(part, path, False),
     "NinjaTrader (`20240318 093100;…`, no header)": _ninjatrader,
 }
+
+
+# Arrow's own peak while the file is read (``formats.read_csv``, as the import reads it),
+# in a process of its own: the file's text, when it is held, is Arrow's.
+ARROW_RUN = textwrap.dedent(
+    """
+    import sys
+    from pathlib import Path
+    import pyarrow as pa
+    from barb.data import formats
+    path = Path(sys.argv[1])
+    raw = formats.read_csv(path, formats.read_csv_shape(path))
+    print(pa.default_memory_pool().max_memory(), len(raw))
+    """
+)
+ARROW_SECTION = "## Import memory by layout: Arrow's peak"
+
+
+def _arrow_peaks(part: pd.DataFrame, years: int) -> str:
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for name, write in LAYOUTS.items():
+            csv = Path(tmp) / "bars.csv"
+            write(part, csv)
+            done = subprocess.run(
+                [sys.executable, "-c", ARROW_RUN, str(csv)],
+                cwd=ROOT,
+                env={**os.environ, "PYTHONPATH": str(ROOT)},
+                capture_output=True,
+                text=True,
+                check=True,
+            )
+            peak, bars = map(int, done.stdout.split())
+            size = csv.stat().st_size
+            rows.append(
+                f"| {name} | {size / 1e6:.0f} | {peak / MIB:,.0f} | {peak / size:.2f} "
+                f"| {peak / bars:.0f} |"
+            )
+            csv.unlink()
+    return "\n".join(
+        [
+            ARROW_SECTION,
+            "",
+            f"Command: `.venv/bin/python -m bench.import_memory --arrow --years {years}`",
+            "",
+            f"Machine: {platform.machine()}, Python {platform.python_version()}; the NQ "
+            f"sample's last {years} years ({len(part):,} bars) in each layout, read as the "
+            "import reads it, in a fresh process: the peak of Arrow's allocations (the "
+            "file's text, when it is held; the bars' numpy arrays are not counted). "
+            "`tests/data/test_import_streaming.py` holds every layout within a quarter of "
+            "the plain file's peak a byte of CSV.",
+            "",
+            "| layout | MB | Arrow peak MiB | peak per CSV byte | bytes a bar |",
+            "|---|---:|---:|---:|---:|",
+            *rows,
+        ]
+    )
 
 
 def _by_layout(
@@ -190,6 +244,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--write", type=Path)
     parser.add_argument("--layouts", action="store_true")
     parser.add_argument("--only", nargs="*", default=[])
+    parser.add_argument("--arrow", action="store_true")
     args = parser.parse_args(argv)
 
     from barb.data.store import data_path, read_bars
@@ -199,6 +254,13 @@ def main(argv: list[str] | None = None) -> int:
     last = frame["trading_date"].iloc[-1]
     part = frame[frame["trading_date"] > last - pd.DateOffset(years=args.years)]
     runs = ([("baseline", args.baseline.resolve())] if args.baseline else []) + [("this", ROOT)]
+    if args.arrow:
+        del frame
+        text = _arrow_peaks(part.reset_index(drop=True), args.years)
+        print(text)
+        if args.write:
+            replace_section(args.write, ARROW_SECTION, text)
+        return 0
     if args.layouts:
         del frame
         text = _by_layout(part.reset_index(drop=True), runs, args.years, args.only)

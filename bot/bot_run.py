@@ -20,7 +20,7 @@ from telegram.ext import Application
 
 from barb.reference import query_examples
 from barb.settings import default_settings
-from bot.assistant.orchestrator import Assistant, AssistantSettings
+from bot.assistant.orchestrator import MALFORMED_ATTEMPTS, Assistant, AssistantSettings
 from bot.llm.provider import LLMProvider
 from bot.llm.sdk_provider import RETRY_AFTER_CAP_S
 from bot.llm.settings import LLMSettings
@@ -188,10 +188,14 @@ def answer_turn_s(llm: LLMSettings) -> float:
     taken and its reply stored): each try waits ``BARB_LLM_TIMEOUT_S``, tried
     ``BARB_LLM_MAX_RETRIES`` times more, each retry after a wait of at most
     ``RETRY_AFTER_CAP_S`` (a rate limit's ``retry-after``, or the SDK's own backoff, shorter).
-    Default: 3 × 60 s + 2 × 20 s = 220 s. A malformed answer asked once more
-    (``MALFORMED_ATTEMPTS``) is not counted: it comes back at once, not after a timeout."""
+    A malformed answer (HTTP 200 that is no usable answer) is asked for once more
+    (``MALFORMED_ATTEMPTS``), with the SDK's tries again: a model that took its whole time
+    to write a broken tool call makes the person wait for both. Default: 2 × (3 × 60 s +
+    2 × 20 s) = 440 s. Before, the malformed retry was not counted (220 s), as if such an
+    answer always came back at once."""
     tries = llm.max_retries + 1
-    return tries * llm.timeout_s + llm.max_retries * RETRY_AFTER_CAP_S
+    one_call = tries * llm.timeout_s + llm.max_retries * RETRY_AFTER_CAP_S
+    return MALFORMED_ATTEMPTS * one_call
 
 
 def resume_window_s(
@@ -202,7 +206,7 @@ def resume_window_s(
     from the model's configured timeout and retries), the killed replica's lease on the run
     (``work_lease_s``), then the sending pass of the replica taking it over
     (``sending_pass_s``). A restart under the same name resumes it at once. A reader later
-    than that computes the query again; nothing is lost. Default: 370 s."""
+    than that computes the query again; nothing is lost. Default: 440 + 90 + 60 = 590 s."""
     return answer_turn_s(llm) + store_settings.work_lease_s + settings.sending_pass_s
 
 

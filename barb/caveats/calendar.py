@@ -26,6 +26,14 @@ from barb.events.schedule import join_arrays
 from barb.frames import last_weekday_of_period, period_start
 from barb.instruments import format_clock
 from barb.lineage import conjuncts, nodes, through_map
+from barb.notes import (
+    HOLIDAY_ROWS,
+    ONLY_DAYS_SHORT,
+    SOME_SHORT,
+    TRADED_IN_FULL,
+    TRADED_SHORT,
+    Note,
+)
 from barb.period_rows import Scope, StartCut, data_start_cut
 from barb.planning import Plan, SelectItem, StagePlan
 from barb.script import ast
@@ -372,6 +380,8 @@ def holiday_caveat(
         ]
     # Not advice to drop them: the Sunday reopen after a holiday Monday is that week's
     # weekend gap, and Asian hours trade as usual. Only a stock-market question wants them out.
+    if not reordered:
+        return [Note.of(HOLIDAY_ROWS, count=str(len(closed)), traded=traded, example=str(example))]
     return [
         f"{len(closed)} of the rows {are} (the stock market closed, "
         f"{traded}), e.g. {example}{'.' + reordered if reordered else ':'} "
@@ -436,21 +446,21 @@ def _own_holidays(
     ]
 
 
-def _hours_traded(plan: Plan, closed: np.ndarray, is_short: np.ndarray) -> str:
+def _hours_traded(plan: Plan, closed: np.ndarray, is_short: np.ndarray) -> Note:
     """What the session's own window traded on the holidays, as the bars show: short hours
     where the futures closed inside it (RTH, after 13:00), in full where they closed after
     it (the overnight hours before a holiday's RTH; only Good Friday's stopped at 09:15).
     ``is_short``: which of ``closed`` are short (``barb.short_days``)."""
     short = closed[is_short]
     if len(short) == len(closed):
-        return "the futures traded short hours"
+        return Note.of(TRADED_SHORT)
     if not len(short):
-        return f"{plan.dataset.instrument.session(plan.session).hours} traded in full"
+        return Note.of(TRADED_IN_FULL, hours=plan.dataset.instrument.session(plan.session).hours)
     # No longer than the words for all of them: RTH's 116 holidays hold 4 the sample trades
     # in full (NYSE closures such as Hurricane Sandy's).
     if len(short) <= NAMED_DAYS:
-        return f"only {', '.join(str(day) for day in short)} traded short hours"
-    return f"{len(short)} traded short hours"
+        return Note.of(ONLY_DAYS_SHORT, days=", ".join(str(day) for day in short))
+    return Note.of(SOME_SHORT, count=str(len(short)))
 
 
 def missing_days_caveat(

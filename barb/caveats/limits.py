@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+from barb.notes import LIMIT_TIE, Note
 from barb.summary_text import named_text, value_text
 
 # Rows named in the warning; more are counted.
@@ -35,12 +36,17 @@ def tie_at_limit(
     tied = last - first + 1
     kept = limit - first
     value = ", ".join(f"{n} = {value_text(v)}" for n, v in zip(names, edge, strict=True))
-    text = f"limit {limit} cuts through a tie: {tied} rows have {value}"
     if name is not None:
-        text += f" ({_names(name, first, last)})"
+        value += f" ({_names(name, first, last)})"
     return [
-        f"{text}, and {kept} of them {'is' if kept == 1 else 'are'} kept, the first in the "
-        f"rows' order; say it is a tie, or raise the limit to {last + 1}."
+        Note.of(
+            LIMIT_TIE,
+            limit=str(limit),
+            tied=str(tied),
+            value=value,
+            kept=str(kept),
+            next=str(last + 1),
+        )
     ]
 
 

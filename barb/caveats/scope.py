@@ -20,6 +20,7 @@ from barb.caveats.join_ends import join_end_caveat
 from barb.caveats.join_hours import join_hours_caveat
 from barb.frames import masked_values, period_start
 from barb.lineage import through_map
+from barb.notes import OPEN_LEFT_OUT, Note
 from barb.period_rows import CutBar, Scope, Unmatched, calendar_days, still_open
 from barb.planning import Plan
 from barb.script import ast
@@ -150,11 +151,21 @@ def _open_bar_text(plan: Plan, scope: Scope) -> str:
     assert bar is not None
     days = f"{_day(bar.first_date)} — {_day(bar.last_date)}"
     unit = plan.timeframe.label
+    if not bar.kept and unit in _TO_DATE:
+        ahead = last_whole_label(plan, scope)
+        return Note.of(
+            OPEN_LEFT_OUT,
+            unit=unit,
+            label=bar.label,
+            first=_day(bar.first_date),
+            last=_day(bar.last_date),
+            to_date=_TO_DATE[unit],
+            ahead=ahead,
+        )
     if not bar.kept:
-        so_far = _TO_DATE.get(unit, "last_1_bars")
         return (
             f"The {unit} {bar.label} is not over yet (the data covers only {days}): left out, "
-            f'so only whole {unit}s count. This {unit} so far: "period": "{so_far}".'
+            f'so only whole {unit}s count. This {unit} so far: "period": "last_1_bars".'
             f"{_nothing_ahead(plan, scope)}"
         )
     text = (

@@ -23,6 +23,7 @@ from barb.column_units import (
     then_rows_unit,
 )
 from barb.column_words import aggregate_words, formula_words, plain_words
+from barb.i18n import DEFAULT
 from barb.instruments import load_instrument
 from barb.lineage import Lineage, called_key_names, group_key_names, written_key_texts
 from barb.result import Result, result_instrument
@@ -158,6 +159,16 @@ def column_name(column: str, result: Result, words: Words = ENGLISH) -> str:
         or formula_words(expr, words.language)
         or column
     )
+
+
+def csv_names(columns: Sequence[str], result: Result, words: Words = ENGLISH) -> str:
+    """Columns left off the chart, as the CSV's header names them: the engine's names in
+    English (the file keeps them for scripts), the chart's words in another language,
+    whose file is headed so («+ ещё 1 значение в CSV: close - open», where «close_open»
+    named no column of the Russian file)."""
+    if words.language == DEFAULT:
+        return ", ".join(columns)
+    return ", ".join(column_name(c, result, words) for c in columns)
 
 
 def _rows_counted(column: str, result: Result) -> str:

@@ -45,6 +45,7 @@ from barb.charts.block_axis import NAME_OFFSET_PT, Blocks, block_ticks, blocks_o
 from barb.charts.buckets import Buckets, number_line, numeric_buckets
 from barb.charts.columns import (
     axis_text,
+    csv_names,
     dated_by_label,
     floats,
     is_number,
@@ -114,7 +115,10 @@ from barb.time_keys import (
     is_minute_of_hour,
     key_call,
     minutes_of_day,
+    text_clock_zone,
+    zoned_clock,
     zoned_clock_column,
+    zoned_hour,
     zoned_hour_column,
 )
 
@@ -1268,7 +1272,9 @@ def _notes(groups: Groups, result: Result, words: Words) -> list[str]:
     names = groups.left_out
     if names:
         count = len(names)
-        notes.append(words("left_out", plural_of=count, count=count, names=", ".join(names)))
+        notes.append(
+            words("left_out", plural_of=count, count=count, names=csv_names(names, result, words))
+        )
     return notes
 
 
@@ -1332,14 +1338,21 @@ def tie_key_texts(
 ) -> list[list[str]]:
     """Each tied group past the limit named as its bar would be: month() 10 is "Oct" ("окт"),
     never "10", which under "Also 14, cut by the limit:" read as ten more groups (p48i 1).
-    The tie holds its keys as text; a numeric key column reads them back as numbers."""
+    The tie holds its keys as text; a numeric key column reads them back as numbers. A time
+    on another clock than the exchange's names it, as the headline's groups do: "Also 16,
+    cut by the limit: 20:00" under «№1 22:00 (МСК)» read as New York's 20:00."""
     grid = bar_grid(result)
+    query = result.query or {}
     texts = []
     for name in left[0] if left else {}:
         column = pd.Series([keys.get(name, "") for keys in left], dtype=object)
         if name in groups.table.columns and is_number(groups.table[name]):
             column = pd.to_numeric(column, errors="coerce")
-        texts.append(_key_texts(column, name, result.query or {}, words, grid))
+        said = _key_texts(column, name, query, words, grid)
+        zone = zoned_clock(name, query) or text_clock_zone(name, query) or zoned_hour(name, query)
+        if zone is not None:
+            said = [f"{text} ({words.clock(zone)})" for text in said]
+        texts.append(said)
     return [list(parts) for parts in zip(*texts, strict=True)]
 
 

@@ -32,11 +32,17 @@ from barb.charts.style import (
 from barb.charts.value_text import number_text
 from barb.charts.where_words import where_text
 from barb.charts.words import Words
+from barb.column_units import COUNTED_ROWS, then_rows_unit
+from barb.column_words import aggregate_words, counts_rows, plain_words
+from barb.errors import QueryError
 from barb.i18n import N_
 from barb.proof_names import as_list
 from barb.result import CutRun, Metadata, Result
+from barb.script import ast
+from barb.script.ast import default_name
+from barb.script.parser import parse_select_item
 from barb.time_keys import key_call
-from barb.timeframes import TIMEFRAMES, timeframe_short, timeframe_words
+from barb.timeframes import TIMEFRAMES, resolve_timeframe, timeframe_short, timeframe_words
 
 LINE_SPACING = 1.22
 _TRAILING = " ·,;:"  # left off a line cut with "…"
@@ -84,13 +90,44 @@ def scope_lines(fig: Figure, scope: str) -> list[str]:
 
 
 def subtitle_text(query: dict[str, Any], words: Words) -> str:
-    """What was computed, in the query's own words joined by the language's."""
-    parts = _stage_parts(query, words, query)
+    """What was computed, each measure in words where Barb has them ("average range",
+    «средний диапазон»: a Russian chart's subtitle read «mean(range) · по дню недели»),
+    else in the query's own; joined by the language's words."""
+    found = resolve_timeframe(str(query.get("from") or ""))
+    timeframe = found.name if found is not None else ""
+    rows = COUNTED_ROWS.get(timeframe, "bars")
+    parts = _stage_parts(query, words, query, rows=rows)
     then = query.get("then")
     if isinstance(then, dict) and then:
-        steps = " · ".join(_stage_parts(then, words, query, events=False))
+        counted = then_rows_unit(query, timeframe) or "groups"
+        steps = " · ".join(_stage_parts(then, words, query, events=False, rows=counted))
         parts.append(words("sub.then", steps=steps))
     return " · ".join(parts) or words("all_bars")
+
+
+def _measure_text(item: str, words: Words, rows: str) -> tuple[str, str | None]:
+    """A select item as the subtitle says it, and the name the stage's output knows it by
+    when that is the engine's (``mean_range``), for a sort to name it the same way: a
+    measure of the bars' columns in words ("average range", «количество дней»), under the
+    query's name for it where it gave one ("maximum close (top)", as the plan says it); any
+    other as written (``arg_max(hour("MSK"), high) as hh``)."""
+    try:
+        expr, alias = parse_select_item(item)
+    except QueryError:
+        return item, None
+    said = plain_words(expr, words.language, rows) or aggregate_words(expr, words.language)
+    if said is None:
+        return item, None
+    if alias is not None and counts_rows(expr) and alias in _UNIT_NAMES:
+        # count() as weeks: the axis names it by its unit («недели»), and so does a sort
+        return said, alias
+    if alias is not None and alias != default_name(expr):
+        return f"{said} ({alias})", None
+    return said, default_name(expr)
+
+
+#: The units a count can be named for (``count() as days``), which the chart calls it by.
+_UNIT_NAMES = frozenset({*COUNTED_ROWS.values(), "bars"})
 
 
 def cut_run_text(run: CutRun, words: Words) -> str:
@@ -109,14 +146,23 @@ def cut_run_text(run: CutRun, words: Words) -> str:
 
 
 def _stage_parts(
-    stage: dict[str, Any], words: Words, query: dict[str, Any], *, events: bool = True
+    stage: dict[str, Any],
+    words: Words,
+    query: dict[str, Any],
+    *,
+    events: bool = True,
+    rows: str = "bars",
 ) -> list[str]:
     parts: list[str] = []
     select, group_by = as_list(stage.get("select")), as_list(stage.get("group_by"))
-    if select:
-        parts.append(", ".join(select))
-    elif group_by:
-        parts.append("count()")
+    measures = [_measure_text(str(item), words, rows) for item in select or ["count()"]]
+    named = {
+        name: str(words.unit(name, axis=True)) if name in _UNIT_NAMES else said
+        for said, name in measures
+        if name is not None
+    }
+    if select or group_by:
+        parts.append(", ".join(said for said, _ in measures))
     if group_by:
         parts.append(
             words("sub.by", groups=", ".join(by_key_text(k, words, query) for k in group_by))
@@ -124,7 +170,7 @@ def _stage_parts(
     # The ranking before the where and the map, which run long: two lines cut at "sorted run
     # desc…" hid "first 4", and a top 4 read as the whole list (p48f M5).
     if stage.get("sort"):
-        parts.append(words("sub.sorted", order=_sort_text(str(stage["sort"]), words)))
+        parts.append(words("sub.sorted", order=_sort_text(str(stage["sort"]), words, named)))
     if stage.get("limit"):
         parts.append(words("sub.first", count=stage["limit"]))
     joined = [_join_name(j) for j in stage.get("join") or []] if events else []
@@ -158,15 +204,18 @@ def by_key_text(key: object, words: Words, query: dict[str, Any]) -> str:
 _DIRECTIONS = {False: N_("sub.asc"), True: N_("sub.desc")}
 
 
-def _sort_text(sort: str, words: Words) -> str:
+def _sort_text(sort: str, words: Words, named: dict[str, str] | None = None) -> str:
     """The sort keys with their direction in the person's language: ``avg_vol по
-    возрастанию``, not the query's ``asc`` amid Russian words."""
+    возрастанию``, not the query's ``asc`` amid Russian words; a bar column and a measure
+    the select said in words (``named``: ``mean_range``) by those words, «диапазон по
+    убыванию», where «range по убыванию» put code amid them."""
     keys = []
     for key in sort.split(","):
         column, *direction = key.split() or [""]
         if column:  # a query's sort is "column", "column asc" or "column desc"
             descending = bool(direction) and direction[0].lower() == "desc"
-            keys.append(f"{column} {words(_DIRECTIONS[descending])}")
+            said = (named or {}).get(column) or plain_words(ast.Column(column), words.language)
+            keys.append(f"{said or column} {words(_DIRECTIONS[descending])}")
     return ", ".join(keys)
 
 
@@ -289,6 +338,31 @@ def bars_words(timeframe: str, words: Words) -> str:
     return timeframe_words(found, words.language) if found else timeframe
 
 
+def footer_text(result: Result, words: Words) -> str:
+    """The footer's first part: the rows the answer read. "259 of 259 matched" says a where
+    kept them all; of a query with none nothing was filtered, and it counts them alone
+    ("daily bars: 259"), where «подошло 259 из 259» had read as a filter that kept all."""
+    meta = result.metadata
+    assert meta is not None
+    matched = number_text(meta.rows_matched, 0, words)
+    scanned = number_text(meta.rows_scanned, 0, words)
+    # Weekly and longer bars are the weeks, months… themselves ("521 of 521 weeks"); daily
+    # bars are a session's, and minutes are bars.
+    periods = words.of_rows(meta.timeframe, meta.rows_scanned)
+    if meta.timeframe == "daily" or periods is None:
+        periods = None
+    if meta.rows_matched == meta.rows_scanned and not result.query.get("where"):
+        if periods is not None:  # "weeks: 521", the axis' word for them
+            rows = words.unit(COUNTED_ROWS.get(meta.timeframe, "bars"), axis=True)
+        else:
+            rows = bars_words(meta.timeframe, words)
+        return words("footer.all", rows=rows, scanned=scanned)
+    if periods is not None:
+        return words("footer.periods", matched=matched, scanned=scanned, rows=periods)
+    bars = bars_words(meta.timeframe, words)
+    return words("footer", matched=matched, scanned=scanned, bars=bars)
+
+
 def _fit_footer(fig: Figure, footer: str, room_px: float) -> tuple[float, list[str]]:
     """The footer's size and lines within ``room_px``: one line, else two (a smaller font
     would fall below what a phone shows legibly)."""
@@ -398,16 +472,7 @@ def decorate(
     for line in lines:
         fig.text(MARGIN_X, y, line, fontsize=SUBTITLE_PT, color=MUTED, va="top")
         y -= SUBTITLE_PT * LINE_SPACING / height
-    matched = number_text(meta.rows_matched, 0, words)
-    scanned = number_text(meta.rows_scanned, 0, words)
-    # Weekly and longer bars are the weeks, months… themselves ("521 of 521 weeks"); daily
-    # bars are a session's, and minutes are bars.
-    periods = words.of_rows(meta.timeframe, meta.rows_scanned)
-    if periods is not None and meta.timeframe != "daily":
-        footer = words("footer.periods", matched=matched, scanned=scanned, rows=periods)
-    else:
-        bars = bars_words(meta.timeframe, words)
-        footer = words("footer", matched=matched, scanned=scanned, bars=bars)
+    footer = footer_text(result, words)
     if meta.then_rows is not None:  # the rows drawn are those the then stage's where kept
         kept, given = meta.then_rows
         kind, groups = row_kind(result)

@@ -790,8 +790,10 @@ def _rows(result: Result, words: Words) -> list[str]:
             labels = ", ".join(_row_label(result, table, at) for at in range(min(tied, 2)))
             if tied > 2:
                 labels += f" +{tied - 2}"
-            return [words("ranked_first_tied", name=name, labels=labels, value=value)]
-        return [words("ranked_first", name=name, label=label, value=value)]
+            first = words("ranked_first_tied", name=name, labels=labels, value=value)
+        else:
+            first = words("ranked_first", name=name, label=label, value=value)
+        return _cut_tie_rows([first], name, result, words)
     if len(table) == 1:
         return [_one_row(result, table, words)]
     dated = dated_by_label(table, result)  # monthly "select": "ret" keeps only the label
@@ -947,10 +949,12 @@ def _one_row(result: Result, table: pd.DataFrame, words: Words) -> str:
     return f"{' · '.join(texts)} ({_row_when(result, table, 0, words)})"
 
 
-def _first_ranked_text(table: pd.DataFrame, column: str, result: Result, words: Words) -> str:
-    """The first ranked row's value as its bar writes it, at the column's one precision:
-    «chg: ниже всего 2020-07-02 −12,6 %» headed a bar of «−12,60 %»."""
-    first = table[column].iloc[0]
+def _first_ranked_text(
+    table: pd.DataFrame, column: str, result: Result, words: Words, at: int = 0
+) -> str:
+    """The first ranked row's value (or the row ``at``'s) as its bar writes it, at the
+    column's one precision: «chg: ниже всего 2020-07-02 −12,6 %» headed a bar of «−12,60 %»."""
+    first = table[column].iloc[at]
     value_unit = unit(column, result)
     # A percentile rank is an ordinal in words ("100th percentile"), which "100.00th" is not.
     if (
@@ -960,8 +964,35 @@ def _first_ranked_text(table: pd.DataFrame, column: str, result: Result, words: 
     ):
         return _value_text(first, column, result, words)
     values = floats(table[column])
-    text = unit_numbers(values, value_unit, result, words, distinct=True)[0]
-    return with_unit(text, value_unit, words, values[0])
+    text = unit_numbers(values, value_unit, result, words, distinct=True)[at]
+    return with_unit(text, value_unit, words, values[at])
+
+
+def _cut_tie_rows(forms: list[str], name: str, result: Result, words: Words) -> list[str]:
+    """A ranking of rows whose limit cut a tie (``Metadata.limit_tie``) says so in its
+    caption, as the chart's note and the CSV do: "range: #1 2024-02-27 990.75 points · #31
+    2024-03-21 510 points, tied with 2024-08-28" (the caption had said only the first); the
+    forms without it follow, for a title short of room, which has the note under the bars."""
+    table = result.table
+    meta = result.metadata
+    tie = meta.limit_tie if meta is not None else None
+    column = sorted_column(result, table) if table is not None else None
+    if tie is None or table is None or table.empty or column is None or not tie.left:
+        return forms
+    last = len(table) - 1
+    names = ", ".join(" · ".join(keys.values()) for keys in tie.left)
+    if tie.left_count > len(tie.left):
+        names += f" +{tie.left_count - len(tie.left)}"
+    cut = words(
+        N_("ranked_tie_cut"),
+        place=tied_places(floats(table[column]))[-1],
+        label=_row_label(result, table, last),
+        value=_first_ranked_text(table, column, result, words, last),
+        names=names,
+    )
+    if last == 0:  # the first is the tie: "#1 2024-03-21 510 points, tied with 2024-08-28"
+        return [f"{name}: {cut}", *forms]
+    return [f"{forms[0]} · {cut}", *forms]
 
 
 def _value_text(value: object, column: str, result: Result, words: Words) -> str:

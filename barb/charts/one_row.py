@@ -16,6 +16,7 @@ from barb.charts.axes import plot_axes
 from barb.charts.columns import (
     bar_labels,
     column_name,
+    csv_names,
     is_number,
     open_bar_row,
     time_column,
@@ -178,7 +179,11 @@ def draw_one_row(fig: Figure, result: Result, words: Words = ENGLISH) -> bool:
     left_out = _card_columns(table, result)[len(columns) :]
     if left_out:  # never dropped without a word
         count = len(left_out)
-        notes.append(words("left_out", plural_of=count, count=count, names=", ".join(left_out)))
+        notes.append(
+            words(
+                "left_out", plural_of=count, count=count, names=csv_names(left_out, result, words)
+            )
+        )
     room_px = ax.get_position().width * fig.get_figwidth() * fig.dpi
     lines = [line for note in notes for line in wrap(fig, note, FOOTER_PT, 2, room_px=room_px)]
     if lines:

@@ -20,6 +20,7 @@ from barb.charts.columns import (
     PRICE_COLUMNS,
     axis_text,
     bar_labels,
+    csv_names,
     dated_by_label,
     first_numeric,
     floats,
@@ -208,7 +209,11 @@ def _draw_ranked(
         notes += _limit_tie_rows_note(result, values, words)
     if left_out:
         count = len(left_out)
-        notes.append(words("left_out", plural_of=count, count=count, names=", ".join(left_out)))
+        notes.append(
+            words(
+                "left_out", plural_of=count, count=count, names=csv_names(left_out, result, words)
+            )
+        )
     said = notes
     notes = fitted_notes(fig, said)
     bottom = PLOT_BOTTOM + len(notes) * FOOTER_PT * 1.4 / (fig.get_figheight() * 72)
@@ -494,7 +499,11 @@ def _draw_timeline(
     ]
     if left_out:
         count = len(left_out)
-        notes.append(words("left_out", plural_of=count, count=count, names=", ".join(left_out)))
+        notes.append(
+            words(
+                "left_out", plural_of=count, count=count, names=csv_names(left_out, result, words)
+            )
+        )
     note = "\n".join(fitted_notes(fig, notes)) if notes else None
     lines = note.count("\n") + 1 if note is not None else 0
     bottom = PLOT_BOTTOM + lines * FOOTER_PT * 1.4 / (fig.get_figheight() * 72)

@@ -374,10 +374,11 @@ def read_clock(
     # day-session bars only), nothing in it confirms the zone.
     evidence_zone = choice[0]
     stamped = -step if choice[1] == "close" else 0
-    evidence = any(
+    filled = [
         walls.closed(choice[0], instrument, step, stamped + shift) - scores[choice] >= margin
         for shift in (-HOUR_NS, HOUR_NS)
-    )
+    ]
+    evidence = any(filled)
     # A clock off by hours fills the daily break every day; bars only on weekends are
     # misread dates or stray bars, refused one by one by the importer instead.
     in_break = walls.closed(choice[0], instrument, step, stamped, weekend=False)
@@ -387,7 +388,10 @@ def read_clock(
             or _fixed_offset_reading(walls, instrument, step, days, margin)
             or _no_reading(raw, instrument, step)
         )
-    if declared_zone and not evidence and not raw.utc:
+    # Bars up to the break on one side only (a file that ends at the 17:00 close) confirm
+    # the zone only if the days also start where a session does: a New York cash-session
+    # file declared Chicago time ends at 17:00 on the New York clock.
+    if declared_zone and not all(filled) and not raw.utc:
         elsewhere = _declared_off_bounds(walls, instrument, step, declared_zone, declared_stamp)
         if elsewhere is not None:
             raise BadFile(elsewhere)
@@ -532,14 +536,23 @@ def _declared_off_bounds(
         run = (int(common[0]), int(common[1]))
         return int((on_start | on_end).sum()), int((on_start & on_end).sum()), len(start), run
 
+    pairs = _session_pairs(instrument)
     mine = {s: fits(declared, s) for s in stamps}
-    if any(either * 2 >= days for either, _, days, _ in mine.values()):
+    if any(both * 2 >= days for _, both, days, _ in mine.values()):
+        return None
+    # Fitting one end is not enough when another zone reads the days as one whole session:
+    # a New York cash-session file (09:30-16:00) declared Chicago time runs 10:30-17:00,
+    # ending on RTH's close, and was stored an hour late without a word.
+    one_end = any(either * 2 >= days for either, _, days, _ in mine.values())
+    if one_end and any(mine[s][3] in pairs for s in stamps):
         return None
     for zone in dict.fromkeys([instrument.timezone, *CANDIDATE_ZONES]):
         if zone == declared:
             continue
         for stamped in stamps:
             _, both, days, run = fits(zone, stamped)
+            if one_end and run not in pairs:
+                continue
             if both * 2 >= days:
                 values = {
                     "declared": zone_message(declared),
@@ -548,8 +561,22 @@ def _declared_off_bounds(
                     "found_run": _clock_run(run),
                     "zone": zone,
                 }
-                return (N_("import.refuse.zone_session"), values)
+                key = (
+                    N_("import.refuse.zone_session_end")
+                    if one_end
+                    else N_("import.refuse.zone_session")
+                )
+                return (key, values)
     return None
+
+
+def _session_pairs(instrument: Instrument) -> set[tuple[int, int]]:
+    """Each session's (start, end) minutes of the day: the days of a file cut from one
+    session (the cash session's 09:30-16:00) run exactly so."""
+    return {
+        (parse_clock(s.start), parse_clock(s.end) % MINUTES_PER_DAY)
+        for s in instrument.sessions.values()
+    }
 
 
 def _refuse_rival_zones(

@@ -216,7 +216,7 @@ def read_csv_shape(
             layout, indexes = detect_header_layout(names, forced)
     except LayoutError as exc:
         daily = _daily_column(names, lines[1:], delimiter)
-        raise BadFile(daily or exc.said, line=number) from None
+        raise BadFile(daily or _ticks(names) or exc.said, line=number) from None
     time = names[indexes["timestamp"]] if "timestamp" in indexes else ""
     if layout.time == "timestamp" and column_key(time) == "date":
         # One "Date" column of dates and times ("2024-03-18 09:30"): a daily file's (its
@@ -225,6 +225,21 @@ def read_csv_shape(
         if daily is not None:
             raise BadFile(daily, line=number)
     sample = [text for _, text in lines[1:]]
+    if sample and all(_one_empty_field_more(text, delimiter, len(names)) for text in sample):
+        # A separator after each bar's last field, not after the header's (some exports
+        # end every line with one): an unnamed empty column, left unread. Every bar was
+        # refused as "expected 6 fields, found 7".
+        names.append("")
+    elif (
+        sample
+        and not names[-1]
+        and all(
+            _one_empty_field_more(f"{text}{delimiter}", delimiter, len(names) - 1)
+            for text in sample
+        )
+    ):
+        # The header's alone (`Date,Time,…,Volume,`): the bars have no such field.
+        names.pop()
     try:
         zone = named_zone(names, indexes)
     except LayoutError as exc:
@@ -240,6 +255,25 @@ def read_csv_shape(
         zone,
         named_abbreviation(names, indexes),
     )
+
+
+#: Column names (as ``column_key`` reads them) of a trade's price in tick exports.
+TICK_PRICES = frozenset({"price", "last", "lastprice", "tradeprice", "bid", "ask"})
+
+
+def _ticks(names: list[str]) -> Message | None:
+    """The refusal of a header of trades (a price, no open, high or low): such a file was
+    told its columns were unrecognised, and to map them with ``--columns``."""
+    keys = {column_key(name) for name in names}
+    if not keys & TICK_PRICES or keys & {"open", "high", "low"}:
+        return None
+    return (N_("import.refuse.tick_columns"), {"names": ", ".join(names)})
+
+
+def _one_empty_field_more(text: str, delimiter: str, width: int) -> bool:
+    """Whether a line has ``width`` fields and then an empty one."""
+    cells = next(csv.reader([text], delimiter=delimiter), [])
+    return len(cells) == width + 1 and not cells[-1].strip()
 
 
 # A date with no time of day: 2024-03-04, 20240304, 03/04/2024, 2024.03.04, 04.03.2024.
@@ -258,9 +292,16 @@ def _daily_column(names: list[str], lines: list[tuple[int, str]], delimiter: str
         return None
     cells = next(csv.reader([lines[0][1]], delimiter=delimiter), [])
     index = keys.index("date")
+    if any(_TIME_OF_DAY.fullmatch(cell.strip()) for cell in cells):
+        # A time of day under another name (French «Heure», German «Zeit»): intraday bars
+        # whose columns Barb does not know, told --columns; they were told they were daily.
+        return None
     if index < len(cells) and _DATE_ONLY.fullmatch(cells[index].strip()):
         return _daily(cells[index].strip())
     return None
+
+
+_TIME_OF_DAY = re.compile(r"\d{1,2}:\d{2}(:\d{2}(\.\d+)?)?")
 
 
 def _decimal_comma(lines: list[str], delimiter: str, indexes: dict[str, int]) -> bool:
@@ -773,12 +814,34 @@ def _unended(path: Path) -> bool:
         return fh.read(1) not in (b"\n", b"\r")
 
 
-def _line_offset(path: Path, line: int) -> int:
-    """The byte offset at which physical line ``line`` (1-based) starts."""
+_LINE_END = re.compile(rb"\r\n?|\n")
+
+
+def _line_offset(path: Path, line: int, chunk_size: int = 1 << 20) -> int:
+    """The byte offset at which physical line ``line`` (1-based) starts, its lines ended
+    as Arrow and the line numbers read them: by ``\n``, ``\r\n`` or a lone ``\r`` (old Mac
+    files). Counted by ``\n`` alone, a footer in a file of ``\r`` line ends was not found
+    (its offset was the file's end), and the footer refused instead of left out."""
+    seen, base, pending = 0, 0, False
+    if line <= 1:
+        return 0
     with path.open("rb") as fh:
-        for _ in range(line - 1):
-            fh.readline()
-        return fh.tell()
+        while chunk := fh.read(chunk_size):
+            start = 0
+            if pending:  # a \r ended the last chunk: a \n here belongs to it
+                start = 1 if chunk[:1] == b"\n" else 0
+                if seen == line - 1:
+                    return base + start
+                pending = False
+            for end in _LINE_END.finditer(chunk, start):
+                seen += 1
+                if end.group() == b"\r" and end.end() == len(chunk):
+                    pending = True
+                    break
+                if seen == line - 1:
+                    return base + end.end()
+            base += len(chunk)
+    return base
 
 
 def _is_header(text: str, header: str | None) -> bool:

@@ -375,21 +375,44 @@ def utf8_text(path: Path, words: ImportWords, where: str) -> Iterator[tuple[Path
 
 
 def _cyrillic_header(path: Path) -> bool:
-    """Whether the file's first line is not UTF-8 but Cyrillic words in Windows-1251 (a
-    Russian Excel's "CSV"), the lines after it plain ASCII as far as read (but for the
-    header's repeats, where two exports were joined): bars are digits. Any other file
-    not in UTF-8 is refused, asking for UTF-8 (``code_page``)."""
+    """Whether the file is not UTF-8 but Windows-1251 (a Russian Excel's "CSV"), as far as
+    its first and last 64 KiB tell: every word with a letter beyond ASCII is Cyrillic
+    words (Дата;Время;…, a ticker «Фьючерс NQ», a footer «Загружено с Финам»), at least one
+    of three letters or more, and no control bytes. A file of other letters (Latin-1's
+    «Clôture» reads «Clфture» in Windows-1251: two alphabets in one word) is refused,
+    asking for UTF-8 (``code_page``). Only a Cyrillic header was taken: Cyrillic on the
+    bars' lines or in a footer was refused so."""
+    size = path.stat().st_size
     with path.open("rb") as fh:
-        first, rest = fh.readline(4096), fh.read(64 * 1024)
+        head = fh.read(SAMPLE_BYTES)
+        fh.seek(max(len(head), size - SAMPLE_BYTES))
+        tail = fh.read()
+    if _utf8(head, cut_end=len(head) == SAMPLE_BYTES) and _utf8(tail, cut_start=True):
+        return False
+    text = (head + b"\n" + tail).decode("cp1251", "replace")
+    if "\ufffd" in text or any(ord(c) < 32 and c not in "\t\r\n" for c in text):
+        return False
+    foreign = [w for w in re.findall(r"\w+", text) if not w.isascii()]
+    cyrillic = re.compile(r"[0-9_а-яА-ЯёЁ]+")
+    if not all(cyrillic.fullmatch(w) for w in foreign):
+        return False
+    return any(len(re.sub(r"[0-9_]", "", w)) >= 3 for w in foreign)
+
+
+#: Bytes read at each end of a file to tell its encoding.
+SAMPLE_BYTES = 64 * 1024
+
+
+def _utf8(data: bytes, cut_start: bool = False, cut_end: bool = False) -> bool:
+    """Whether ``data`` is UTF-8, a character cut at a ``cut_start`` or ``cut_end`` allowed
+    (the bytes were read from the middle of a file)."""
+    if cut_start:
+        data = data.lstrip(bytes(range(0x80, 0xC0)))  # continuation bytes of a cut character
     try:
-        first.decode("utf-8")
-        return False
-    except UnicodeDecodeError:
-        pass
-    if not rest.replace(first.rstrip(b"\r\n"), b"").isascii():
-        return False
-    header = first.decode("cp1251", "replace")
-    return re.search("[а-яА-ЯёЁ]{3}", header) is not None and "\ufffd" not in header
+        data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return cut_end and exc.reason == "unexpected end of data"
+    return True
 
 
 def _code_page_text(path: Path) -> bool:
@@ -625,6 +648,7 @@ def _check_raw(
     timezone = _header_timezone(raw, timezone)
     rows = len(raw)  # the file's: the report names its last line by it
     raw, declared_stamp = _last_second_stamps(raw, declared_stamp)
+    _check_sub_minute(raw)
     raw, sorted_note = _in_time_order(raw)
     report = ImportReport(
         file=name,
@@ -812,6 +836,28 @@ def _last_second_stamps(raw: RawBars, declared: Stamp | None) -> tuple[RawBars, 
         shown = show(instants[0], raw.utc)
         note = (N_("import.note.last_second"), {"time": first, "close": shown})
     return dataclasses.replace(raw, instants=instants, notes=[*raw.notes, note]), stamp
+
+
+def _check_sub_minute(raw: RawBars) -> None:
+    """``BadFile`` for a file of bars shorter than a minute (1-second bars) or of trades
+    (ticks): its times are under a minute apart, most inside a minute. Each bar was
+    refused as "not on a whole minute", up to 19,999 of them, without saying what Barb
+    takes instead. Minute bars stamped at 30 seconds are left to that check."""
+    off = np.flatnonzero(raw.instants % MINUTE_NS)
+    if len(off) * 2 <= len(raw):
+        return
+    sample = raw.instants[: 1 << 16]  # enough to tell, and cheap
+    distinct = np.unique(sample)
+    steps = np.diff(distinct)
+    step = int(np.median(steps)) if len(steps) else MINUTE_NS
+    if step >= MINUTE_NS:
+        return
+    first = show(raw.instants[off[0]], raw.utc)
+    # Trades share a time where several fall in one second; bars never do.
+    whole = step % SECOND_NS == 0 and len(distinct) == len(sample)
+    if whole and not (raw.instants % SECOND_NS).any():
+        raise BadFile((N_("import.refuse.seconds"), {"seconds": step // SECOND_NS, "time": first}))
+    raise BadFile((N_("import.refuse.ticks"), {"time": first}))
 
 
 def _read_clock(

@@ -59,6 +59,7 @@ CAPTION_ADVICE = {
     "import.refuse.zone_closed": N_("import.caption.zone_closed"),
     "import.refuse.zones_fit": N_("import.caption.zones_fit"),
     "import.refuse.zone_session": N_("import.caption.zone_session"),
+    "import.refuse.zone_session_end": N_("import.caption.zone_session_end"),
 }
 
 

@@ -1849,13 +1849,21 @@ def _week_labels(ctx: EvalContext, dates: np.ndarray) -> np.ndarray:
     return _first_traded(ctx, period_start(dates, "weekly"), dates)
 
 
-def week_of_date(ctx: EvalContext, day: np.datetime64) -> np.datetime64:
+def week_of_date(ctx: EvalContext, day: np.datetime64, unit: str = "weekly") -> np.datetime64:
     """The label week() gives the week ``day`` falls in: its first date the query's session
     traded (2024-01-02 for any day of the week of closed Monday 2024-01-01), its Monday
     where the session's dates are not known or the week has none. What a trader means by
-    ``week() == '2024-01-01'`` or ``'2024-01-10'``: the week of that day."""
-    monday = period_start(np.array([day], dtype="datetime64[ns]"), "weekly")
-    return _first_traded(ctx, monday, monday + np.timedelta64(6, "D"))[0]
+    ``week() == '2024-01-01'`` or ``'2024-01-10'``: the week of that day. ``unit``
+    "monthly" (quarterly, yearly): the label date() gives such a bar, its month's first
+    trading date (``date() == '2024-01-01'`` on monthly bars: January 2024)."""
+    start = period_start(np.array([day], dtype="datetime64[ns]"), unit)
+    if unit == "weekly":
+        until = start + np.timedelta64(6, "D")
+    else:  # the day before the next month, quarter or year starts
+        months = {"monthly": 1, "quarterly": 3, "yearly": 12}[unit]
+        following = start.astype("datetime64[M]") + np.timedelta64(months, "M")
+        until = following.astype("datetime64[ns]") - np.timedelta64(1, "D")
+    return _first_traded(ctx, start, until)[0]
 
 
 def _first_traded(ctx: EvalContext, monday: np.ndarray, until: np.ndarray) -> np.ndarray:

@@ -81,6 +81,9 @@ class EvalContext:
     # A second stage whose rows are the first stage's weeks (group_by week()): a year() there
     # is pointed to weekly bars, which keep each week whole.
     rows_are_weeks: bool = False
+    # The columns holding week() labels (a map's "wk": "week()", a first stage's week key):
+    # a date compared with one by == or in means its week, as with week() itself.
+    week_columns: frozenset[str] = frozenset()
     # A second stage whose rows are the first stage's groups, not its listed rows: a year()
     # there is pointed to a key of its group_by, not to a column of its map.
     rows_are_groups: bool = False

@@ -592,6 +592,9 @@ class _RowEvaluator:
             out = _COMPARISONS[op](a, b)
             unknown = np.isnat(a) | np.isnat(b)
         elif lk == rk == "string":
+            if op in ("==", "!="):
+                left = self.week_text(node.left, node.right, left)
+                right = self.week_text(node.right, node.left, right)
             out = self.compare_text(node, left, right)
             unknown = _missing(left) | _missing(right)
             if self.ctx.night is not None:
@@ -673,20 +676,49 @@ class _RowEvaluator:
         """A date written beside week() in an equality, as the week it falls in: week()
         names each week by its first trading date (2024-01-02 for the week of closed Monday
         2024-01-01), and ``week() == '2024-01-01'`` matched nothing. Any day of a week means
-        that week, as a trader writes it; the label it was read as is said once, so the
-        answer names the week as the table does. Orderings keep the date as written."""
-        if not (isinstance(side, ast.String) and isinstance(other, ast.Call)):
+        that week, as a trader writes it, also against a column holding week() labels (a
+        map's ``wk``, a first stage's ``week`` key), and date() on monthly (quarterly,
+        yearly) bars means the bar holding the day; the label it was read as is said once,
+        so the answer names the week as the table does. Orderings keep the date as
+        written."""
+        unit = self.labels_of(other) if isinstance(side, ast.String) else None
+        if unit is None:
             return value
-        if other.name.lower() != "week" or other.args:
-            return value
-        label = week_of_date(self.ctx, value)
+        label = week_of_date(self.ctx, value, unit)
         if label != value:
             day, named = pd.Timestamp(value).date(), pd.Timestamp(label).date()
-            self.ctx.warn(
-                f"week() names each week by its first trading date: '{day}' was read as "
-                f"its week, {named}."
-            )
+            if unit == "weekly":
+                said = f"week() names each week by its first trading date: '{day}' was read "
+                said += f"as its week, {named}."
+            else:
+                bar = {"monthly": "month", "quarterly": "quarter", "yearly": "year"}[unit]
+                said = f"date() of a {unit} bar is its {bar}'s first trading date: '{day}' "
+                said += f"was read as its {bar}, {named}."
+            self.ctx.warn(said)
         return label
+
+    def labels_of(self, node: ast.Node) -> str | None:
+        """The calendar unit ``node``'s values label, each by its first trading date:
+        "weekly" for week() (date() on weekly bars) or a column of its labels, the bars'
+        own unit for date() on monthly, quarterly or yearly bars; None for any other."""
+        if isinstance(node, ast.Column):
+            return "weekly" if node.name in self.ctx.week_columns else None
+        if not isinstance(node, ast.Call) or node.args:
+            return None
+        name = node.name.lower()
+        if name == "week":
+            return "weekly"
+        calendar = self.ctx.timeframe in ("weekly", "monthly", "quarterly", "yearly")
+        return self.ctx.timeframe if name == "date" and calendar else None
+
+    def week_text(self, side: ast.Node, other: ast.Node, value: Any) -> Any:
+        """A date beside a column of week labels as text (weekly bars' ``week`` label, read by
+        a second stage): the label of that date's week, as ``week_of`` reads it."""
+        if not isinstance(value, str) or not _BAR_LABEL.fullmatch(value) or len(value) != 10:
+            return value
+        if self.labels_of(other) != "weekly":
+            return value
+        return str(pd.Timestamp(self.week_of(side, other, self.datetimes(side, value))).date())
 
     def compare_text(self, node: ast.Compare, left: Any, right: Any) -> Any:
         op = node.op
@@ -777,7 +809,7 @@ class _RowEvaluator:
                 for v in node.values
             ]
         elif item_kinds == {kind}:
-            values = items
+            values = [self.week_text(v, node.operand, v.value) for v in node.values]
         else:
             other = next(iter(item_kinds - {kind}))
             raise self.mismatch(node, kind, other)

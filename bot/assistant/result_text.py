@@ -18,9 +18,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from barb.i18n import decimal, percent
+from barb.i18n import N_, decimal, percent
+from barb.notes import note_words
 from barb.timeframes import resolve_timeframe, timeframe_short
-from bot.assistant.note_words import note_in_words
 from bot.texts import Language, t
 
 
@@ -280,8 +280,14 @@ def person_text(
         lines = result_lines(summary, lang, preview, csv_rows, shown)
     meta = result.get("metadata", {})
     if meta:
+        # "…; 259 matched" of 259 bars read as a filter that kept them all: a query with no
+        # where filtered nothing, and the line says the bars alone (as the chart's footer).
+        scanned, matched = meta.get("rows_scanned", 0), meta.get("rows_matched", 0)
+        query = result.get("query")
+        where = isinstance(query, dict) and bool(query.get("where"))
+        key = N_("result_source") if where or matched != scanned else N_("result_source_all")
         source = t(
-            "result_source",
+            key,
             lang,
             plural_of=meta.get("rows_scanned", 0),  # «По 1 бару», «по 21 бару», «по 5 барам»
             rows=decimal(meta.get("rows_scanned", 0), lang),
@@ -294,9 +300,10 @@ def person_text(
         )
         lines += ["", plain(source)] if lines else [plain(source)]
         warnings = meta.get("warnings", [])
-        # The notes of the query itself in the chat's language (``note_words``); the rest
-        # in the engine's English, under a lead-in that says so.
-        said = [note_in_words(warning, lang) for warning in warnings]
+        # The engine's notes (``barb.notes``) in the chat's language; any other warning in
+        # the engine's English, under a lead-in that says so.
+        specs = meta.get("notes") or {}
+        said = [note_words(warning, specs, lang) for warning in warnings]
         if any(said):
             lines += ["", plain(t("notes", lang))]
             lines += [plain(f"⚠ {note}") for note in said if note]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Collection
 from typing import Any
 
-from sqlalchemy import delete, func, select, update
+from sqlalchemy import delete, func, select, text, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
@@ -31,6 +31,9 @@ from bot.store.schema import (
 from bot.store.transactions import Clock, Repository, rowcount
 
 MAX_PREFERENCE_CHARS = 300
+#: The first key of the transaction locks that put one person's preference writes in line
+#: ("Pref" in ASCII), apart from the replica names' (``replicas.LOCK_CLASS``).
+PREFERENCE_LOCK_CLASS = 0x50726566
 
 
 class ChatRepository(Repository):
@@ -264,6 +267,7 @@ class PreferenceRepository(Repository):
         if len(text) > MAX_PREFERENCE_CHARS:
             raise ValueError(f"a preference is at most {MAX_PREFERENCE_CHARS} characters")
         async with self._write() as session:
+            await _in_line(session, user_id)
             if kind in SINGLE_VALUED_PREFERENCES:
                 await session.execute(
                     delete(PreferenceRow).where(
@@ -309,3 +313,14 @@ class PreferenceRepository(Repository):
                 execution_options={"synchronize_session": False},
             )
             return rowcount(result)
+
+
+async def _in_line(session: AsyncSession, user_id: int) -> None:
+    """Wait for the person's other preference writes to commit (PostgreSQL: a transaction
+    lock per person; SQLite's write lock already does it). Without it two replicas storing
+    "only RTH" and "only ETH" at once each deleted the earlier one of that kind they could
+    see, neither the other's, and both stayed; the limit of ``max_per_user`` was passed the
+    same way. Ids past 31 bits share a lock with others: they only wait for each other."""
+    if session.get_bind().dialect.name == "postgresql":
+        key = {"cls": PREFERENCE_LOCK_CLASS, "key": user_id % 2**31}
+        await session.execute(text("SELECT pg_advisory_xact_lock(:cls, :key)"), key)

@@ -151,8 +151,9 @@ class OutboxRepository(Repository):
         """Take the queued replies this replica may send now, in order, and hold them for
         ``lease``: those of no replica, its own (queued by this replica, or by its previous
         life under the same name) and those of a replica that is gone: its lease expired,
-        or it no longer holds its name (``ReplicaNames.gone``: killed, its rows taken at
-        once instead of after the lease).
+        or its name has been free a work lease (``ReplicaNames.gone``: killed, its rows
+        taken then instead of after the outbox's longer lease; a name free at one read only
+        may be a live replica's dropped lock).
 
         A reply behind one that another live replica holds waits, so that a chat's messages
         keep their order. ``chat_id`` and ``older_than`` narrow it as in ``unsent``. Call it

@@ -15,10 +15,16 @@ dead connection means the name is not held (``held`` is False, so no other repli
 as gone meanwhile) until the lock is taken again on a fresh connection; if another process
 took the name in between, ``check`` raises ``ReplicaNameTaken`` and the bot stops.
 
-The same lock says which replicas are alive: a name whose lock nobody holds belongs to a
-replica that is gone, so its replies need not wait out their lease (``gone``). Example: a
-replica killed with a chart on the wire leaves the chart queued under a 360 s lease; the
-replica the chat moves to sends it at once, before its own newer reply, instead of after.
+The same lock says which replicas are alive: a name whose lock nobody has held for a
+while belongs to a replica that is gone, so its replies need not wait out their lease
+(``gone``). Example: a replica killed with a chart on the wire leaves the chart queued under
+a 360 s lease; the replica the chat moves to sends it a work lease (90 s) after it first
+found the name free, before its own newer reply, instead of after the 360 s. Not at once:
+a name free at one read may be a live replica's whose lock's connection dropped, not yet
+noticed by its ``check`` (run every third of a work lease). Taken as gone then, its reply
+on the wire was claimed and sent a second time; after a PostgreSQL restart every name is
+free at once, and each replica took the others' replies (the name lock's gap). A replica
+whose own lock is not held at the read judges no one gone.
 
 SQLite runs one process per file and needs no lock: a bot holding its name there is the
 only live one, and every other name it finds on a lease is a dead process's (a restart
@@ -32,7 +38,8 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import logging
-from collections.abc import Collection
+from collections.abc import Callable, Collection
+from datetime import datetime, timedelta
 
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
@@ -71,9 +78,22 @@ def name_key(name: str) -> int:
 class ReplicaNames:
     """This replica's hold on its name, and which other names are held (PostgreSQL)."""
 
-    def __init__(self, engine: AsyncEngine, name: str) -> None:
+    def __init__(
+        self,
+        engine: AsyncEngine,
+        name: str,
+        *,
+        clock: Callable[[], datetime],
+        gone_after: timedelta,
+    ) -> None:
         self._engine = engine
         self.name = name
+        self._clock = clock
+        #: How long a name must be seen free before its replica counts as gone: longer than
+        #: a live holder takes to notice a dropped lock and take it again (``check``).
+        self.gone_after = gone_after
+        #: Names seen free (PostgreSQL) by this replica's reads: since when, and when last.
+        self._free: dict[str, tuple[datetime, datetime]] = {}
         self._connection: AsyncConnection | None = None
         #: SQLite: this process is the file's only one (``hold``).
         self._alone = False
@@ -149,9 +169,13 @@ class ReplicaNames:
             await connection.close()
 
     async def gone(self, names: Collection[str]) -> set[str]:
-        """Of ``names``, those no live replica holds: their replicas are gone. Known only
-        while this replica holds its own name (so that every replica of the deployment
-        does): otherwise none. On SQLite, all of them: the one live process is this one."""
+        """Of ``names``, those whose replicas are gone: no process has held the name in
+        any read of this replica's over ``gone_after`` (a name free at only one read may
+        be a live replica's whose lock dropped; it takes it again within a third of a work
+        lease). Known only while this replica holds its own name, its lock granted at the
+        read (after a PostgreSQL restart every lock is gone, this one's too, until its
+        ``check``): otherwise none. On SQLite, all of them: the one live process is this
+        one."""
         others = set(names) - {self.name}
         if not others or not self.held:
             return set()
@@ -167,4 +191,18 @@ class ReplicaNames:
                 {"cls": LOCK_CLASS},
             )
             alive = {int(key) for key in held.scalars()}
-        return {name for name in others if name_key(name) not in alive}
+        if name_key(self.name) not in alive:  # its lock dropped, not yet noticed by check
+            return set()
+        now = self._clock()
+        for name in list(self._free):
+            if name_key(name) in alive:
+                del self._free[name]
+        gone = set()
+        for name in others - {name for name in others if name_key(name) in alive}:
+            since, last = self._free.get(name, (now, now))
+            if now - last > self.gone_after:  # not read meanwhile: it may have been held
+                since = now
+            self._free[name] = (since, now)
+            if now - since >= self.gone_after:
+                gone.add(name)
+        return gone

@@ -66,7 +66,9 @@ class Store:
         self.rate_limits = RateLimitRepository(sessions, clock)
         self.updates = UpdateRepository(sessions, clock, lease=work_lease)
         #: This replica's name, held by the bot for its life (``ReplicaNames.hold``).
-        self.replicas = ReplicaNames(engine, settings.replica_id)
+        self.replicas = ReplicaNames(
+            engine, settings.replica_id, clock=clock, gone_after=settings.work_lease
+        )
         self.outbox = OutboxRepository(
             sessions,
             clock,

@@ -61,6 +61,11 @@ class ChartRefused(Exception):
     that message is held back, ``NotDelivered`` is raised instead: the chat waits for it.)"""
 
 
+class _NotRecorded(Exception):
+    """Telegram took a message, and writing it down as sent failed (the database's error is
+    the cause): raised as it came, never taken for Telegram refusing the message."""
+
+
 @dataclass(frozen=True)
 class Released:
     """A kept file asked for (``Sender.release_held``): on its way to the chat."""
@@ -496,7 +501,7 @@ class Sender:
     async def _after_earlier(self, first: OutgoingReply) -> None:
         """A reply just queued goes after what its chat had queued before it by another
         replica: that replica's messages are sent first when it is gone (``claim`` takes
-        them at once from a replica that no longer holds its name, or whose lease expired);
+        them from a replica whose name has been free a work lease, or whose lease expired);
         behind a live one's, the reply stays queued (``NotDelivered``) and the sending pass
         sends it once they are out. Example: a replica killed with a chart on the wire; the
         chat's next question, answered by another replica, gets its plan after that chart,
@@ -641,13 +646,15 @@ class Sender:
             if not await self.store.outbox.hold_to_send(queued):
                 raise NotDelivered(f"reply {queued.id} to chat {queued.chat_id}: another replica's")
             try:
-                message = await self._send(queued)
+                message = await self._send(queued)  # recorded sent by ``_uncut``
             except NotDelivered:
                 raise
+            except _NotRecorded as exc:  # sent: the database's error goes on, as it came
+                assert exc.__cause__ is not None
+                raise exc.__cause__ from None
             except Exception as exc:
                 refusal: Exception = exc
             else:
-                await self._record_sent([queued], {queued.id: message})
                 return message.message_id
         finally:
             self.sending.discard(queued.id)
@@ -663,6 +670,8 @@ class Sender:
         for attempt in range(self.patience.attempts):
             try:
                 return await self._uncut(queued, send)
+            except _NotRecorded:  # sent: not to be retried, nor marked failed
+                raise
             except RetryAfter as exc:
                 wait = exc.retry_after
                 seconds = wait.total_seconds() if isinstance(wait, timedelta) else float(wait)
@@ -697,23 +706,35 @@ class Sender:
     async def _uncut(
         self, queued: OutgoingReply, send: Callable[[], Awaitable[Message]]
     ) -> Message:
-        """One Bot API call sending ``queued``, ended even if its task is cancelled meanwhile
-        (a shutdown past its grace period stops the answers and the sending pass in progress):
-        Telegram may already have carried it out, so the call is waited for (its own
-        timeouts bound it) and, if it went out, recorded sent before the cancel goes on.
-        Before, the cut call left the reply queued though the person had it, and it was sent
-        again at the next start (many chats queued: one pass outlasting the grace period).
-        A second cancel (a second SIGTERM) cuts it: then that one message may go twice."""
-        call = asyncio.ensure_future(send())
+        """One Bot API call sending ``queued`` and its record as sent, one step ended even if
+        its task is cancelled meanwhile (a shutdown past its grace period, or hurried by a
+        second SIGTERM, stops the answers and the sending pass in progress): Telegram may
+        already have carried the call out, so it is waited for (its own timeouts bound it)
+        and, if it went out, recorded sent before the cancel goes on. The record is part of
+        the step: Telegram took the message while the database was slow to write it down
+        (a lock held, a failover), and a stop cutting that write left it queued though the
+        person had it; the next start sent it again. Only a cancel of this step's own wait
+        (none comes from the bot: the stop cancels each task once) or the process's end (a
+        kill, the stuck exit ``bot_run.STUCK_AFTER_S`` after the stop) can still cut it:
+        then that one message may go twice."""
+
+        async def send_and_record() -> Message:
+            message = await send()
+            try:
+                await self._record_sent([queued], {queued.id: message})
+            except Exception as exc:  # the database's, not Telegram's: not a refusal
+                raise _NotRecorded(queued.id) from exc
+            return message
+
+        step = asyncio.ensure_future(send_and_record())
         try:
-            return await asyncio.shield(call)
+            return await asyncio.shield(step)
         except asyncio.CancelledError:
             try:
-                await asyncio.wait([call])
+                await asyncio.wait([step])
             finally:
-                call.cancel()  # a second cancel: not left running without its task
-            if not call.cancelled() and call.exception() is None:
-                await self._record_sent([queued], {queued.id: call.result()})
+                step.cancel()  # a second cancel: not left running without its task
+            if not step.cancelled() and step.exception() is None:
                 log.info(
                     "reply %s to chat %s sent as its task was stopped", queued.id, queued.chat_id
                 )

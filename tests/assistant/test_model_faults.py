@@ -10,11 +10,15 @@ from typing import Any
 
 import pytest
 
+from bot.assistant.gate import Press
 from bot.assistant.orchestrator import AssistantSettings
 from bot.assistant.replies import Asker
+from bot.bot_run import answer_turn_s
 from bot.llm.errors import BadResponse
 from bot.llm.messages import Message, ModelResponse, ToolCall
-from bot.llm.scripted import text, tool_call
+from bot.llm.scripted import text, tool_call, turn
+from bot.llm.sdk_provider import RETRY_AFTER_CAP_S
+from bot.llm.settings import LLMSettings, make_provider
 from bot.texts import t
 
 ALICE = Asker(chat_id=100, user_id=1)
@@ -184,3 +188,34 @@ async def test_arguments_naming_a_key_twice_go_back_to_the_model_unrun(make_assi
     assert result.is_error
     assert 'they name "where" twice in one object' in result.content
     assert "one where joined with and" in result.content
+
+
+async def test_the_answer_turns_bound_counts_a_malformed_answers_retry(make_assistant) -> None:
+    """Run pressed; the model's first answer to the result is malformed (a broken tool
+    call written in the model's whole time), the second good. The turn wording the answer
+    made as many model calls as it made, each as long as the configured SDK client may
+    take (its tries and the waits between them): ``answer_turn_s`` (how long a taken
+    answer is kept for its run's resumption) must cover them all. Before, it counted one
+    call (220 s with the default settings), not what the person waited (440 s)."""
+    assistant = make_assistant(
+        turn("Counting.", tool_call("execute_query", query=QUERY)),
+        MALFORMED["NaN in a query"],
+        text("The average RTH range is 120 points."),
+    )
+    plan = await assistant.ask(ALICE, "average range")
+    asked_for_the_plan = len(assistant.provider.requests)
+    done = await assistant.press(plan.pending.id, ALICE.user_id, Press.RUN)
+    assert done.text == "The average RTH range is 120 points."
+    calls_in_the_answer_turn = len(assistant.provider.requests) - asked_for_the_plan
+    assert calls_in_the_answer_turn == 2
+    for timeout_s, retries in [(60.0, 2), (300.0, 2), (20.0, 0)]:
+        llm = LLMSettings(
+            _env_file=None,
+            BARB_LLM_TIMEOUT_S=timeout_s,
+            BARB_LLM_MAX_RETRIES=retries,
+            OPENAI_BASE_URL="http://127.0.0.1:9/v1",
+            BARB_LLM_MODEL="m",
+        )
+        client = make_provider(llm)._client  # the SDK's own client: what one call waits
+        one_call = (client.max_retries + 1) * client.timeout + retries * RETRY_AFTER_CAP_S
+        assert answer_turn_s(llm) >= calls_in_the_answer_turn * one_call

@@ -1,12 +1,15 @@
-"""/query's notes in a Russian chat: the notes of the query itself (the bars and session
-taken, a limit cutting a tie, the CSV holding the first rows) in Russian, read from what the
-engine really writes; any other note in its English under the lead-in that says so."""
+"""/query's notes in a Russian chat: the engine's notes that are values (``barb.notes``: the
+bars and session taken, a limit cutting a tie, the CSV holding the first rows, an unfinished
+week left out) in Russian, from the answer's JSON; any other note in its English under the
+lead-in that says so. The model reads each note's English as the engine always wrote it."""
 
 from __future__ import annotations
 
 import pytest
 
+import barb.notes as notes_of
 from barb.interpreter import execute
+from barb.notes import Note, note_specs, note_words
 from barb.settings import EngineSettings
 from bot.assistant.result_text import person_text
 from bot.texts import t
@@ -100,3 +103,154 @@ def test_a_tie_cut_by_the_limit_is_said_with_the_rows_and_the_limit_to_raise(
     [tie] = [n for n in said if n.startswith("limit 3 cuts through a tie")]
     assert tie.endswith("raise the limit to 4 to see them all.")
     assert not any("say it is a tie" in n for n in [*said, *english])
+
+
+def open_week(settings: EngineSettings) -> tuple[str, str, str]:
+    """The sample's last week, which its data's end cuts: its Monday, and the first and last
+    trading dates the data holds of it, from the raw bars."""
+    import pandas as pd
+
+    from barb.data.store import data_path
+
+    dates = pd.read_parquet(data_path("NQ", settings), columns=["trading_date"])["trading_date"]
+    last = dates.max().normalize()
+    monday = last - pd.Timedelta(days=last.dayofweek)
+    held = dates[dates >= monday]
+    return (monday.date().isoformat(), held.min().date().isoformat(), last.date().isoformat())
+
+
+WEEKS_TO_THE_END = {"from": "weekly", "period": "2025-12-01:", "select": ["close"]}
+
+
+def test_the_unfinished_week_left_out_reads_russian_and_the_model_reads_its_english(
+    sample_settings: EngineSettings,
+) -> None:
+    """Weekly closes to the data's end: the week the data's end cuts is left out. The note
+    said it only in English under «Примечания движка (на английском)» in a Russian chat."""
+    monday, first, last = open_week(sample_settings)
+    said, english = notes(WEEKS_TO_THE_END, sample_settings, "ru")
+    assert english == []
+    assert (
+        f"Неделя {monday} ещё не закончилась (в данных только {first} — {last}); в расчёте "
+        'только полные недели. Текущая неделя: «"period": "wtd"».'
+    ) in said
+    assert "Сессия не указана: недельные бары взяты по RTH (сессия по умолчанию)." in said
+    result = execute(WEEKS_TO_THE_END, "NQ", settings=sample_settings)
+    assert result.metadata is not None
+    assert result.metadata.warnings == [
+        "No session given for weekly bars: RTH (the default session) used.",
+        f"The week {monday} is not over yet (the data covers only {first} — {last}): left "
+        'out, so only whole weeks count. This week so far: "period": "wtd".',
+    ]
+
+
+# What the engine wrote before its notes were values, word for word: the model reads the
+# same English.
+ENGINE_ENGLISH = [
+    (notes_of.NO_FROM, {}, "No 'from' given: daily bars used."),
+    (
+        notes_of.DEFAULT_SESSION,
+        {"timeframe": "1h", "session": "RTH"},
+        "No session given for 1h bars: RTH (the default session) used.",
+    ),
+    (
+        notes_of.WHOLE_DAY,
+        {"timeframe": "5m", "default": "RTH"},
+        "No session given for 5m bars: ETH (the whole trading day) used, not the default RTH.",
+    ),
+    (
+        notes_of.CSV_FIRST_ROWS,
+        {"rows": 106422, "held": 50000},
+        "The number is over 106,422 rows; the CSV holds the first 50,000 of them.",
+    ),
+    (
+        notes_of.TABLE_FIRST_ROWS,
+        {"rows": "410415", "held": "50000"},
+        "The table has 410415 rows; only the first 50000 are kept for display. Add a limit "
+        "or aggregate.",
+    ),
+    (
+        notes_of.LIMIT_TIE,
+        {"limit": "3", "tied": "2", "value": "count = 7 (Mar, Oct)", "kept": "1", "next": "4"},
+        "limit 3 cuts through a tie: 2 rows have count = 7 (Mar, Oct), and 1 of them is kept, "
+        "the first in the rows' order; say it is a tie, or raise the limit to 4.",
+    ),
+    (
+        notes_of.LIMIT_TIE,
+        {"limit": "1000", "tied": "1200", "value": "n = 1", "kept": "2", "next": "2199"},
+        "limit 1000 cuts through a tie: 1200 rows have n = 1, and 2 of them are kept, the "
+        "first in the rows' order; say it is a tie, or raise the limit to 2199.",
+    ),
+    (notes_of.NO_BARS, {}, "No bars matched: the result is empty."),
+    (
+        notes_of.HOLIDAY_ROWS,
+        {
+            "count": "49",
+            "traded": Note.of(notes_of.SOME_SHORT, count="47"),
+            "example": "2008-05-26",
+        },
+        "49 of the rows are US holiday sessions (the stock market closed, 47 traded short "
+        'hours), e.g. 2008-05-26: "where": "not holiday()" leaves them out when the question '
+        "is about the stock market's days.",
+    ),
+    (
+        notes_of.HOLIDAY_ROWS,
+        {
+            "count": "1",
+            "traded": Note.of(notes_of.TRADED_IN_FULL, hours="15:30-16:00"),
+            "example": "2012-10-29",
+        },
+        "1 of the rows is a US holiday session (the stock market closed, 15:30-16:00 traded in "
+        'full), e.g. 2012-10-29: "where": "not holiday()" leaves them out when the question is '
+        "about the stock market's days.",
+    ),
+    (
+        notes_of.OPEN_LEFT_OUT,
+        {
+            "unit": "year",
+            "label": "2026",
+            "first": "2026-01-02",
+            "last": "2026-01-07",
+            "to_date": "ytd",
+            "ahead": "2025",
+        },
+        "The year 2026 is not over yet (the data covers only 2026-01-02 — 2026-01-07): left "
+        'out, so only whole years count. This year so far: "period": "ytd". next() reads no '
+        "year after 2025, the last whole one: it is empty there, not the unfinished year's.",
+    ),
+]
+
+
+@pytest.mark.parametrize(("kind", "values", "english"), ENGINE_ENGLISH)
+def test_a_note_is_the_engines_english_and_travels_as_json(kind, values, english) -> None:
+    import json
+    import pickle
+
+    note = Note.of(kind, **values)
+    assert note == english
+    spec = json.loads(json.dumps(note_specs([note, "a plain warning"]), default=dict))
+    assert list(spec) == [english]  # a plain sentence has no key to say it by
+    spec = {english: note_specs([note])[english].model_dump()}
+    assert note_words(english, spec, "ru") == note.words("ru") != english
+    assert pickle.loads(pickle.dumps(note)).words("ru") == note.words("ru")
+
+
+def test_every_kind_of_note_is_written_in_russian() -> None:
+    """Every key a note is said by (its own, a person's, its unit's words) has a Russian
+    text of its own in the barb catalog, with the English one's values."""
+    from string import Formatter
+
+    from barb.i18n import messages
+
+    english, russian = messages("barb", "en"), messages("barb", "ru")
+    keys = {k for kind in notes_of.KINDS.values() for k in (kind.key, kind.person) if k}
+    keys |= {key for words in notes_of._UNIT_WORDS.values() for key in words.values()}
+    keys.add(notes_of._NEXT_EMPTY)
+    assert len(notes_of.KINDS) >= 8
+    for key in sorted(keys):
+        assert russian.get(key) and russian[key] != english[key], key
+
+        def fields(template: str) -> set[str]:
+            return {name for _, name, _, _ in Formatter().parse(template) if name}
+
+        assert fields(russian[key]) == fields(english[key]), key

@@ -325,7 +325,7 @@ def test_a_russian_minute_footer_is_translated_and_clear_of_the_badge(sample_set
     renderer = fig.canvas.get_renderer()
     shown = [t for t in fig.texts if t.get_visible() and t.get_text().strip()]
     (badge,) = [t for t in shown if t.get_text() == "СИНТЕТИЧЕСКИЕ ДАННЫЕ"]
-    (footer,) = [t for t in shown if t.get_text().startswith("подошло")]
+    (footer,) = [t for t in shown if t.get_text().startswith("минутные бары")]
     text = footer.get_text().replace("\n", " ")  # two lines when one would reach the badge
     assert "минутные бары" in text and "1m" not in text
     patch = badge.get_bbox_patch()

@@ -78,5 +78,5 @@ def test_the_subtitle_names_a_calendar_key_in_words(sample_settings) -> None:
     query = {"session": "RTH", "from": "daily", "period": "2025", "group_by": "month()",
              "select": "mean(range)"}  # fmt: skip
     result = run(query, sample_settings)
-    assert "mean(range) · по месяцу" in texts(figure(result, "ru"))
-    assert "mean(range) · by month" in texts(figure(result, "en"))
+    assert "средний диапазон · по месяцу" in texts(figure(result, "ru"))
+    assert "average range · by month" in texts(figure(result, "en"))

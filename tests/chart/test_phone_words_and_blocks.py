@@ -154,8 +154,8 @@ def test_a_where_of_event_days_at_a_time_is_said_in_words(
 @pytest.mark.parametrize(
     ("language", "said"),
     [
-        ("ru", "count() · где «range > 300 and close > open»"),
-        ("en", "count() · where “range > 300 and close > open”"),
+        ("ru", "количество баров · где «range > 300 and close > open»"),
+        ("en", "number of bars · where “range > 300 and close > open”"),
     ],
 )
 def test_a_where_past_words_is_quoted_as_code(language: str, said: str) -> None:
@@ -165,7 +165,7 @@ def test_a_where_past_words_is_quoted_as_code(language: str, said: str) -> None:
 
 def test_a_weekday_and_days_without_an_event_are_said_in_words() -> None:
     query = {"join": ["cpi"], "where": "not cpi and dayofweek() == 4", "select": "mean(range)"}
-    assert subtitle_text(query, words_for("ru")) == "mean(range) · только дни без cpi, Пт"
+    assert subtitle_text(query, words_for("ru")) == "средний диапазон · только дни без cpi, Пт"
 
 
 @pytest.mark.parametrize("language", ["en", "ru"])

@@ -184,7 +184,7 @@ def test_a_ranking_cut_to_an_open_year_sends_the_whole_year_drawn_in_the_csv(
     sent = pd.read_csv(io.BytesIO(csv_bytes(result)))
     assert sent["year"].tolist() == [last, whole]
     assert sent["days"].tolist() == years.size()[[last, whole]].tolist()
-    assert sent["ranking_note"].tolist() == [text("barb", OPEN_NOTE), text("barb", WHOLE_NOTE)]
+    assert sent["note"].tolist() == [text("barb", OPEN_NOTE), text("barb", WHOLE_NOTE)]
     assert sent["corr"].tolist() == pytest.approx(corr[[last, whole]].tolist(), rel=5e-6)
     bottom = figure(result).axes[-1]
     drawn = [t.get_text() for t in bottom.get_xticklabels() if t.get_text()]

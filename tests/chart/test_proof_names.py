@@ -71,20 +71,22 @@ def test_scope_and_subtitle() -> None:
     en, ru = words_for("en"), words_for("ru")
     assert scope_text(result.metadata, en) == "NQ · RTH · daily · 2008-01-02 — 2026-01-07"
     # The map that only names the group key is not repeated.
-    assert subtitle_text(result.query, en) == "mean(range) · by weekday"
-    # A key the query named for a calendar call is that call's word, as the axis says it.
-    assert subtitle_text(result.query, ru) == "mean(range) · по дню недели"
+    assert subtitle_text(result.query, en) == "average range · by weekday"
+    # A key the query named for a calendar call is that call's word, as the axis says it;
+    # the measure in words, as the headline names it («mean(range) · по дню недели» had put
+    # code where the person reads).
+    assert subtitle_text(result.query, ru) == "средний диапазон · по дню недели"
     joined = {"join": [{"instrument": "ES"}, {"source": "fomc"}], "select": "count()"}
-    assert subtitle_text(joined, en) == "count() · with ES, fomc"
+    assert subtitle_text(joined, en) == "number of bars · with ES, fomc"
     # A join's own session is named: CL's night beside NQ's RTH day, not CL's RTH.
     night = {"join": [{"instrument": "CL", "session": "OVERNIGHT"}], "select": "count()"}
-    assert subtitle_text(night, ru) == "count() · с CL OVERNIGHT"
+    assert subtitle_text(night, ru) == "количество баров · с CL OVERNIGHT"
     then = {"group_by": "year()", "select": "max(close) as top", "then": {"select": "mean(top)"}}
-    assert subtitle_text(then, en) == "max(close) as top · by year · then: mean(top)"
+    assert subtitle_text(then, en) == "maximum close (top) · by year · then: average top"
     # A calendar key in words, in the case "по" takes: «по month()» was code (p47d D5).
-    assert subtitle_text(then, ru) == "max(close) as top · по году · затем: mean(top)"
+    assert subtitle_text(then, ru) == "максимум закрытия (top) · по году · затем: среднее «top»"
     hours = {"group_by": ["month()", "hour()", "fomc"], "select": "mean(range)"}
-    assert subtitle_text(hours, ru) == "mean(range) · по месяцу, часу, fomc"
+    assert subtitle_text(hours, ru) == "средний диапазон · по месяцу, часу, fomc"
 
 
 def test_a_second_stage_key_named_for_a_calendar_call_is_in_words() -> None:
@@ -99,18 +101,18 @@ def test_a_second_stage_key_named_for_a_calendar_call_is_in_words() -> None:
         "then": {"group_by": "month", "select": "mean(ret)"},
     }
     assert subtitle_text(months, ru) == (
-        "last(close) / first(open) - 1 as ret · по году, месяцу · затем: mean(ret) · по месяцу"
+        "last(close) / first(open) - 1 as ret · по году, месяцу · затем: среднее «ret» · по месяцу"
     )
     days = {
         "group_by": "week()",
         "select": "arg_max(dayname(), high) as day",
         "then": {"group_by": "day", "select": "count() as weeks"},
     }
-    assert subtitle_text(days, ru).endswith("затем: count() as weeks · по day")
+    assert subtitle_text(days, ru).endswith("затем: количество недель · по day")
     own = {"map": {"big": "range > 300"}, "group_by": "big", "select": "count()"}
-    assert subtitle_text(own, ru) == "count() · по big · big = range > 300"
+    assert subtitle_text(own, ru) == "количество баров · по big · big = range > 300"
     inside = {"map": {"inside": "inside_day()"}, "group_by": "inside", "select": "count()"}
-    assert subtitle_text(inside, ru) == "count() · по inside · inside = inside_day()"
+    assert subtitle_text(inside, ru) == "количество баров · по inside · inside = inside_day()"
 
 
 @pytest.mark.parametrize(

@@ -16,6 +16,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from bench import layout_files
+
 NY = "America/New_York"
 
 
@@ -127,14 +129,10 @@ def kibot_txt(path: Path, bars: pd.DataFrame, zone: str = NY) -> Path:
 def european_csv(
     path: Path, bars: pd.DataFrame, zone: str = NY, date_format: str = "%d.%m.%Y"
 ) -> Path:
-    """``;`` between fields and a decimal comma, as European spreadsheets write."""
-    wall = in_zone(bars, zone)
-    lines = ["Date;Time;Open;High;Low;Close;Volume"]
-    for t, r in zip(wall, bars.itertuples(), strict=True):
-        prices = ";".join(f"{p:.2f}".replace(".", ",") for p in (r.open, r.high, r.low, r.close))
-        lines.append(f"{t.strftime(date_format)};{t:%H:%M};{prices};{r.volume}")
-    path.write_text("\n".join(lines) + "\n")
-    return path
+    """``;`` between fields and a decimal comma, as European spreadsheets write: the
+    benchmark's writer (``bench.layout_files``), on ``zone``'s clock, prices to the cent."""
+    wall = bars.assign(timestamp=in_zone(bars, zone))
+    return layout_files.european_csv(wall, path, True, date_format, float_format="%.2f")
 
 
 def gzipped(path: Path) -> Path:

@@ -91,11 +91,11 @@ def test_the_source_is_named_in_the_csv_and_the_chart(
     assert fig is not None
     # A footer too wide for the phone-width figure wraps to a second line.
     footers = [t.get_text().replace("\n", " ") for t in fig.texts if "bars" in t.get_text()]
-    assert footers == [f"5 of 5 daily bars matched · data: {source}"]
+    assert footers == [f"daily bars: 5 · data: {source}"]
     fig = draw_chart(result, language="ru")
     assert fig is not None
     footers = [t.get_text().replace("\n", " ") for t in fig.texts if "бары" in t.get_text()]
-    assert footers == [f"подошло 5 из 5 (дневные бары) · данные: {source}"]
+    assert footers == [f"дневные бары: 5 · данные: {source}"]
 
 
 @pytest.mark.slow
@@ -437,8 +437,30 @@ def test_columns_a_join_adds_are_named_in_a_russian_file(
     for row in russian:
         at = pd.Timestamp(row["время (ET)"])
         assert row["торговый день"] == at.strftime("%Y-%m-%d")
-        assert row["день CPI (1 = да)"] == "1"
+        assert row["день CPI"] == "да"  # as the chat says it, not 1
         release = at.normalize() + pd.Timedelta(hours=8, minutes=30)
         assert int(row["минут от выхода CPI"]) == (at - release) // pd.Timedelta(minutes=1)
     english = list(rows(csv_bytes(result, "en"))[0])
     assert {"trading_date", "cpi", "cpi_minutes"} <= set(english)
+
+
+def test_barb_s_note_is_headed_in_words_beside_a_query_s_own_note(
+    imported: pd.DataFrame, settings: EngineSettings
+) -> None:
+    """The English file headed the limit's tie note ``ranking_note``, a name no person
+    reads; headed "note", it keeps off a column of the query's own of that name. Five
+    days of one bar a weekday: every weekday counts 1, and a limit of 2 cuts three."""
+    query = {
+        "session": "RTH",
+        "from": "daily",
+        "group_by": "dayname()",
+        "select": "count() as note",
+        "sort": "note desc",
+        "limit": 2,
+    }
+    table = rows(csv_bytes(execute(query, "NQ", settings=settings)))
+    assert list(table[0])[:3] == ["dayname", "note", "note (Barb)"]
+    assert [row["note"] for row in table] == ["1", "1"]  # the query's counts, kept
+    kept = {row["dayname"] for row in table}
+    cut = [day for day in ("Mon", "Tue", "Wed", "Thu", "Fri") if day not in kept]
+    assert table[-1]["note (Barb)"] == f"Also 1, cut by the limit: {', '.join(cut)}"

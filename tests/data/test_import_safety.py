@@ -294,6 +294,43 @@ def test_a_cash_session_file_declared_in_another_zone_is_refused(
     assert_same_bars(settings, rth_only)
 
 
+def test_a_new_york_cash_session_file_declared_chicago_is_refused(
+    tmp_path: Path, settings: EngineSettings, bars: pd.DataFrame
+) -> None:
+    """The reverse of the Chicago file declared New York: a New York cash-session file
+    declared --timezone America/Chicago runs 10:30-17:00 on the exchange's clock, its last
+    bar ending at the 17:00 close, and was stored an hour late without a word. Refused
+    naming both readings, in the bot's Russian too; imported right as New York time."""
+    declared = "America/Chicago"
+    rth_only = _cash_session(bars)
+    path = bf.plain_csv(tmp_path / "rth.csv", rth_only)
+    with pytest.raises(DataError) as refused:
+        check_file(path, "NQ", settings, timezone=declared)
+    assert str(refused.value).endswith(
+        "read as Chicago time (America/Chicago), as declared, the file's days run "
+        "10:30–17:00, which is none of the instrument's sessions; read as New York time "
+        "(America/New_York) they "
+        "run 09:30–16:00, one of its sessions from start to end: the file looks to be in "
+        "that zone; pass --timezone America/New_York."
+    )
+    with pytest.raises(DataError, match="отправьте файл ещё раз с подписью `--timezone Amer"):
+        check_file(path, "NQ", settings, timezone=declared, lang="ru", advice="caption")
+    import_file(path, "NQ", settings, timezone=bf.NY)
+    assert_same_bars(settings, rth_only)
+
+
+def test_a_morning_file_declared_in_its_zone_is_taken(
+    tmp_path: Path, settings: EngineSettings, bars: pd.DataFrame
+) -> None:
+    """A New York morning file (09:30-12:59) fits Los Angeles time at both ends (12:30-16:00)
+    but no zone reads it as one whole session: its declared zone is taken."""
+    minute = bars["timestamp"].dt.hour * 60 + bars["timestamp"].dt.minute
+    morning = bars[(minute >= 570) & (minute < 780)].reset_index(drop=True)
+    path = bf.plain_csv(tmp_path / "morning.csv", morning)
+    import_file(path, "NQ", settings, timezone=bf.NY)
+    assert_same_bars(settings, morning)
+
+
 def test_a_few_mid_morning_bars_ask_for_the_stamp(tmp_path: Path, settings: EngineSettings) -> None:
     """Bars from 10:00 to 10:09 fit open stamps as well as close stamps: refused, asking
     for --stamp, and imported as declared."""

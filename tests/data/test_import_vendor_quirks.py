@@ -15,9 +15,11 @@ from pathlib import Path
 from typing import Any
 
 import bar_files as bf
+import numpy as np
 import pandas as pd
 import pytest
 
+from barb.data import formats
 from barb.data.importer import ImportRefused, check_file, import_file
 from barb.data.store import data_path, read_bars
 from barb.errors import DataError
@@ -645,6 +647,67 @@ def test_times_off_the_minute_are_named_once(tmp_path: Path, settings: EngineSet
     assert not data_path("NQ", settings).exists()
 
 
+def _seconds(path: Path, step: str, ticks: bool = False) -> Path:
+    """Bars (or trades, when ``ticks``) ``step`` apart from 09:30 on 2024-03-18."""
+    times = pd.date_range("2024-03-18 09:30", periods=3000, freq=step)
+    if ticks:  # several trades in one second, at the exchange's millisecond
+        times = times.repeat(2)
+    price = 18000 + (np.arange(len(times)) % 7) * 0.25
+    frame = pd.DataFrame(
+        {"open": price, "high": price + 0.25, "low": price, "close": price, "volume": 1}
+    )
+    frame.insert(0, "timestamp", times.strftime("%Y-%m-%d %H:%M:%S.%f").str[:-3])
+    frame.to_csv(path, index=False)
+    return path
+
+
+@pytest.mark.parametrize(
+    ("step", "ticks", "said"),
+    [
+        (
+            "1s",
+            False,
+            "the file holds bars 1 s long (the first inside a minute at "
+            "2024-03-18 09:30:01), and Barb takes bars of one minute or longer: resample",
+        ),
+        ("5s", False, "the file holds bars 5 s long"),
+        ("1s", True, "the file holds trades (ticks) or bars shorter than a second"),
+        ("250ms", False, "the file holds trades (ticks) or bars shorter than a second"),
+    ],
+)
+def test_second_bars_and_ticks_are_told_to_be_resampled_in_one_sentence(
+    step: str, ticks: bool, said: str, tmp_path: Path, settings: EngineSettings
+) -> None:
+    """A file of 1-second bars or of trades was refused with each bar "not on a whole
+    minute" (2,950 of them), never saying that Barb takes minute bars and how to make them."""
+    path = _seconds(tmp_path / "fast.csv", step, ticks)
+    with pytest.raises(DataError) as refused:
+        check_file(path, "NQ", settings)
+    message = str(refused.value)
+    assert said in message
+    assert message.endswith("last close and summed volume) and import those.")
+    assert "\n" not in message and "whole minute" not in message
+    with pytest.raises(DataError, match="соберите из них минутные бары"):
+        check_file(path, "NQ", settings, lang="ru")
+
+
+def test_a_header_of_trades_is_told_to_be_resampled(
+    tmp_path: Path, settings: EngineSettings
+) -> None:
+    """A tick export (a price, no open, high or low) was told its columns were not
+    recognised and to name them with --columns, which no mapping could satisfy."""
+    path = tmp_path / "ticks.csv"
+    path.write_text("Date,Time,Last,Volume\n03/18/2024,09:30:00.013,18000.25,1\n")
+    with pytest.raises(DataError) as refused:
+        check_file(path, "NQ", settings)
+    assert str(refused.value).endswith(
+        "line 1: the columns (Date, Time, Last, Volume) are trades (ticks), not bars, and "
+        "Barb takes bars of one minute or longer: resample them to 1-minute bars (each "
+        "minute's first open, highest high, lowest low, last close and summed volume) and "
+        "import those."
+    )
+
+
 # --- archives -------------------------------------------------------------------------------
 
 
@@ -779,6 +842,41 @@ def test_a_vendor_footer_is_left_out_and_said(tmp_path: Path, settings: EngineSe
     inside.write_text("\n".join([*text[:3], "2024-03-17 18:02:00,1", *text[3:-1]]) + "\n")
     with pytest.raises(DataError, match="line 4: expected 6 fields, found 2"):
         import_file(inside, "NQ", settings, mode="replace")
+
+
+@pytest.mark.parametrize("end", ["\r", "\r\n"])
+def test_a_footer_under_old_mac_line_ends_is_found_on_its_line(
+    end: str, tmp_path: Path, settings: EngineSettings
+) -> None:
+    """Lines ended by a lone \r (old Mac files), as Arrow and the line numbers read them:
+    the footer's byte offset was counted by \n alone (the file's end), so the footer was
+    refused on its line instead of left out. A damaged line after a lone \r mid-file is
+    named by the same count as every other refusal."""
+    bars = bf.week_of_bars(days=1)
+    lines = bf.plain_csv(tmp_path / "b.csv", bars).read_text().splitlines()
+    path = tmp_path / "mac.csv"
+    footer = '"Downloaded from Barchart.com as of 03-19-2024 05:12pm CDT"'
+    path.write_bytes(end.join([*lines, footer, ""]).encode())
+    result = import_file(path, "NQ", settings)
+    assert f"Line {len(lines) + 1} is not a bar" in result.report.text()
+    assert_stored(settings, bars)
+    damaged = [*lines[:699], lines[699].replace(",", ",,", 1), *lines[700:]]
+    path.write_bytes(end.join(damaged).encode())
+    with pytest.raises(DataError, match="line 700: expected 6 fields, found 7"):
+        check_file(path, "NQ", settings)
+
+
+@pytest.mark.parametrize("chunk_size", [1, 2, 3, 1 << 20])
+def test_line_offsets_count_every_line_end_across_read_chunks(
+    chunk_size: int, tmp_path: Path
+) -> None:
+    """\n, \r\n and a lone \r each end one line, a \r\n split between two reads too."""
+    path = tmp_path / "ends.txt"
+    path.write_bytes(b"ab\rc\r\nd\ne\r\r\nf")
+    starts = [0, 3, 6, 8, 10, 12]  # ab | c | d | e | (empty) | f
+    for line, start in enumerate(starts, start=1):
+        assert formats._line_offset(path, line, chunk_size) == start, line
+    assert formats._line_offset(path, 9, chunk_size) == 13
 
 
 def test_a_last_line_cut_short_is_said_to_be_cut(tmp_path: Path, settings: EngineSettings) -> None:
@@ -1043,6 +1141,74 @@ def test_a_russian_excel_csv_in_windows_1251_is_read(
         check_file(german, "NQ", settings, lang="ru")
 
 
+def _finam_rows(bars: pd.DataFrame) -> tuple[str, str]:
+    """A Finam-style export's header, and its bars with a Cyrillic ticker on every line."""
+    header = "<TICKER>;<PER>;<DATE>;<TIME>;<OPEN>;<HIGH>;<LOW>;<CLOSE>;<VOL>"
+    wall = bf.in_zone(bars, bf.NY)
+    lines = [
+        f"Фьючерс NQ;1;{t:%d.%m.%Y};{t:%H:%M};{r.open};{r.high};{r.low};{r.close};{r.volume}"
+        for t, r in zip(wall, bars.itertuples(), strict=True)
+    ]
+    return header, "\r\n".join(lines) + "\r\n"
+
+
+@pytest.mark.parametrize(
+    ("encoding", "end", "note"),
+    [
+        # Refused as "not in UTF-8": only a Cyrillic header was taken for Windows-1251.
+        ("cp1251", "", True),
+        ("cp1251", "Загружено с finam.ru\r\n", True),
+        # Cyrillic on every line, cut by the 64 KiB read: still UTF-8.
+        ("utf-8", "", False),
+        ("utf-8-sig", "Загружено с finam.ru\r\n", False),
+    ],
+)
+def test_cyrillic_on_the_bars_lines_tells_windows_1251_from_utf8(
+    encoding: str, end: str, note: bool, tmp_path: Path, settings: EngineSettings
+) -> None:
+    bars = bf.week_of_bars(days=2)
+    header, body = _finam_rows(bars)
+    path = tmp_path / "finam.csv"
+    path.write_bytes(f"{header}\r\n{body}{end}".encode(encoding))
+    assert path.stat().st_size > 2 * 64 * 1024
+    result = import_file(path, "NQ", settings)
+    assert_stored(settings, bars)
+    assert ("Windows-1251" in result.report.text()) == note
+
+
+@pytest.mark.parametrize(
+    "header",
+    ["Date;Heure;Ouverture;Plus haut;Plus bas;Clôture;Volume", "Datum;Zeit;Eröffnung;Hoch"],
+)
+def test_latin_1_letters_are_not_taken_for_windows_1251(
+    header: str, tmp_path: Path, settings: EngineSettings
+) -> None:
+    """Read as Windows-1251, «Clôture» is «Clфture»: two alphabets in one word. Refused
+    naming the encoding to save it in."""
+    path = tmp_path / "fr.csv"
+    path.write_bytes(f"{header}\n17.03.2024;18:00;1;1;1;1;1\n".encode("latin-1"))
+    with pytest.raises(DataError, match=r"not in UTF-8: .* \"CSV UTF-8 \(Comma delimited\)\""):
+        check_file(path, "NQ", settings)
+
+
+def test_a_time_column_of_another_name_is_not_taken_for_a_daily_file(
+    tmp_path: Path, settings: EngineSettings
+) -> None:
+    """A French export (Date;Heure;Ouverture;…) was refused as daily bars, "export 1-minute
+    bars instead", though its bars were minutes: its columns are named, and --columns."""
+    path = tmp_path / "fr.csv"
+    header = "Date;Heure;Ouverture;Plus haut;Plus bas;Clôture;Volume"
+    path.write_text(f"{header}\n17.03.2024;18:00;1;1;1;1;1\n", encoding="utf-8")
+    with pytest.raises(DataError) as refused:
+        check_file(path, "NQ", settings)
+    assert "line 1: unrecognised columns. Found: Date, Heure, Ouverture" in str(refused.value)
+    assert "daily" not in str(refused.value)
+    daily = tmp_path / "daily.csv"
+    daily.write_text("Date,Open,High,Low,Close,Volume\n2024-03-18,1,1,1,1,1\n")
+    with pytest.raises(DataError, match="the file holds daily bars"):
+        check_file(daily, "NQ", settings)
+
+
 # --- Russian terminals and Finam ------------------------------------------------------------
 
 
@@ -1157,6 +1323,39 @@ def test_a_damaged_line_is_named_in_one_sentence(
     assert message.startswith(f"{path}, line 700: "), message
     assert said in message
     assert "Failed to parse" not in message and "\n" not in message
+
+
+@pytest.mark.parametrize("header_too", [False, True, None])  # None: the header's alone
+@pytest.mark.parametrize(
+    ("write", "separator"),
+    [(bf.plain_csv, ","), (bf.european_csv, ";"), (bf.sierra_txt, ","), (bf.kibot_txt, ",")],
+    ids=["plain", "european", "sierra", "headerless"],
+)
+def test_a_separator_ending_every_line_is_an_empty_column_left_unread(
+    write: Callable[[Path, pd.DataFrame], Path],
+    separator: str,
+    header_too: bool,
+    tmp_path: Path,
+    settings: EngineSettings,
+) -> None:
+    """Some exports end every bar's line with a separator, the header's or not: an empty
+    last field. Every bar was refused as "expected 6 fields, found 7"; the bars are read
+    as they are, and the report says nothing of it."""
+    bars = bf.week_of_bars(days=2)
+    path = write(tmp_path / "bars.csv", bars)
+    lines = path.read_text().splitlines()
+    headed = write is not bf.kibot_txt
+    ended = [
+        not headed or (header_too is not False if i == 0 else header_too is not None)
+        for i in range(len(lines))
+    ]
+    path.write_text(
+        "".join(f"{line}{separator * e}\n" for line, e in zip(lines, ended, strict=True))
+    )
+    order = "month-first" if write is bf.kibot_txt else None
+    result = import_file(path, "NQ", settings, date_order=order)
+    assert_stored(settings, bars)
+    assert not result.report.warnings
 
 
 def test_spaces_around_decimal_comma_numbers_are_read(

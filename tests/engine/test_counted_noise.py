@@ -583,7 +583,7 @@ def test_the_tie_cut_by_the_limit_names_months_as_the_bars_do(engine_settings, r
         # The CSV says it too, on the row March ties with: its file held Feb alone.
         sep = csv_dialect(language).separator
         frame = pd.read_csv(io.BytesIO(csv_bytes(result, language)), sep=sep, dtype=str)
-        header = {"en": "ranking_note", "ru": "примечание"}[language]
+        header = {"en": "note", "ru": "примечание"}[language]
         assert frame[header].fillna("").tolist() == [note], frame
 
 

@@ -539,3 +539,30 @@ def test_cash_returns_by_event_day_give_the_stock_market_days_figure(
     # The mean move changes by less than 1 % of itself: not said.
     assert abs(stock[calm].mean() / own[other].mean() - 1) < 0.01
     assert "avg_move" not in said
+
+
+def test_a_joined_stock_index_close_gives_the_stock_market_days_figure(
+    sample_settings, es_cash
+) -> None:
+    """ "Std of NQ's and ES's cash returns in 2024" (NQ with ES joined, ES's return from
+    prev(es_close)) said nothing, where ES asked alone says 0.01081 over the 252 stock-market
+    days against the 0.01065 shown: the join keeps the 7 holiday sessions as rows for ES too.
+    The warning names the closes read, and gives no session_close() form, which reads NQ's."""
+    days = es_cash.loc["2024"]
+    own = days["close"] / days["prev"] - 1
+    stock = (days["close"] / days["stock"] - 1)[~days["holiday"]]
+    query = {
+        "session": "CASH",
+        "from": "daily",
+        "period": "2024",
+        "join": {"instrument": "ES"},
+        "map": {"nq": "close / prev(close) - 1", "es": "es_close / prev(es_close) - 1"},
+        "select": ["std(nq)", "std(es)"],
+    }
+    result = ask(query, sample_settings, "NQ")
+    assert result.summary.values["std_es"] == pytest.approx(own.std(), rel=1e-3)
+    (said,) = warnings_with(result, STOCK_DAYS)
+    assert said.startswith("7 of the 259 rows kept are US holiday sessions")
+    assert "prev(close) and prev(es_close) on the day after read the holiday's close" in said
+    assert f"std_es is {stock.std():.4g} (not {own.std():.4g})" in said
+    assert "session_close" not in said

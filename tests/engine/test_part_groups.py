@@ -10,10 +10,12 @@ exchange's trading days by pandas_market_calendars, never through Barb.
 
 from __future__ import annotations
 
+import json
+
 import pandas as pd
 import pandas_market_calendars as mcal
 import pytest
-from asking import RTH_DAILY, ask
+from asking import RTH_DAILY, ask, warnings_with
 
 from barb import execute
 from barb.data.store import data_path
@@ -239,3 +241,76 @@ def test_a_date_compared_with_week_means_its_week(sample_settings, daily, writte
             f"week() names each week by its first trading date: '{written}' was read as its "
             f"week, {label.date()}."
         ]
+
+
+@pytest.mark.parametrize(
+    ("query", "reads"),
+    [
+        # A map's name for week(), compared in the where.
+        ({"map": {"wk": "week()"}, "where": "wk == '{day}'", "select": "sum(volume) as v"}, "v"),
+        # A second stage over the first stage's week key (named by the engine, or by a map).
+        (
+            {
+                "group_by": "week()",
+                "select": "sum(volume) as v",
+                "then": {"where": "week == '{day}'"},
+            },
+            "v",
+        ),
+        (
+            {
+                "map": {"wk": "week()"},
+                "group_by": "wk",
+                "select": "sum(volume) as v",
+                "then": {"where": "wk in ('{day}', '2030-01-07')"},
+            },
+            "v",
+        ),
+        # Weekly bars: their date() and, in a second stage, their week label (text).
+        ({"from": "weekly", "where": "date() == '{day}'", "select": ["volume"]}, "volume"),
+        ({"from": "weekly", "then": {"where": "week == '{day}'"}}, "volume"),
+    ],
+)
+def test_a_date_compared_with_a_column_of_weeks_means_its_week(
+    sample_settings, daily, query, reads
+) -> None:
+    """``week() == '2024-01-01'`` meant that date's week, but the same date against a map's
+    ``wk`` (``"wk": "week()"``), a second stage's ``week`` key or a weekly bar's date matched
+    nothing: "the week of January 1st 2024" answered 0 rows with no word of why (New Year's
+    Monday is no week's label; 2024-01-02 is). Each reads that week now, and says so. The
+    week's volume by pandas over the raw minutes."""
+    day = "2024-01-01"
+    text = json.dumps(query).replace("{day}", day)
+    result = ask(json.loads(text), sample_settings, **RTH_DAILY)
+    label = pd.Timestamp("2024-01-02")
+    expected = daily.loc[daily["week"] == label, "volume"].sum()
+    assert (daily["week"] == label).sum() == 4
+    table = result.table
+    if table is None:  # one number
+        assert result.summary.value == expected
+    else:
+        assert len(table) == 1 and table[reads].iloc[0] == expected
+    assert warnings_with(result, f"'{day}' was read as its week, 2024-01-02")
+
+
+@pytest.mark.parametrize(
+    ("timeframe", "where", "first", "last", "read"),
+    [
+        ("monthly", "date() == '2024-01-01'", "2024-01-01", "2024-01-31", ["2024-01-01"]),
+        ("quarterly", "date() in ('2024-01-01', '2024-05-20')", "2024-01-01", "2024-06-30", None),
+        ("yearly", "date() == '2024-06-01'", "2024-01-01", "2024-12-31", ["2024-06-01"]),
+    ],
+)
+def test_a_date_compared_with_a_calendar_bars_date_means_its_bar(
+    sample_settings, daily, timeframe, where, first, last, read
+) -> None:
+    """On monthly bars date() is the month's first trading date (2024-01-02): "January 2024"
+    written as ``date() == '2024-01-01'`` matched nothing ("No bars matched"). The bar
+    holding the day is read, and said; the volume by pandas over the raw minutes."""
+    query = {"from": timeframe, "where": where, "select": "sum(volume) as v"}
+    result = ask(query, sample_settings, **RTH_DAILY)
+    assert result.summary.value == daily.loc[first:last, "volume"].sum()
+    said = warnings_with(result, f"date() of a {timeframe} bar is its")
+    if read is not None:
+        assert len(said) == 1 and f"'{read[0]}' was read as its" in said[0]
+        assert said[0].endswith("2024-01-02.")

@@ -74,7 +74,7 @@ def test_a_streak_ranking_chart_says_ties_cuts_and_runs(engine_settings, runs) -
     assert f"Also {edge}, cut by the limit: {', '.join(cut[:3])}" in shown
     # and the CSV on the last row, whose tie the limit cut: the file said nothing of it
     frame = pd.read_csv(io.BytesIO(csv_bytes(result)), dtype=str)
-    notes = frame["ranking_note"].fillna("").tolist()
+    notes = frame["note"].fillna("").tolist()
     assert notes == [""] * (LIMIT - 1) + [f"Also {edge}, cut by the limit: {', '.join(cut[:3])}"]
     assert f"{LIMIT} bars, {listed['run_id'].nunique()} runs" in shown
     assert f"first {LIMIT}" in shown

@@ -1498,6 +1498,85 @@ def _() -> Answer:
     return [picked.mean(), float(len(picked))]
 
 
+def _week_monday(index: pd.DatetimeIndex) -> pd.DatetimeIndex:
+    return index - pd.to_timedelta(index.weekday, unit="D")
+
+
+@answer("nq_week_of_new_year_2024")
+def _() -> Answer:
+    # The week of closed Monday 2024-01-01: its four days, 2024-01-02 to 2024-01-05.
+    days = daily("NQ", "RTH").loc["2024-01-01":"2024-01-07"]
+    assert len(days) == 4
+    return [days["volume"].sum(), days["high"].max() - days["low"].min()]
+
+
+@answer("nq_es_both_up_2024")
+def _() -> Answer:
+    both = pd.concat({"nq": daily("NQ", "RTH")["close"], "es": daily("ES", "RTH")["close"]}, axis=1)
+    both = both.dropna()
+    ret = (both / both.shift() - 1) * 100
+    picked = ret[(ret["nq"] > 1) & (ret["es"] > 1) & (ret.index.year == 2024)]
+    return [float(len(picked)), (picked["nq"] - picked["es"]).mean()]
+
+
+@answer("nq_evening_window_by_weekday_2024")
+def _() -> Answer:
+    # 20:00-02:00 crosses midnight: each evening counts for the next trading date.
+    nights = in_year(window_daily("NQ", "20:00", "02:00"), 2024)
+    by_day = nights["range"].groupby(nights.index.dayofweek)
+    means = by_day.mean()
+    return [means.max(), means.min(), float(by_day.count()[0])]
+
+
+@answer("nq_all_up_weeks_2024")
+def _() -> Answer:
+    days = in_year(daily("NQ", "RTH"), 2024)
+    up = (days["close"] > days["open"]).groupby(_week_monday(days.index))
+    return [float((up.sum() == up.count()).sum())]
+
+
+@answer("nq_last_20_days_up")
+def _() -> Answer:
+    days = daily("NQ", "RTH").tail(20)
+    gain = (days["close"] - days["open"])[days["close"] > days["open"]]
+    return [float(len(gain)), gain.mean()]
+
+
+@answer("nq_first_up_day_close_weekly_jan_2024")
+def _() -> Answer:
+    days = daily("NQ", "RTH").loc["2024-01-01":"2024-01-31"]
+    up = days[days["close"] > days["open"]]
+    return [float(c) for c in up["close"].groupby(_week_monday(up.index)).first()]
+
+
+@answer("nq_fomc_rsi_2024")
+def _() -> Answer:
+    days = daily("NQ", "RTH")  # RSI warms up over all history, not from January 2024
+    rsi = pd.Series(talib.RSI(days["close"].to_numpy(dtype=float), 14), index=days.index)
+    picked = on(rsi.to_frame("rsi"), dates(FOMC_2024))["rsi"]
+    return [picked.mean(), float(len(picked))]
+
+
+@answer("nq_short_day_hours_2024_07_03")
+def _() -> Answer:
+    # RTH closed at 13:15 that day: four hourly bars from 09:30, the last 12:30-13:15.
+    bars = intraday("NQ", "RTH", 60)
+    day = bars[bars["tdate"] == pd.Timestamp("2024-07-03")]
+    assert len(day) == 4
+    return [float(r) for r in day["range"]]
+
+
+@answer("nq_then_es_weekly_range_2024")
+def _() -> Answer:
+    days = daily("ES", "RTH")
+    monday = _week_monday(days.index)
+    weeks = days.groupby(monday).agg(high=("high", "max"), low=("low", "min"))
+    # Weekly bars wholly inside 2024: the week of 2024-12-30 runs into 2025.
+    inside = (weeks.index >= "2024-01-01") & (weeks.index + pd.Timedelta(days=6) <= "2024-12-31")
+    ranges = (weeks["high"] - weeks["low"])[inside]
+    return [ranges.mean(), float(len(ranges))]
+
+
 def stored(value: float) -> float | int:
     """How an expected number is written into the question file: 7 significant digits."""
     rounded = float(f"{float(value):.7g}")

@@ -289,3 +289,24 @@ async def test_a_supergroup_first_seen_before_its_move_takes_the_groups_settings
     await store.chats.migrate(GROUP_CHAT, supergroup)
 
     assert (await store.chats.get(supergroup)).settings.language == "ru"  # type: ignore[union-attr]
+
+
+async def test_two_replicas_setting_one_kind_at_once_leave_one(settings, clock: FakeClock) -> None:
+    """One person's "only RTH" and "only ETH" saved at the same moment by two replicas (two
+    messages, HAProxy moving the chat). Each deleted the earlier one of that kind it could
+    see, then stored its own: on PostgreSQL neither saw the other's, and both stayed, two
+    contradictory sessions in every prompt after. Now the person's preferences are written
+    one transaction at a time: one of them stays."""
+    first = await open_store(settings, clock=clock)
+    second = await open_store(settings, clock=clock)
+    try:
+        for round_ in range(10):
+            await asyncio.gather(
+                first.preferences.add(ALICE, f"RTH {round_}", kind="session"),
+                second.preferences.add(ALICE, f"ETH {round_}", kind="session"),
+            )
+            sessions = [p for p in await first.preferences.for_user(ALICE) if p.kind == "session"]
+            assert len(sessions) == 1, sessions
+    finally:
+        await first.close()
+        await second.close()

@@ -22,6 +22,9 @@ from bot.store.housekeeping import keep_leases
 from bot.store.replicas import ReplicaNameTaken
 
 LEASE = timedelta(seconds=120)
+#: How long a name is seen free before its replica counts as gone, shorter than the leases
+#: here so that the leases do not decide.
+GONE_AFTER = timedelta(seconds=5)
 Opener = Callable[[str], Coroutine[Any, Any, Store]]
 
 
@@ -139,13 +142,14 @@ async def test_a_reply_waits_behind_an_earlier_one_held_elsewhere(
     assert [r.id for r in await second.outbox.claim()] == [earlier.id, later.id, elsewhere.id]
 
 
-async def test_a_replica_name_is_held_by_one_process_and_a_gone_ones_replies_go_at_once(
-    replica: Opener, settings: StoreSettings, monkeypatch: pytest.MonkeyPatch
+async def test_a_replica_name_is_held_by_one_process_and_a_gone_ones_replies_go_first(
+    replica: Opener, settings: StoreSettings, clock: FakeClock, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """p46n #1, #4: two live processes under one name kept each other's leases alive, and a
     killed replica's queued reply went out only after its lease (360 s), below newer ones.
     Now a replica holds its name while it lives: a twin cannot take it, and once the
-    holder is gone its replies are claimed at once, before the newer ones of its chat."""
+    holder is gone (its name free at reads ``gone_after`` apart, a work lease in the bot,
+    not the outbox's 360 s) its replies are claimed, before the newer ones of its chat."""
     if settings.migrates_at_start:
         pytest.skip("SQLite runs one process: no name to hold")
     monkeypatch.setattr(replicas, "HOLD_TRIES_S", 0.2)
@@ -157,10 +161,15 @@ async def test_a_replica_name_is_held_by_one_process_and_a_gone_ones_replies_go_
     await first.chats.ensure(PRIVATE_CHAT, "private")
     [earlier] = await first.outbox.enqueue_many(PRIVATE_CHAT, _texts(1))
     [later] = await second.outbox.enqueue_many(PRIVATE_CHAT, _texts(1))
+    second.replicas.gone_after = GONE_AFTER
+    assert await second.replicas.gone(["a", "c"]) == set()  # "c": free at one read only
+    clock.advance(GONE_AFTER)
     assert await second.replicas.gone(["a", "c"]) == {"c"}
     assert await second.outbox.claim() == []  # "a" lives: its reply goes first
 
     await first.close()  # "a" is killed within its lease
+    assert await second.outbox.claim() == []  # free at one read: maybe a dropped lock
+    clock.advance(GONE_AFTER)
     assert [r.id for r in await second.outbox.claim()] == [earlier.id, later.id]
     await (await replica("a")).replicas.hold()  # its name is free for its next life
 
@@ -184,16 +193,19 @@ async def _drop_name_lock(store: Store, name: str) -> None:
 
 
 async def test_a_replica_whose_name_lock_dropped_takes_it_again(
-    replica: Opener, settings: StoreSettings, monkeypatch: pytest.MonkeyPatch
+    replica: Opener, settings: StoreSettings, clock: FakeClock, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """p46ah #1: the lock's connection dropped and the replica still believed it held its
     name: another replica counted it gone and claimed the reply it was sending (sent
     twice), and a twin could start under its name. Now the renewal pass's ``check``
-    finds the dead connection and holds the name again on a fresh one."""
+    finds the dead connection and holds the name again on a fresh one, and until then
+    (a third of a work lease at most) the others do not count it gone: a name counts as
+    gone once seen free for ``gone_after``."""
     if settings.migrates_at_start:
         pytest.skip("SQLite runs one process: no name to hold")
     monkeypatch.setattr(replicas, "HOLD_TRIES_S", 0.2)
     first, second = await replica("a"), await replica("b")
+    second.replicas.gone_after = GONE_AFTER
     await first.replicas.hold()
     await second.replicas.hold()
     await first.chats.ensure(PRIVATE_CHAT, "private")
@@ -201,9 +213,14 @@ async def test_a_replica_whose_name_lock_dropped_takes_it_again(
     assert len(await first.outbox.claim(PRIVATE_CHAT)) == 1  # "a" is sending it
 
     await _drop_name_lock(second, "a")
-    assert await second.replicas.gone(["a"]) == {"a"}  # the loss itself, before the check
+    # The loss itself, before a's check: the name is free, but b cannot tell a dropped lock
+    # from a dead replica at one read. Before, b took a's reply it was sending: sent twice.
+    assert await second.replicas.gone(["a"]) == set()
+    assert await second.outbox.claim(PRIVATE_CHAT) == []
+    clock.advance(GONE_AFTER / 2)  # a's check comes within a third of a work lease
     await first.replicas.check()
     assert first.replicas.held
+    clock.advance(GONE_AFTER)
     assert await second.replicas.gone(["a"]) == set()
     assert await second.outbox.claim(PRIVATE_CHAT) == []  # "a" lives: its reply is its own
     with pytest.raises(ReplicaNameTaken):
@@ -235,7 +252,7 @@ async def test_a_replica_whose_name_was_taken_after_its_lock_dropped_stops(
 
 
 async def test_a_restart_under_a_new_name_sends_the_dead_processs_replies_at_once(
-    replica: Opener,
+    replica: Opener, settings: StoreSettings, clock: FakeClock
 ) -> None:
     """p46ah #5: a process killed with a reply on the wire, restarted under a new name (a
     recreated container's host name). On SQLite nothing holds a name, so the dead one's
@@ -251,8 +268,12 @@ async def test_a_restart_under_a_new_name_sends_the_dead_processs_replies_at_onc
 
     new = await replica("host-2")
     await new.replicas.hold()
+    new.replicas.gone_after = GONE_AFTER
     [hello] = await new.outbox.enqueue_many(PRIVATE_CHAT, _texts(1))
     assert await new.outbox.queued_elsewhere(PRIVATE_CHAT, hello.id)  # the chart first
+    if not settings.migrates_at_start:  # PostgreSQL: "host-1" free at reads GONE_AFTER apart
+        assert await new.outbox.claim(PRIVATE_CHAT) == []
+        clock.advance(GONE_AFTER)
     claimed = await new.outbox.claim(PRIVATE_CHAT)
     assert [(r.id, r.lease_owner) for r in claimed] == [(chart.id, "host-2"), (hello.id, "host-2")]
     assert await new.outbox.mark_sent({chart.id: 1}) == 1
@@ -501,3 +522,41 @@ async def test_a_cancel_elsewhere_stops_the_questions_asked_before_it_by_update_
     finally:
         await a.close()
         await b.close()
+
+
+async def test_after_a_postgresql_restart_no_replica_takes_a_live_ones_reply(
+    replica: Opener, settings: StoreSettings, clock: FakeClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """PostgreSQL restarted while two replicas serve: every name lock goes with its
+    connection at once, and each replica's pooled connections come back before its lock
+    does (its ``check``, every third of a work lease). Each has a reply on the wire.
+    Before: each one's next claim read the other's name free and took its reply, which
+    both then sent (twice each), however long before its own check. Now a replica whose
+    own lock is not granted judges no one gone, and one that holds its lock again waits
+    until the other's name has been free for ``gone_after``, by which time a live replica
+    holds it again: each sends its own reply, once."""
+    if settings.migrates_at_start:
+        pytest.skip("SQLite runs one process: no name to hold")
+    monkeypatch.setattr(replicas, "HOLD_TRIES_S", 0.2)
+    first, second = await replica("a"), await replica("b")
+    for store in (first, second):
+        await store.replicas.hold()
+        store.replicas.gone_after = GONE_AFTER
+    await first.chats.ensure(PRIVATE_CHAT, "private")
+    await first.chats.ensure(GROUP_CHAT, "group")
+    await first.outbox.enqueue_many(PRIVATE_CHAT, _texts(1))
+    await second.outbox.enqueue_many(GROUP_CHAT, _texts(1))
+    assert len(await first.outbox.claim(PRIVATE_CHAT)) == 1  # each on the wire
+    assert len(await second.outbox.claim(GROUP_CHAT)) == 1
+
+    await _drop_name_lock(second, "a")  # the restart: both locks gone with their connections
+    await _drop_name_lock(second, "b")
+    assert await first.outbox.claim(GROUP_CHAT) == []  # neither has checked its lock yet
+    assert await second.outbox.claim(PRIVATE_CHAT) == []
+    await first.replicas.check()  # "a" holds its name again first
+    assert await first.outbox.claim(GROUP_CHAT) == []  # "b" free at one read: maybe a lock
+    clock.advance(GONE_AFTER / 2)
+    await second.replicas.check()
+    clock.advance(GONE_AFTER)
+    assert await first.outbox.claim(GROUP_CHAT) == []
+    assert await second.outbox.claim(PRIVATE_CHAT) == []

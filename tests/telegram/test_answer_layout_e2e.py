@@ -598,3 +598,51 @@ async def test_bold_closed_right_after_a_colon_reaches_the_person_bold(
         if e["type"] == "bold"
     ]
     assert bold[-4:] == ["Итог:", "Average range:", "2020", "42 дня"]
+
+
+async def test_query_says_the_engines_notes_in_the_chats_language(
+    fake_telegram: FakeBotAPI, db_url: str
+) -> None:
+    """Weekly closes to the data's end, asked by /query in a Russian chat and in an English
+    one: the session taken and the unfinished week left out were said in English under
+    «Примечания движка (на английском)» in Russian; now in Russian, and in English as the
+    engine writes them."""
+    fake = fake_telegram
+    query = {"from": "weekly", "period": "2025-12-01:", "select": ["close"]}
+    dates = pd.read_parquet(data_path("NQ", EngineSettings()), columns=["trading_date"])
+    dates = dates["trading_date"]
+    last = dates.max().normalize()
+    monday = last - pd.Timedelta(days=last.dayofweek)  # the week the data's end cuts
+    first = dates[dates >= monday].min()
+    week, held = f"{monday:%Y-%m-%d}", f"{first:%Y-%m-%d} — {last:%Y-%m-%d}"
+    async with barb_bot(fake, db_url):
+        for n, language in enumerate(("ru", "en"), 1):
+            fake.inject(
+                fake.message_update(
+                    chat_id=ALICE,
+                    user_id=ALICE,
+                    text=f"/query {json.dumps(query)}",
+                    language_code=language,
+                )
+            )
+            # The first /query loads the sample and draws a chart: slow on a loaded machine.
+            await fake.wait_for("sendDocument", n, chat_id=ALICE, timeout=120)
+
+    russian, english = (
+        r.result["caption"].replace("\\", "") for r in fake.requests if r.method == "sendPhoto"
+    )
+    assert "Примечания движка (на английском):" not in russian
+    lines = russian.split("\n")
+    notes = lines.index("Примечания:")
+    assert lines[notes + 1 : notes + 3] == [
+        "⚠ Сессия не указана: недельные бары взяты по RTH (сессия по умолчанию).",
+        f"⚠ Неделя {week} ещё не закончилась (в данных только {held}); в расчёте только "
+        'полные недели. Текущая неделя: «"period": "wtd"».',
+    ]
+    lines = english.split("\n")
+    notes = lines.index("Notes:")
+    assert lines[notes + 1 : notes + 3] == [
+        "⚠ No session given for weekly bars: RTH (the default session) used.",
+        f"⚠ The week {week} is not over yet (the data covers only {held}): left out, so only "
+        'whole weeks count. This week so far: "period": "wtd".',
+    ]

@@ -576,6 +576,73 @@ async def test_a_russian_excel_export_joined_from_two_is_offered_and_imported(
     assert frame["close"].tolist() == bars["close"].tolist()
 
 
+async def test_a_russian_admin_is_told_what_barb_takes_of_odd_files_and_gets_the_rest(
+    tmp_path: Path, fake_telegram: FakeBotAPI, db_url: str, engine: EngineSettings
+) -> None:
+    """In a Russian chat: 1-second bars were refused with each bar "not on a whole minute";
+    a New York cash-session file captioned Chicago time was offered and stored an hour
+    late; a Finam file in Windows-1251 with a Cyrillic ticker on every line and a `;` ending
+    each bar's line was refused twice over. Each is now one Russian sentence, or an offer
+    that imports the bars written."""
+    fake = fake_telegram
+
+    async def send(data: bytes, name: str, caption: str) -> dict:
+        before = len(fake.calls("sendMessage", chat_id=ALICE))
+        update = fake.document_update(
+            chat_id=ALICE,
+            user_id=ALICE,
+            content=data,
+            file_name=name,
+            caption=caption,
+            language_code="ru",
+        )
+        fake.inject(update)
+        return (await fake.wait_for("sendMessage", before + 1, chat_id=ALICE))[-1].result
+
+    times = pd.date_range("2024-03-18 09:30", periods=600, freq="s")
+    seconds = pd.DataFrame(
+        {"timestamp": times.strftime("%Y-%m-%d %H:%M:%S"), "open": 18000.0, "high": 18000.25}
+    ).assign(low=18000.0, close=18000.0, volume=1)
+    bars = bf.week_of_bars(days=2)
+    minute = bars["timestamp"].dt.hour * 60 + bars["timestamp"].dt.minute
+    cash = bars[(minute >= 570) & (minute < 960)]
+    wall = bf.in_zone(bars, bf.NY)
+    finam = ["<TICKER>;<PER>;<DATE>;<TIME>;<OPEN>;<HIGH>;<LOW>;<CLOSE>;<VOL>"] + [
+        f"Фьючерс NQ;1;{t:%Y%m%d};{t:%H%M%S};{r.open};{r.high};{r.low};{r.close};{r.volume};"
+        for t, r in zip(wall, bars.itertuples(), strict=True)
+    ]
+    async with barb_bot(fake, db_url, engine_settings=engine, admins={ALICE}):
+        fast = (await send(seconds.to_csv(index=False).encode(), "sec.csv", "NQ"))["text"]
+        assert fast.splitlines()[-1] == (
+            "Не импортировано: sec.csv: в файле бары по 1 с (первый внутри минуты — "
+            "2024-03-18 09:30:01), а Barb принимает бары от одной минуты: соберите из них "
+            "минутные бары (в каждой минуте первый open, наибольший high, наименьший low, "
+            "последний close и сумма объёмов) и импортируйте их."
+        )
+        path = bf.plain_csv(tmp_path / "cash.csv", cash)
+        chicago = await send(path.read_bytes(), "cash.csv", "NQ --timezone America/Chicago")
+        assert not keyboard_data(chicago)  # refused: no Import button
+        assert (
+            chicago["text"]
+            .splitlines()[-1]
+            .endswith(
+                "дни файла идут 10:30–17:00, а такой сессии у инструмента нет; как время New York "
+                "(America/New_York) они идут 09:30–16:00, ровно от начала до конца одной из его "
+                "сессий: похоже, файл в этом поясе; отправьте файл ещё раз с подписью "
+                "--timezone America/New_York."
+            )
+        )
+        offer = await send(("\r\n".join(finam) + "\r\n").encode("cp1251"), "nq.csv", "NQ")
+        assert "Файл в кодировке Windows-1251" in offer["text"]
+        before = len(fake.calls("sendMessage", chat_id=ALICE))
+        await press(fake, ALICE, ALICE, offer, keyboard_data(offer)[0])
+        await fake.wait_for("sendMessage", before + 1, chat_id=ALICE)
+    frame, _ = read_bars(data_path("NQ", engine))
+    assert frame["timestamp"].tolist() == wall.tolist()
+    assert frame["close"].tolist() == bars["close"].tolist()
+    assert frame["volume"].tolist() == bars["volume"].tolist()
+
+
 async def test_a_dubai_time_file_is_imported_with_the_zone_in_its_caption(
     tmp_path: Path, fake_telegram: FakeBotAPI, db_url: str, engine: EngineSettings
 ) -> None:

@@ -316,18 +316,23 @@ async def test_kill_while_the_query_runs_on_a_queue_worker_computes_it_once(
     meanwhile): the worker computes it once, and the person gets one answer. Before, the
     resumed run sent it again under a new task id: the worker computed it a second time,
     the second run waiting behind the first."""
-    bot, trace = bot_on_queue, tmp_path / "runs.trace"
-    query = {**WEEKDAY_RANGE, "trace": str(trace), "sleep": 4.0}
+    bot, trace, gate = bot_on_queue, tmp_path / "runs.trace", tmp_path / "gate"
+    # The gate open, the plan's check passes at once; closed, the run is held in the worker
+    # (8 s at most) until the bot is up again: killed mid-run without a fixed sleep.
+    query = {**WEEKDAY_RANGE, "trace": str(trace), "gate": str(gate)}
+    gate.touch()
     model.queue(OPENAI_PATH, plan_turn(query), answer_turn())
     await bot.start()
     ask(fake_telegram)
     await bot.wait_until(lambda: plans(fake_telegram), "the plan", timeout=60)
     checked = runs_of(trace)  # the plan's check ran there too
+    gate.unlink()
     press_run(fake_telegram, plans(fake_telegram)[0])
     await kill_once_the_worker_computes(bot, redis_url)
     assert answers(fake_telegram) == []
 
     await bot.start()  # the run resumes by itself
+    gate.touch()
     await bot.wait_until(lambda: answers(fake_telegram), "the answer", timeout=60)
     await assert_one_answer(bot, fake_telegram)
     assert runs_of(trace) == checked + 1
@@ -338,13 +343,15 @@ async def test_kill_while_a_query_command_runs_on_a_queue_worker_computes_it_onc
 ) -> None:
     """/query on a queue worker, the bot killed meanwhile: resumed, it takes the worker's
     job; one answer, computed once (before: twice)."""
-    bot, trace = bot_on_queue, tmp_path / "runs.trace"
+    bot, trace, gate = bot_on_queue, tmp_path / "runs.trace", tmp_path / "gate"
     await bot.start()
-    send_query(fake_telegram, {**WEEKDAY_RANGE, "trace": str(trace), "sleep": 4.0})
+    # Held in the worker (8 s at most) until the bot is up again.
+    send_query(fake_telegram, {**WEEKDAY_RANGE, "trace": str(trace), "gate": str(gate)})
     await kill_once_the_worker_computes(bot, redis_url)
     assert fake_telegram.said(CHAT) == []
 
     await bot.start()
+    gate.touch()
     await bot.wait_until(lambda: delivered(fake_telegram, "sendPhoto"), "the answer", timeout=60)
     await bot.wait_until(lambda: not bot.rows("SELECT kind FROM in_flight"), "nothing in flight")
     assert len(delivered(fake_telegram, "sendPhoto")) == 1, fake_telegram.describe()

@@ -464,7 +464,9 @@ async def test_a_dead_replicas_queued_reply_goes_before_a_newer_one(
     """p46n #4: replica a was killed with an answer on the wire; the chat's next question
     went to replica b, whose plan was sent at once, and a's answer came after a's outbox
     lease (360 s by default) below it. Now b's reply waits behind a's while a lives, and
-    once a is gone b sends a's first, then its own, with no lease to wait out."""
+    once a is gone (its name free at b's reads ``gone_after`` apart: a work lease, 90 s
+    by default, shortened here) b sends a's first, then its own, with no outbox lease to
+    wait out."""
     fake = fake_telegram
     settings = StoreSettings(database_url=pg_url)
     await upgrade_schema(settings)
@@ -474,7 +476,8 @@ async def test_a_dead_replicas_queued_reply_goes_before_a_newer_one(
         await other.chats.ensure(ALICE, "private")
         earlier = NewReply(kind="text", payload={"text": "answer one"})
         await other.outbox.enqueue_many(ALICE, [earlier])
-        async with barb_bot(fake, pg_url) as svc:
+        async with barb_bot(fake, pg_url, keep_sending_every_s=0.3) as svc:
+            svc.store.replicas.gone_after = timedelta(seconds=1)
             fake.inject(fake.message_update(chat_id=ALICE, user_id=ALICE, text="hello"))
             loop = asyncio.get_running_loop()
             deadline = loop.time() + 10.0

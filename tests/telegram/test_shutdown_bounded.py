@@ -25,6 +25,7 @@ from bot.pool.runner import InlineRunner
 from bot.settings import BotSettings
 from bot.store import repository
 from bot.store.db import open_store
+from bot.store.outbox import OutboxRepository
 from bot.store.settings import StoreSettings
 from bot.telegram.answering import question_work
 from bot.telegram.app import StoppableUpdates
@@ -258,4 +259,41 @@ async def test_a_reply_on_the_wire_when_the_grace_period_ends_is_recorded_sent(
 
     monkeypatch.setattr(StoppableUpdates, "stop_running", stop_running)
     await _greeting_on_the_wire_at_stop(fake, db_url, stopped, shutdown_grace_s=0.2)
+    assert len(fake.said(ALICE)) == 1
+
+
+async def test_a_reply_being_recorded_sent_when_the_grace_period_ends_is_not_sent_again(
+    fake_telegram: FakeBotAPI, db_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Telegram took the greeting, and the bot is writing it down as sent (a database slow
+    to take the write: a lock held, a PostgreSQL failing over) when the grace period ends
+    (or a second SIGTERM hurries the stop) and the answers in progress are stopped. Before:
+    the stop cut the write, the greeting stayed queued though the person had it, and the
+    next start sent it again: two greetings. Now the call and its record are one step the
+    stop waits for: one greeting, nothing left queued."""
+    fake = fake_telegram
+    monkeypatch.setattr(bot_run, "make_runner", lambda *args, **kwargs: InlineRunner())
+    stopped, recording = asyncio.Event(), asyncio.Event()
+    real_stop_running = StoppableUpdates.stop_running
+    real_mark_sent = OutboxRepository.mark_sent
+
+    def stop_running(self: StoppableUpdates) -> int:
+        count = real_stop_running(self)
+        stopped.set()
+        return count
+
+    async def mark_sent(self: OutboxRepository, sent: Any) -> int:
+        if not recording.is_set():  # the greeting's record: held until the stop comes
+            recording.set()
+            await stopped.wait()
+        return await real_mark_sent(self, sent)
+
+    monkeypatch.setattr(StoppableUpdates, "stop_running", stop_running)
+    monkeypatch.setattr(OutboxRepository, "mark_sent", mark_sent)
+    async with running(fake, db_url, bot_run.Shutdown(), shutdown_grace_s=0.2):
+        fake.inject(fake.message_update(chat_id=ALICE, user_id=ALICE, text="hello"))
+        await asyncio.wait_for(recording.wait(), 30)
+    assert len(fake.said(ALICE)) == 1
+    async with running(fake, db_url, bot_run.Shutdown()):  # the next start
+        await _settled(db_url)
     assert len(fake.said(ALICE)) == 1

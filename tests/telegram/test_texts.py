@@ -42,6 +42,8 @@ SAME_IN_RUSSIAN = {
     ("barb", "lowest_highest_short"),
     # "21 days", "21 день": a number and the word that agrees with it, in either language.
     ("barb", "counted"),
+    # "daily bars: 259", «дневные бары: 259»: the bars' words and their count.
+    ("barb", "footer.all"),
     # The clocks a Russian trader also calls by their Latin letters (ET, CT, UTC, CET).
     ("barb", "clock.America/Chicago"),
     ("barb", "clock.America/New_York"),
@@ -255,6 +257,33 @@ def test_query_says_its_count_of_bars_in_agreement(rows: int, language: str, exp
     meta |= {"instrument": "NQ", "period_start": "2024-01-02", "period_end": "2024-02-01"}
     result = {"summary": {"type": "scalar", "columns": ["n"], "value": 1}, "metadata": meta}
     assert expected in person_text(result, language)
+
+
+@pytest.mark.parametrize(
+    ("where", "matched", "language", "expected"),
+    [
+        (None, 259, "ru", "(дневные, RTH), 2024-01-02 — 2024-12-31.\n"),
+        (None, 259, "en", "bars of NQ, 2024-01-02 — 2024-12-31.\n"),
+        ("range > 300", 259, "ru", "2024-12-31; подошло 259."),
+        ("range > 300", 120, "en", "2024-12-31; 120 matched."),
+        (None, 120, "en", "2024-12-31; 120 matched."),  # a join's filter kept fewer
+    ],
+)
+def test_query_says_matched_only_of_rows_a_filter_read(
+    where: str | None, matched: int, language: str, expected: str
+) -> None:
+    """/query's «По 259 барам NQ …; подошло 259.» of a query with no where read as a
+    filter that kept every bar: nothing was filtered, and the line names the bars alone."""
+    from bot.assistant.result_text import person_text
+
+    meta = {"rows_scanned": 259, "rows_matched": matched, "timeframe": "daily", "session": "RTH"}
+    meta |= {"instrument": "NQ", "period_start": "2024-01-02", "period_end": "2024-12-31"}
+    meta |= {"data_source": "synthetic"}
+    query = {"from": "daily", "select": "mean(range)"} | ({"where": where} if where else {})
+    summary = {"type": "scalar", "columns": ["n"], "value": 1}
+    said = person_text({"summary": summary, "metadata": meta, "query": query}, language)
+    assert expected in said
+    assert ("matched" in said or "подошло" in said) == (where is not None or matched != 259)
 
 
 @pytest.mark.parametrize(
