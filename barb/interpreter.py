@@ -100,7 +100,7 @@ from barb.caveats.short_sessions import (
     short_sessions_caveat,
 )
 from barb.caveats.short_weeks import short_weeks_caveat
-from barb.caveats.stock_days import stock_days_caveat
+from barb.caveats.stock_days import same_groups, stock_days_caveat
 from barb.caveats.then_history import day_key, then_history_caveat
 from barb.caveats.then_row_order import then_order_caveat
 from barb.caveats.then_runs import then_runs_caveat
@@ -368,7 +368,9 @@ def run_on(
     # figure over the stock market's days says all the two warnings above say of the same
     # holiday sessions, and takes their place (``_one_holiday_warning``).
     stock_days = None
-    if cut is None:
+    # Said of the rows after the holidays already, it is said again only with groups that
+    # stay the same without the holiday sessions.
+    if cut is None and (not closes or same_groups(plan.first)):
         stock_days = partial(_stock_days_only, bars, ctx, day_open)
     # holiday_caveat's plain note only: its trading_day() counts and a weekday group it
     # reorders are other news.

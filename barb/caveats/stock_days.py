@@ -120,6 +120,17 @@ def stock_days_caveat(
     ]
 
 
+def same_groups(stage: StagePlan) -> bool:
+    """Whether the stage's groups are the same groups without the holiday sessions: keyed by
+    the calendar alone (week(), month(), dayname()), or none. A key read from the rows (a
+    bucket of returns, a run numbered by cumsum()) puts other days under the same key once
+    the holiday sessions are gone: "run 6" is another run then."""
+    mapped = dict(stage.map_exprs)
+    return not any(
+        isinstance(node, ast.Column) for _, key in stage.group_keys for node in nodes(key, mapped)
+    )
+
+
 def _closes(plan: Plan) -> frozenset[str]:
     """The closes whose prev() reads a holiday session's close: the bars' own, and each
     joined stock-index future's read in the query's session (``es_close``): "std of NQ's
