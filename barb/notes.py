@@ -114,6 +114,57 @@ def _open_unit(values: Values, lang: str) -> dict[str, str]:
 OPEN_LEFT_OUT = Kind(N_("note.open_left_out"), derived=_open_unit)
 
 
+# A week, month, quarter or year cut by the data's start or end, in words that agree with
+# it: «Неделя … началась раньше данных», «в баре этой недели», «за весь год».
+_GROUP_WORDS = {
+    "week": {
+        "began": N_("note.unit.began.week"),
+        "its_bar": N_("note.unit.its_bar.week"),
+        "not_over": N_("note.unit.not_over.week"),
+        "whole": N_("note.unit.whole.week"),
+        "wholes": N_("note.unit.wholes.week"),
+    },
+    "month": {
+        "began": N_("note.unit.began.month"),
+        "its_bar": N_("note.unit.its_bar.month"),
+        "not_over": N_("note.unit.not_over.month"),
+        "whole": N_("note.unit.whole.month"),
+        "wholes": N_("note.unit.wholes.month"),
+    },
+    "quarter": {
+        "began": N_("note.unit.began.quarter"),
+        "its_bar": N_("note.unit.its_bar.quarter"),
+        "not_over": N_("note.unit.not_over.quarter"),
+        "whole": N_("note.unit.whole.quarter"),
+        "wholes": N_("note.unit.wholes.quarter"),
+    },
+    "year": {
+        "began": N_("note.unit.began.year"),
+        "its_bar": N_("note.unit.its_bar.year"),
+        "not_over": N_("note.unit.not_over.year"),
+        "whole": N_("note.unit.whole.year"),
+        "wholes": N_("note.unit.wholes.year"),
+    },
+}
+
+
+def _group_unit(values: Values, lang: str) -> dict[str, str]:
+    """The words of the unit a note's week or year is (its label, when it has one, in them)."""
+    keys = _GROUP_WORDS[str(values["unit"])]
+    label = values.get("label")
+    return {part: text("barb", key, lang, label=label) for part, key in keys.items()}
+
+
+# "The week 2007-12-31 began before the data starts: its weekly bar (2008-01-02) holds only
+# 3 of its 4 days. Left out: only whole weeks count." The bar is the unit's own (weekly).
+START_LEFT_OUT = Kind(N_("note.start_left_out"), plural="total", derived=_group_unit)
+# A group of the unfinished week or year: "The week 2026-01-05 is not over: its group holds
+# only the bars up to …", with the days it holds (a part) when they are against its calendar.
+OPEN_GROUP = Kind(N_("note.open_group"), derived=_group_unit)
+# " It holds 3 days, against 5 in the whole week (the exchange's calendar)."
+GROUP_DAYS = Kind(N_("note.open_group.days"), plural="count", derived=_group_unit)
+
+
 # How the holidays among the rows traded, a part of HOLIDAY_ROWS.
 TRADED_SHORT = Kind(N_("note.holidays.traded_short"))
 TRADED_IN_FULL = Kind(N_("note.holidays.traded_in_full"))

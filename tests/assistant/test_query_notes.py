@@ -144,6 +144,40 @@ def test_the_unfinished_week_left_out_reads_russian_and_the_model_reads_its_engl
     ]
 
 
+def test_the_weeks_cut_by_the_datas_ends_read_russian(sample_settings: EngineSettings) -> None:
+    """The data's first week began before it (its bar left out) and its last one is not over
+    (its group holds 3 days): both notes were English in a Russian chat. Their days are
+    counted here from the raw bars and the exchange's weekdays."""
+    import pandas as pd
+
+    from barb.data.store import data_path
+
+    dates = pd.read_parquet(data_path("NQ", sample_settings), columns=["trading_date"])
+    days = pd.DatetimeIndex(dates["trading_date"].unique()).normalize()
+    first, last = days.min(), days.max()
+    first_monday = first - pd.Timedelta(days=first.dayofweek)
+    held_first = int((days < first_monday + pd.Timedelta(days=7)).sum())
+    last_monday = last - pd.Timedelta(days=last.dayofweek)
+    held_last = int((days >= last_monday).sum())
+    # The sample begins on Wednesday 2008-01-02: Monday 2007-12-31 traded, 1 January not.
+    assert (first.date().isoformat(), held_first, held_last) == ("2008-01-02", 3, 3)
+
+    said, english = notes({"from": "weekly", "select": "count()"}, sample_settings, "ru")
+    assert english == []
+    assert (
+        f"Неделя {first.date()} началась раньше, чем начинаются данные: в баре этой недели "
+        f"только {held_first} из 4 торговых дней. Он не учтён: в расчёте только полные недели."
+    ) in said
+    query = {"from": "daily", "period": "2025-12-01:", "group_by": "week()", "select": "count()"}
+    said, english = notes(query, sample_settings, "ru")
+    assert english == []
+    assert (
+        f"Неделя {last_monday.date()} ещё не закончилась: в группе только бары по {last.date()}, "
+        "где кончаются данные (период, который кончается раньше, сравнивает только полные "
+        f"недели). В группе {held_last} торговых дня против 5 за всю неделю по календарю биржи."
+    ) in said
+
+
 # What the engine wrote before its notes were values, word for word: the model reads the
 # same English.
 ENGINE_ENGLISH = [
@@ -205,6 +239,48 @@ ENGINE_ENGLISH = [
         "about the stock market's days.",
     ),
     (
+        notes_of.START_LEFT_OUT,
+        {
+            "unit": "week",
+            "label": "2008-01-02",
+            "bar": "",
+            "held": 3,
+            "total": 4,
+        },
+        "The week 2008-01-02 began before the data starts: its weekly bar holds only 3 of its 4 "
+        "days. Left out: only whole weeks count.",
+    ),
+    (
+        notes_of.START_LEFT_OUT,
+        {
+            "unit": "year",
+            "label": "2008",
+            "bar": " (2008-01-02)",
+            "held": 251,
+            "total": 253,
+        },
+        "The year 2008 began before the data starts: its yearly bar (2008-01-02) holds only 251 "
+        "of its 253 days. Left out: only whole years count.",
+    ),
+    (
+        notes_of.OPEN_GROUP,
+        {"unit": "year", "label": "2026", "last": "2026-01-07", "held": None},
+        "The year 2026 is not over: its group holds only the bars up to 2026-01-07, where the "
+        "data ends (a period ending before it compares whole years only).",
+    ),
+    (
+        notes_of.OPEN_GROUP,
+        {
+            "unit": "week",
+            "label": "2026-01-05",
+            "last": "2026-01-07",
+            "held": Note.of(notes_of.GROUP_DAYS, count=1, total=5, unit="week"),
+        },
+        "The week 2026-01-05 is not over: its group holds only the bars up to 2026-01-07, where "
+        "the data ends (a period ending before it compares whole weeks only). It holds 1 day, "
+        "against 5 in the whole week (the exchange's calendar).",
+    ),
+    (
         notes_of.OPEN_LEFT_OUT,
         {
             "unit": "year",
@@ -245,6 +321,7 @@ def test_every_kind_of_note_is_written_in_russian() -> None:
     english, russian = messages("barb", "en"), messages("barb", "ru")
     keys = {k for kind in notes_of.KINDS.values() for k in (kind.key, kind.person) if k}
     keys |= {key for words in notes_of._UNIT_WORDS.values() for key in words.values()}
+    keys |= {key for words in notes_of._GROUP_WORDS.values() for key in words.values()}
     keys.add(notes_of._NEXT_EMPTY)
     assert len(notes_of.KINDS) >= 8
     for key in sorted(keys):
