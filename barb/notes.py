@@ -165,6 +165,57 @@ OPEN_GROUP = Kind(N_("note.open_group"), derived=_group_unit)
 GROUP_DAYS = Kind(N_("note.open_group.days"), plural="count", derived=_group_unit)
 
 
+# The data's last day, bar, week … in words that agree with it: «последняя неделя в
+# данных», «следующей недели ещё нет», «5 дней».
+_LAST_WORDS = {
+    "day": {
+        "last_one": N_("note.unit.last_one.day"),
+        "none_after": N_("note.unit.none_after.day"),
+        "units": N_("note.unit.units.day"),
+    },
+    "bar": {
+        "last_one": N_("note.unit.last_one.bar"),
+        "none_after": N_("note.unit.none_after.bar"),
+        "units": N_("note.unit.units.bar"),
+    },
+    "week": {
+        "last_one": N_("note.unit.last_one.week"),
+        "none_after": N_("note.unit.none_after.week"),
+        "units": N_("note.unit.units.week"),
+    },
+    "month": {
+        "last_one": N_("note.unit.last_one.month"),
+        "none_after": N_("note.unit.none_after.month"),
+        "units": N_("note.unit.units.month"),
+    },
+    "quarter": {
+        "last_one": N_("note.unit.last_one.quarter"),
+        "none_after": N_("note.unit.none_after.quarter"),
+        "units": N_("note.unit.units.quarter"),
+    },
+    "year": {
+        "last_one": N_("note.unit.last_one.year"),
+        "none_after": N_("note.unit.none_after.year"),
+        "units": N_("note.unit.units.year"),
+    },
+}
+
+
+def _last_unit(values: Values, lang: str) -> dict[str, str]:
+    """The words of the unit of the data's last rows (its count, when they are several)."""
+    keys = _LAST_WORDS[str(values["unit"])]
+    rows = values.get("rows")
+    plural_of = float(rows) if rows is not None else None
+    return {part: text("barb", key, lang, plural_of=plural_of) for part, key in keys.items()}
+
+
+# "2026-01-07, the data's last day, is left out: the where reads next(), and no day follows
+# it yet, …", and of several: "The data's last 3 days (…) are left out: …" (its count as the
+# engine wrote it, ungrouped).
+UNJUDGED_LAST = Kind(N_("note.unjudged_last"), derived=_last_unit)
+UNJUDGED_LAST_ROWS = Kind(N_("note.unjudged_last.rows"), derived=_last_unit)
+
+
 # How the holidays among the rows traded, a part of HOLIDAY_ROWS.
 TRADED_SHORT = Kind(N_("note.holidays.traded_short"))
 TRADED_IN_FULL = Kind(N_("note.holidays.traded_in_full"))

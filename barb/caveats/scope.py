@@ -20,7 +20,15 @@ from barb.caveats.join_ends import join_end_caveat
 from barb.caveats.join_hours import join_hours_caveat
 from barb.frames import masked_values, period_start
 from barb.lineage import through_map
-from barb.notes import GROUP_DAYS, OPEN_GROUP, OPEN_LEFT_OUT, START_LEFT_OUT, Note
+from barb.notes import (
+    GROUP_DAYS,
+    OPEN_GROUP,
+    OPEN_LEFT_OUT,
+    START_LEFT_OUT,
+    UNJUDGED_LAST,
+    UNJUDGED_LAST_ROWS,
+    Note,
+)
 from barb.period_rows import CutBar, Scope, Unmatched, calendar_days, still_open
 from barb.planning import Plan
 from barb.script import ast
@@ -268,14 +276,8 @@ def unjudged_last_caveat(plan: Plan, scope: Scope, rows: int) -> list[str]:
     # "the data's last date" read as a calendar fact: a bar is a day, a week, a bar of 5m.
     unit = {"date": "day", "timestamp": "bar"}.get(plan.timeframe.label, plan.timeframe.label)
     if rows == 1:
-        return [
-            f"{label}, the data's last {unit}, is left out: the where reads next(), and no "
-            f"{unit} follows it yet, so the where has no value there (neither kept nor dropped)."
-        ]
-    return [
-        f"The data's last {rows} {unit}s ({label}) are left out: the where reads next() past "
-        f"the data's end, so it has no value on them (neither kept nor dropped)."
-    ]
+        return [Note.of(UNJUDGED_LAST, unit=unit, label=label)]
+    return [Note.of(UNJUDGED_LAST_ROWS, unit=unit, label=label, rows=str(rows))]
 
 
 def open_group_caveat(

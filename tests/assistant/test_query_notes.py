@@ -178,6 +178,37 @@ def test_the_weeks_cut_by_the_datas_ends_read_russian(sample_settings: EngineSet
     ) in said
 
 
+def test_the_datas_last_days_a_where_reading_next_cannot_judge_read_russian(
+    sample_settings: EngineSettings,
+) -> None:
+    """ "Days whose next close is higher": the data's last days have no next close. The note
+    that says they are left out was English in a Russian chat; the days are the sample's
+    last RTH dates, read from the raw bars."""
+    import pandas as pd
+
+    from barb.data.store import data_path
+
+    bars = pd.read_parquet(data_path("NQ", sample_settings), columns=["trading_date", "minute"])
+    rth = bars.loc[bars["minute"].between(570, 959), "trading_date"]  # 09:30-16:00
+    days = [str(d.date()) for d in sorted(rth.unique())[-3:]]
+    query = {"from": "daily", "where": "next(close) > close", "select": "count()"}
+    said, english = notes(query, sample_settings, "ru")
+    assert english == []
+    assert (
+        f"{days[-1]} (последний день в данных) выпадает из расчёта: «where» читает «next()», а "
+        "следующего дня ещё нет, так что у условия там нет значения (строка не оставлена и не "
+        "отброшена)."
+    ) in said
+    query = {"from": "daily", "where": "next(close, 3) > close", "select": "count()"}
+    said, english = notes(query, sample_settings, "ru")
+    assert english == []
+    assert (
+        f"Последние 3 дня в данных ({days[0]} — {days[-1]}) выпадают из расчёта: «where» читает "
+        "«next()» за концом данных, так что у условия на них нет значения (строки не оставлены "
+        "и не отброшены)."
+    ) in said
+
+
 # What the engine wrote before its notes were values, word for word: the model reads the
 # same English.
 ENGINE_ENGLISH = [
@@ -281,6 +312,19 @@ ENGINE_ENGLISH = [
         "against 5 in the whole week (the exchange's calendar).",
     ),
     (
+        notes_of.UNJUDGED_LAST,
+        {"unit": "day", "label": "2026-01-07"},
+        "2026-01-07, the data's last day, is left out: the where reads next(), and no day "
+        "follows it yet, so the where has no value there (neither kept nor dropped).",
+    ),
+    (
+        notes_of.UNJUDGED_LAST_ROWS,
+        {"unit": "bar", "label": "2026-01-07 15:55 — 2026-01-07 16:55", "rows": "1200"},
+        "The data's last 1200 bars (2026-01-07 15:55 — 2026-01-07 16:55) are left out: the "
+        "where reads next() past the data's end, so it has no value on them (neither kept nor "
+        "dropped).",
+    ),
+    (
         notes_of.OPEN_LEFT_OUT,
         {
             "unit": "year",
@@ -322,6 +366,7 @@ def test_every_kind_of_note_is_written_in_russian() -> None:
     keys = {k for kind in notes_of.KINDS.values() for k in (kind.key, kind.person) if k}
     keys |= {key for words in notes_of._UNIT_WORDS.values() for key in words.values()}
     keys |= {key for words in notes_of._GROUP_WORDS.values() for key in words.values()}
+    keys |= {key for words in notes_of._LAST_WORDS.values() for key in words.values()}
     keys.add(notes_of._NEXT_EMPTY)
     assert len(notes_of.KINDS) >= 8
     for key in sorted(keys):
