@@ -216,6 +216,28 @@ UNJUDGED_LAST = Kind(N_("note.unjudged_last"), derived=_last_unit)
 UNJUDGED_LAST_ROWS = Kind(N_("note.unjudged_last.rows"), derived=_last_unit)
 
 
+# A size in points (CL's dollars) by year over changed price levels: "mean_range is in points
+# over years whose price level changed 13.7x (mean close 1,372 in 2009, 18,782 in 2025): …".
+# Its ratio as the engine rounded it ("13.7"), said with the language's decimal mark.
+_IN_UNIT = {
+    "points": N_("note.unit.in.points"),
+    "dollars": N_("note.unit.in.dollars"),
+}
+
+
+def _levels(values: Values, lang: str) -> dict[str, str]:
+    """The unit a size is in, and how many times its price level changed."""
+    return {
+        "in_unit": text("barb", _IN_UNIT[str(values["unit"])], lang),
+        "times": decimal(float(str(values["ratio"])), lang, 1),
+    }
+
+
+LEVELS_BY_YEAR = Kind(N_("note.price_levels.by_year"), derived=_levels)
+# A year the rows hold in part: "2026 (2026-01-02 — 2026-01-07 only)".
+PART_YEAR = Kind(N_("note.price_levels.part_year"))
+
+
 # How the holidays among the rows traded, a part of HOLIDAY_ROWS.
 TRADED_SHORT = Kind(N_("note.holidays.traded_short"))
 TRADED_IN_FULL = Kind(N_("note.holidays.traded_in_full"))

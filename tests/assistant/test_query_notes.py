@@ -209,6 +209,40 @@ def test_the_datas_last_days_a_where_reading_next_cannot_judge_read_russian(
     ) in said
 
 
+def test_a_size_by_year_over_changed_price_levels_reads_russian(
+    sample_settings: EngineSettings,
+) -> None:
+    """ "Average daily range by year": the years' price levels differ 13.7 times, which the
+    note says with the years' mean closes, counted here from the raw bars (RTH's daily close,
+    the last close of 09:30-17:00, over the whole years)."""
+    import pandas as pd
+
+    from barb.data.store import data_path
+
+    bars = pd.read_parquet(
+        data_path("NQ", sample_settings), columns=["trading_date", "minute", "close"]
+    )
+    closes = bars[bars["minute"].between(570, 1019)].groupby("trading_date")["close"].last()
+    years = closes.groupby(closes.index.year).mean()
+    years = years[years.index < closes.index.max().year]  # the last year is not over
+    low, high = years.idxmin(), years.idxmax()
+    ratio = f"{years.max() / years.min():.1f}".replace(".", ",")
+
+    def grouped(value: float) -> str:
+        return f"{value:,.0f}".replace(",", "\u00a0")
+
+    query = {"from": "daily", "group_by": "year()", "select": "mean(range)"}
+    said, english = notes(query, sample_settings, "ru")
+    assert english == []
+    assert (
+        f"mean_range — в пунктах, а уровень цены за эти годы изменился в {ratio} раза "
+        f"(средний close {grouped(years[low])} в {low}, {grouped(years[high])} в {high}): "
+        "значение каждого года растёт вместе с ценой, так что годы сравнивают уровни цены не "
+        "меньше, чем размеры движений. Чтобы размеры были сравнимы между годами, берите "
+        "процент (range / open * 100)."
+    ) in said
+
+
 # What the engine wrote before its notes were values, word for word: the model reads the
 # same English.
 ENGINE_ENGLISH = [
@@ -325,6 +359,25 @@ ENGINE_ENGLISH = [
         "dropped).",
     ),
     (
+        notes_of.LEVELS_BY_YEAR,
+        {
+            "name": "mean_range",
+            "unit": "points",
+            "ratio": "13.7",
+            "low": 1372,
+            "low_year": "2009",
+            "high": 18782,
+            "high_year": Note.of(
+                notes_of.PART_YEAR, year="2026", first="2026-01-02", last="2026-01-07"
+            ),
+            "percent": "range / open * 100",
+        },
+        "mean_range is in points over years whose price level changed 13.7x (mean close 1,372 "
+        "in 2009, 18,782 in 2026 (2026-01-02 — 2026-01-07 only)): each year's value grows with "
+        "its price, so the years compare price levels as much as sizes. For a size comparable "
+        "across years use percent (range / open * 100).",
+    ),
+    (
         notes_of.OPEN_LEFT_OUT,
         {
             "unit": "year",
@@ -367,6 +420,7 @@ def test_every_kind_of_note_is_written_in_russian() -> None:
     keys |= {key for words in notes_of._UNIT_WORDS.values() for key in words.values()}
     keys |= {key for words in notes_of._GROUP_WORDS.values() for key in words.values()}
     keys |= {key for words in notes_of._LAST_WORDS.values() for key in words.values()}
+    keys |= set(notes_of._IN_UNIT.values())
     keys.add(notes_of._NEXT_EMPTY)
     assert len(notes_of.KINDS) >= 8
     for key in sorted(keys):
