@@ -120,6 +120,7 @@ _GROUP_WORDS = {
     "week": {
         "began": N_("note.unit.began.week"),
         "its_bar": N_("note.unit.its_bar.week"),
+        "its_row": N_("note.unit.its_row.week"),
         "not_over": N_("note.unit.not_over.week"),
         "whole": N_("note.unit.whole.week"),
         "wholes": N_("note.unit.wholes.week"),
@@ -127,6 +128,7 @@ _GROUP_WORDS = {
     "month": {
         "began": N_("note.unit.began.month"),
         "its_bar": N_("note.unit.its_bar.month"),
+        "its_row": N_("note.unit.its_row.month"),
         "not_over": N_("note.unit.not_over.month"),
         "whole": N_("note.unit.whole.month"),
         "wholes": N_("note.unit.wholes.month"),
@@ -134,6 +136,7 @@ _GROUP_WORDS = {
     "quarter": {
         "began": N_("note.unit.began.quarter"),
         "its_bar": N_("note.unit.its_bar.quarter"),
+        "its_row": N_("note.unit.its_row.quarter"),
         "not_over": N_("note.unit.not_over.quarter"),
         "whole": N_("note.unit.whole.quarter"),
         "wholes": N_("note.unit.wholes.quarter"),
@@ -141,6 +144,7 @@ _GROUP_WORDS = {
     "year": {
         "began": N_("note.unit.began.year"),
         "its_bar": N_("note.unit.its_bar.year"),
+        "its_row": N_("note.unit.its_row.year"),
         "not_over": N_("note.unit.not_over.year"),
         "whole": N_("note.unit.whole.year"),
         "wholes": N_("note.unit.wholes.year"),
@@ -158,6 +162,9 @@ def _group_unit(values: Values, lang: str) -> dict[str, str]:
 # "The week 2007-12-31 began before the data starts: its weekly bar (2008-01-02) holds only
 # 3 of its 4 days. Left out: only whole weeks count." The bar is the unit's own (weekly).
 START_LEFT_OUT = Kind(N_("note.start_left_out"), plural="total", derived=_group_unit)
+# The same week as a group's row: "The week 2008-01-02 began before the data starts: its
+# row counts only 3 of its 4 days."
+START_ROW = Kind(N_("note.start_row"), plural="total", derived=_group_unit)
 # A group of the unfinished week or year: "The week 2026-01-05 is not over: its group holds
 # only the bars up to …", with the days it holds (a part) when they are against its calendar.
 OPEN_GROUP = Kind(N_("note.open_group"), derived=_group_unit)

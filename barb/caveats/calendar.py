@@ -914,7 +914,7 @@ def period_cuts(
             named = dataclasses.replace(
                 first_cut, begins=_week_named(unit, first_cut.begins, every)
             )
-            text = named.text("its row counts", len(inside))
+            text = named.row_note(len(inside))
             cuts.append(PeriodCut(unit, named.begins, text, "data_start"))
     for edge, day in (("start", max(lo, dates[0])), ("end", min(hi, dates[-1]))):
         # Labelled only near the edge: a year is the longest group.

@@ -168,6 +168,15 @@ def test_the_weeks_cut_by_the_datas_ends_read_russian(sample_settings: EngineSet
         f"Неделя {first.date()} началась раньше, чем начинаются данные: в баре этой недели "
         f"только {held_first} из 4 торговых дней. Он не учтён: в расчёте только полные недели."
     ) in said
+    # Days counted by week over all the data: the first week's row and the last week's group.
+    said, english = notes(
+        {"from": "daily", "group_by": "week()", "select": "count()"}, sample_settings, "ru"
+    )
+    assert english == []
+    assert (
+        f"Неделя {first.date()} началась раньше, чем начинаются данные: в строке этой недели "
+        f"учтены только {held_first} из 4 торговых дней."
+    ) in said
     query = {"from": "daily", "period": "2025-12-01:", "group_by": "week()", "select": "count()"}
     said, english = notes(query, sample_settings, "ru")
     assert english == []
@@ -326,6 +335,11 @@ ENGINE_ENGLISH = [
         },
         "The year 2008 began before the data starts: its yearly bar (2008-01-02) holds only 251 "
         "of its 253 days. Left out: only whole years count.",
+    ),
+    (
+        notes_of.START_ROW,
+        {"unit": "week", "label": "2008-01-02", "held": 3, "total": 4},
+        "The week 2008-01-02 began before the data starts: its row counts only 3 of its 4 days.",
     ),
     (
         notes_of.OPEN_GROUP,
