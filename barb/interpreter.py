@@ -682,9 +682,11 @@ class _StageBars:
     period: np.ndarray
     day_open: DayOpen | None
 
-    def first_stage(self, plan: Plan, ctx: EvalContext, frame: pd.DataFrame) -> StageOutput:
+    def first_stage(
+        self, plan: Plan, ctx: EvalContext, frame: pd.DataFrame, *, checks: bool = True
+    ) -> StageOutput:
         """``plan``'s first stage over ``frame``; the events focused and the columns hidden
-        are the run's own plan's."""
+        are the run's own plan's; ``checks`` False: its numbers alone (``run_stage``)."""
         return run_stage(
             plan.first,
             frame,
@@ -696,6 +698,7 @@ class _StageBars:
             picked=any(j.filter is not None for j in plan.events),
             day_open=self.day_open,
             query=plan.query,
+            checks=checks,
         )
 
     def counted(
@@ -744,7 +747,8 @@ def _stock_days_only(
     fresh = {"warnings": [], "row_warnings": [], "history_beyond": [], "cut_runs": {}}
     quiet = replace(ctx, frame=rows, **fresh)
     try:
-        output = again.first_stage(bars.plan, quiet, rows.copy(deep=False))
+        # Its numbers alone are compared: none of its own warnings weighed.
+        output = again.first_stage(bars.plan, quiet, rows.copy(deep=False), checks=False)
     except BarbError:
         return None
     return _answer(bars.plan, output, quiet, day_open)

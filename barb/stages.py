@@ -136,6 +136,7 @@ def run_stage(
     counts: Sequence[str] = (),
     query: Query | None = None,
     outcomes: Mapping[str, Sequence[Any]] | None = None,
+    checks: bool = True,
 ) -> StageOutput:
     """Run ``stage`` over ``frame``; ``keep`` marks the rows it may answer from.
 
@@ -152,7 +153,9 @@ def run_stage(
     ``query``: the whole query, whose names say what a single row's means are of (a
     result's, tested against no edge); None: not tested. ``outcomes``: a second stage's
     count by what the first stage's rows picked, every value its key could take
-    (``barb.outcome_groups``): those no row took are listed at 0.
+    (``barb.outcome_groups``): those no row took are listed at 0. ``checks`` False: the
+    answer's numbers alone, none of the warnings weighed (a caveat's run again over other
+    rows, ``barb.caveats.stock_days``, reads only its numbers).
     """
     ctx.frame, ctx.period = frame, period
     ctx.streak_reads = partial(_streak_reads, stage) if period is not None else None
@@ -181,13 +184,15 @@ def run_stage(
     ctx.frame, ctx.period = frame, None
     start, said, records = None, [], None
     # A part evaluated again over every row, as the stage evaluated it (a caveat's).
-    again = partial(evaluate, ctx=_aside(ctx, every_row, period)) if period is not None else None
+    again = None
+    if period is not None and checks:
+        again = partial(evaluate, ctx=_aside(ctx, every_row, period))
     before = None
     if again is not None and condition is not None and stage.shape == "grouped":
         # A first stage's count under a where is read against its groups' rows before it
         # (weekdays hold different numbers of days): counted only when a count is there.
         before = _sizes_before(stage, every_row, given, condition, again, keep)
-    if period is not None:  # the first stage: which empty values the data's start emptied
+    if period is not None and checks:  # the first stage: the empty values the data start emptied
         start = DataStart(stage, every_row, keep, ctx.timeframe, ctx.trading_dates, values=again)
         if condition is not None:
             said = where_caveat(start, given, condition)
@@ -217,7 +222,7 @@ def run_stage(
         setup = setup_noise(stage, again, judged, keep, ctx.timeframe, judged=scope)
     no_edge = None
     kept = partial(_kept_values, ctx, every_row, period, keep)
-    if query is not None and stage.shape in SINGLE_ROW:
+    if query is not None and stage.shape in SINGLE_ROW and checks:
         spoken = [name for name, found in setup.items() if found.tested]
         # The rows' places in bars, to count values read ahead one at a time: a first
         # stage's rows in time order only.
@@ -252,7 +257,10 @@ def run_stage(
         query=None if query is None else query.to_json(),
         before=before,
         outcomes=outcomes,
+        checks=checks,
     )
+    if not checks:
+        return _settled(stage, frame, ctx, keep, output, focus)
     output.warnings[:0] = said
     if again is not None and stage.where is not None and stage.shape in SINGLE_ROW:
         # The where's indicators, beside the rows it kept.
@@ -336,14 +344,27 @@ def run_stage(
             )
         if _events(stage, output, period, picked):
             output.source_rows = partial(period_closes, every_row, period, ctx.timeframe)
-    output.rows_kept = len(frame)
-    output.kept = frame
     if listed is not None:
         assert output.order is not None
         output.kept, output.listed_from = frame.iloc[np.sort(output.order)], frame
-        ctx.settle_row_warnings(listed)
-    else:
-        ctx.settle_row_warnings(keep)
+    return _settled(stage, frame, ctx, keep, output, focus, listed)
+
+
+def _settled(
+    stage: StagePlan,
+    frame: pd.DataFrame,
+    ctx: EvalContext,
+    keep: np.ndarray,
+    output: StageOutput,
+    focus: list[str] | None,
+    listed: np.ndarray | None = None,
+) -> StageOutput:
+    """``output`` with the rows it kept (``frame``, ``keep``), the row warnings that concern
+    them (``listed``: the rows a limit listed, when it did) said."""
+    output.rows_kept = len(frame)
+    if listed is None:
+        output.kept = frame
+    ctx.settle_row_warnings(keep if listed is None else listed)
     output.passed = keep
     if not output.focus:  # rows, or a number: what the query itself added to the bars
         mapped = [name for name, _ in stage.map_exprs]
@@ -637,6 +658,7 @@ def _answer(
     query: dict[str, Any] | None = None,
     before: Before | None = None,
     outcomes: Mapping[str, Sequence[Any]] | None = None,
+    checks: bool = True,
 ) -> StageOutput:
     """The stage's answer from the rows kept. ``row_values`` gives an expression's numbers
     at those rows as the aggregates read them (a caveat's; None: not read); ``query``, the
@@ -669,6 +691,15 @@ def _answer(
         if day_open and opened is not None:
             summary.order = day_open.order_text(by)
         focus = by + [s.name for s in stage.select]
+        if not checks:
+            return StageOutput(
+                summary,
+                table=table,
+                focus=focus,
+                order=order,
+                groups=every_group,
+                aggregates=answers,
+            )
         shown = groups[order]
         sampled, begun = sample_caveats(stage.select, ctx, answers, shown[shown >= 0], start)
         # Not of groups a second stage reads: it keeps whole seasons alone, as the Santa
@@ -724,6 +755,8 @@ def _answer(
         values = {name: _python(answer.value) for name, answer in answers.items()}
         if stage.sort or stage.limit:
             warnings.append("sort and limit do not apply to a single-row result and were ignored.")
+        if not checks:
+            return StageOutput(_single_row(shape, values), aggregates=answers)
         samples, said = sample_sizes(stage.select, ctx, answers, start)
         warnings += said + few_values_caveat(stage.select, ctx, answers)
         if start is not None:
@@ -733,11 +766,7 @@ def _answer(
             warnings += filled(answers, row_values)
         if no_edge is not None:
             warnings += no_edge(answers)
-        if shape == "scalar":
-            name, value = next(iter(values.items()))
-            summary = Summary(type="scalar", value=value, columns=[name], samples=samples)
-        else:
-            summary = Summary(type="dict", values=values, samples=samples)
+        summary = _single_row(shape, values, samples)
         # Built when read (for the CSV and the chart), not for the number.
         rows = partial(shown_rows, frame, ctx.timeframe, hide)
         return StageOutput(
@@ -841,6 +870,16 @@ def _answer(
         groups=unsorted if row_keys else None,
         limit_tie=limit_tie,
     )
+
+
+def _single_row(
+    shape: str, values: dict[str, Any], samples: dict[str, int] | None = None
+) -> Summary:
+    """A single row's summary: one value (``scalar``), or several by name."""
+    if shape == "scalar":
+        name, value = next(iter(values.items()))
+        return Summary(type="scalar", value=value, columns=[name], samples=samples or {})
+    return Summary(type="dict", values=values, samples=samples or {})
 
 
 def _events(stage: StagePlan, output: StageOutput, period: np.ndarray, picked: bool) -> bool:

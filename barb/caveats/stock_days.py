@@ -22,6 +22,7 @@ import pandas as pd
 
 from barb.caveats.calendar import HOLIDAY_SHIFT
 from barb.caveats.holiday_closes import inside_day_session, steps_back
+from barb.caveats.kept_days import unique_days
 from barb.caveats.sessions import previous_close_read, reads_previous_close
 from barb.events.rules import us_market_closed
 from barb.lineage import nodes
@@ -73,7 +74,7 @@ def stock_days_caveat(
         return []
     if not inside_day_session(plan) or kept_dates is None or not len(kept_dates):
         return []
-    days = np.unique(kept_dates.astype("datetime64[D]"))
+    days = unique_days(kept_dates)
     closed = days[us_market_closed(days)]
     if not len(closed):
         return []

@@ -7,8 +7,8 @@ all read it, so none of them can see a partial table, whatever was imported firs
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Mapping
-from functools import cache
 from types import MappingProxyType
 
 from barb.script import (
@@ -157,11 +157,22 @@ OTHER_FORMS: Mapping[str, str] = MappingProxyType(
 )
 
 
-@cache
+#: Held while the library is built: two threads could both find it unbuilt (a process's
+#: first two queries, each on a worker thread) and both register the patterns; the second
+#: failed its query ("function 'inside_day' registered twice").
+_BUILDING = threading.Lock()
+_library: Mapping[str, FunctionSpec] | None = None
+
+
 def library() -> Mapping[str, FunctionSpec]:
     """Every function of the language by name (and alias), lower case."""
-    patterns.register_patterns()
-    return MappingProxyType(FUNCTIONS)
+    global _library
+    if _library is None:
+        with _BUILDING:
+            if _library is None:
+                patterns.register_patterns()
+                _library = MappingProxyType(FUNCTIONS)
+    return _library
 
 
 def indicator_lines(family: str) -> list[FunctionSpec]:

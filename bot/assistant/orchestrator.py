@@ -229,6 +229,20 @@ def asked_in(action: PendingAction) -> int | None:
     return pending_payload(action).paused.state.asker.thread_id
 
 
+def asked_message(action: PendingAction) -> int | None:
+    """The Telegram message id of the action's question, None if unknown: ids grow within a
+    chat, so it orders one person's questions however many replicas handle them."""
+    return pending_payload(action).paused.state.asker.message_id
+
+
+def _asked_before(action: PendingAction, message_id: int | None) -> bool:
+    """Whether the action's question came before message ``message_id`` (unknown on either
+    side: yes). A message another replica handles late (its update was slow to come) neither
+    answers nor replaces the plan of a question the person asked after it."""
+    asked = asked_message(action)
+    return asked is None or message_id is None or asked <= message_id
+
+
 def option_text(action: PendingAction | None, option: int | None) -> str | None:
     """The suggested reply number ``option`` of a clarification, or None if it has no such
     reply: ``option_text(asked, 1)`` is "Biggest gain" for "Best by what?" offering
@@ -303,7 +317,7 @@ class Assistant:
             for action in await self.store.pending.open_for_chat(
                 asker.chat_id, user_id=asker.user_id
             )
-            if asked_in(action) == asker.thread_id
+            if asked_in(action) == asker.thread_id and _asked_before(action, asker.message_id)
         ]
         for action in waiting:
             # A running clarification is another message's (a press's) to answer.
@@ -312,7 +326,8 @@ class Assistant:
                 if claim.won and claim.action is not None:
                     return await self.continue_claimed(claim.action, chat=chat, answer=text)
         if any(action.status == "pending" for action in waiting):
-            await self.decline_pending(asker.chat_id, asker.user_id, thread_id=asker.thread_id)
+            ids = [action.id for action in waiting]
+            await self._decline(asker.chat_id, asker.user_id, ids)
         budget = await self._over_budget(asker, language)
         if budget is not None:
             return budget
@@ -460,6 +475,9 @@ class Assistant:
                 return await self._go_on(chat, state, paused, result, [], keep_failed=False)
             except LLMError as exc:
                 await self.store.pending.reopen(action.id)
+                # Not offered again under a later question's plan (``_passed_over``): the
+                # next message would be taken as its reply.
+                await self._passed_over(action)
                 return self._reply(state, llm_failure_text(exc, state.language), [], failed=True)
         # Run approves exactly the queries the plan showed (older rows: the one call).
         covers = paused.covers or [call.id]
@@ -472,6 +490,10 @@ class Assistant:
                 # (the question goes on; nothing of this attempt is kept).
                 await self.store.pending.reopen(action.id)
                 reply = self._reply(state, executed.sentence(state.language), [], failed=True)
+                if await self._passed_over(action):
+                    # Another replica answered a later question meanwhile: Run again would
+                    # run a plan the person has moved on from.
+                    return reply.model_copy(update={"plan_outcome": "failed"})
                 return reply.model_copy(update={"plan_outcome": "reopened"})
             reply = await self._stopped(state, paused.call_index, paused.results, proofs, executed)
         else:
@@ -513,10 +535,35 @@ class Assistant:
         if thread_id != "any":
             waiting = await self.store.pending.open_for_chat(chat_id, user_id=user_id)
             ids = [action.id for action in waiting if asked_in(action) == thread_id]
+        return await self._decline(chat_id, user_id, ids)
+
+    async def _decline(
+        self, chat_id: int, user_id: int, ids: list[str] | None
+    ) -> list[PendingAction]:
+        """Decline the person's pending actions (only ``ids``, if given), the model told."""
         actions = await self.store.pending.decline_for_chat(chat_id, user_id=user_id, ids=ids)
         for action in actions:
             await self._save_declined(action)
         return actions
+
+    async def _passed_over(self, action: PendingAction) -> bool:
+        """Decline ``action``, handed back to its person, if they asked a later question in
+        its conversation meanwhile (another replica handled it while this one ran the plan;
+        on one replica the chat's lock makes that question wait and decline it). After the
+        hand-back, so that a later plan placed from now on declines it itself."""
+        asked, thread = asked_message(action), asked_in(action)
+        if asked is None:
+            return False
+        later = [
+            other
+            for other in await self.store.pending.recent_for_chat(action.chat_id)
+            if other.user_id == action.user_id
+            and asked_in(other) == thread
+            and (asked_message(other) or 0) > asked
+        ]
+        return bool(later) and bool(
+            await self._decline(action.chat_id, action.user_id, [action.id])
+        )
 
     async def decline_claimed(self, action_id: str) -> bool:
         """A clarification claimed for a reply whose turn ended before the model answered it
@@ -1014,12 +1061,24 @@ class Assistant:
             )
         paused = Paused(state=state, call_index=index, results=results, covers=covers)
         payload = PendingPayload(paused=paused, view=view)
-        action = await self.store.pending.create(
+        # Placed, not just created: another replica may be showing a plan for the person's
+        # other question at this very moment, and only the later question's may keep Run.
+        thread = state.asker.thread_id
+        placed = await self.store.pending.place(
             chat.id,
             state.asker.user_id,
             kind,  # type: ignore[arg-type]
             payload.model_dump(mode="json"),
+            same_conversation=lambda action: asked_in(action) == thread,
+            asked=asked_message,
         )
+        action = placed.action
+        # The one stored declined (a later question's plan was there first) is kept in the
+        # transcript as a plan passed over, as are those it replaced.
+        for declined in (
+            [*placed.replaced, action] if action.status == "declined" else placed.replaced
+        ):
+            await self._save_declined(declined)
         return Reply(
             question_id=state.question_id,
             pending=PendingView(id=action.id, **view.model_dump()),

@@ -8,11 +8,11 @@ receiving the same press, cannot both run the query.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
+from collections.abc import Callable, Collection, Mapping
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import ColumnElement, select, update
+from sqlalchemy import ColumnElement, select, text, update
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot.store.in_flight import new_row
@@ -23,6 +23,7 @@ from bot.store.records import (
     PendingAction,
     PendingKind,
     PendingStatus,
+    Placed,
     WorkKind,
     json_object,
     new_pending_id,
@@ -33,6 +34,9 @@ from bot.store.updates import mark_handled
 
 _NO_SYNC = {"synchronize_session": False}
 _OPEN: tuple[PendingStatus, ...] = ("pending", "running")
+#: The first key of the transaction lock ``place`` takes per chat on PostgreSQL ("Plan" in
+#: ASCII), apart from the preferences' and the replica names' lock classes.
+PLAN_LOCK_CLASS = 0x506C616E
 
 
 class PendingRepository(Repository):
@@ -69,6 +73,75 @@ class PendingRepository(Repository):
             session.add(row)
             await session.flush()
             return PendingAction.model_validate(row)
+
+    async def place(
+        self,
+        chat_id: int,
+        user_id: int,
+        kind: PendingKind,
+        payload: Mapping[str, Any],
+        *,
+        same_conversation: Callable[[PendingAction], bool],
+        asked: Callable[[PendingAction], int | None],
+    ) -> Placed:
+        """Store a new action as its person's one open action in its conversation: in the
+        same transaction, their actions still pending there (``same_conversation``) are
+        declined, as a new message declines them, if their question was asked before this
+        one's (``asked``: its Telegram message id; unknown counts as earlier). One whose
+        question was asked after this one's was there first: this one is stored declined
+        (its Run says "out of date"), as if the later message had come after it.
+
+        Why in one transaction: two replicas each handling one of two questions sent
+        quickly (HAProxy moved the chat) each declined what was open when their question
+        came, nothing yet, then each stored its plan: two plans with live Run buttons. On
+        PostgreSQL a transaction lock per chat puts the two in line (SQLite's write lock
+        already does); a press racing it waits on the rows' FOR UPDATE, as for
+        ``decline_for_chat``."""
+        stored_payload = json_object(payload, "payload")
+        now = self._now()
+        async with self._write_for_chat(chat_id) as session:
+            if session.get_bind().dialect.name == "postgresql":
+                key = {"cls": PLAN_LOCK_CLASS, "key": chat_id % 2**31}
+                await session.execute(text("SELECT pg_advisory_xact_lock(:cls, :key)"), key)
+            rows = await session.scalars(
+                select(PendingActionRow)
+                .where(
+                    PendingActionRow.chat_id == chat_id,
+                    PendingActionRow.user_id == user_id,
+                    PendingActionRow.status == "pending",
+                )
+                .order_by(PendingActionRow.created_at, PendingActionRow.id)
+                .with_for_update()
+            )
+            row = PendingActionRow(
+                id=new_pending_id(),
+                chat_id=chat_id,
+                user_id=user_id,
+                kind=kind,
+                payload=stored_payload,
+                status="pending",
+                message_id=None,
+                created_at=now,
+                resolved_at=None,
+            )
+            new = PendingAction.model_validate(row)
+            mine = asked(new)
+            replaced: list[PendingAction] = []
+            for other in rows:
+                action = PendingAction.model_validate(other)
+                if not same_conversation(action):
+                    continue
+                theirs = asked(action)
+                if mine is not None and theirs is not None and theirs > mine:
+                    row.status, row.resolved_at = "declined", now
+                    continue
+                other.status, other.resolved_at = "declined", now
+                replaced.append(
+                    action.model_copy(update={"status": "declined", "resolved_at": now})
+                )
+            session.add(row)
+            await session.flush()
+            return Placed(action=PendingAction.model_validate(row), replaced=replaced)
 
     async def get(self, action_id: str) -> PendingAction | None:
         async with self._read() as session:

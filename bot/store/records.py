@@ -201,6 +201,15 @@ class Claim(_Record):
     work_id: int | None = None
 
 
+class Placed(_Record):
+    """A new action placed in its conversation (``PendingRepository.place``): the action,
+    ``declined`` already if a later question's action was there first, and the older ones
+    it replaced (declined)."""
+
+    action: PendingAction
+    replaced: list[PendingAction]
+
+
 class InFlight(_Record):
     """Work begun and not yet answered: kept until its reply is stored, so that the next
     start can resume it if the process dies meanwhile."""

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
@@ -15,8 +16,9 @@ from bot.assistant.gate import Press, Unreadable, Verdict, parse_query_text
 from bot.assistant.orchestrator import Assistant
 from bot.assistant.query_changes import PART_OF, changed_parts
 from bot.assistant.replies import Asker
+from bot.llm.errors import ProviderUnavailable
 from bot.llm.scripted import ScriptedProvider, text, tool_call, turn
-from bot.pool.jobs import QueryJob, QueryOutcome
+from bot.pool.jobs import QueryJob, QueryOutcome, failed_outcome
 from bot.pool.runner import InlineRunner
 from bot.store.housekeeping import PLAN_LIFETIME, tidy
 
@@ -229,3 +231,188 @@ async def test_a_plan_that_expired_unpressed_is_in_the_next_questions_history(
     query = json.loads(planned.text.split("The plan's query: ", 1)[1].removesuffix("]"))
     assert query == {"instrument": "NQ", **COUNT_DAYS}
     assert now.text == "run it"
+
+
+COUNT_ETH_DAYS = {**COUNT_DAYS, "session": "ETH"}
+
+
+def _replica(store, sample_settings, *turns) -> Assistant:
+    """Another replica of the bot: its own assistant and model, the one shared database."""
+    return Assistant(
+        ScriptedProvider(turns), store, InlineRunner(), engine_settings=sample_settings
+    )
+
+
+async def test_two_questions_planned_at_once_by_two_replicas_leave_one_run(
+    store, sample_settings
+) -> None:
+    """ "How many RTH days?" then, quickly, "no, ETH days": each handled by another replica
+    (HAProxy moved the chat), both models thinking at once. Each replica declined what was
+    open when its question came (nothing yet) and stored its plan: two plans with live Run
+    buttons, the first question's still running its RTH count. Now the plan of the later
+    message stays, and Run on the first says it was replaced, computing nothing."""
+    both_asked = asyncio.Barrier(2)
+
+    def planned(query):  # type: ignore[no-untyped-def]
+        async def after_both(request):  # type: ignore[no-untyped-def]
+            await both_asked.wait()
+            return turn("Counting.", tool_call("execute_query", query=query))
+
+        return after_both
+
+    first = _replica(store, sample_settings, planned(COUNT_DAYS), text("RTH counted."))
+    second = _replica(store, sample_settings, planned(COUNT_ETH_DAYS), text("ETH counted."))
+    rth, eth = await asyncio.gather(
+        first.ask(ALICE.model_copy(update={"message_id": 10}), "how many RTH days?"),
+        second.ask(ALICE.model_copy(update={"message_id": 11}), "no, ETH days"),
+    )
+
+    old = await first.press(rth.pending.id, ALICE.user_id, Press.RUN)
+    assert (old.text, old.proofs) == (DROPPED, [])
+    assert len(first.provider.requests) == 1  # nothing computed, the model not asked
+    ran = await second.press(eth.pending.id, ALICE.user_id, Press.RUN)
+    [proof] = ran.proofs
+    assert ran.text == "ETH counted." and proof.query == {"instrument": "NQ", **COUNT_ETH_DAYS}
+    # The next question reads the first as a plan passed over, never run.
+    second.provider.add(text("Noted."))
+    await second.ask(ALICE.model_copy(update={"message_id": 12}), "thanks")
+    history = [m.text for m in second.provider.requests[-1].messages]
+    assert history[0] == "how many RTH days?"
+    assert "instead of confirming; the query was not run" in history[1]
+
+
+async def test_a_question_handled_after_a_later_ones_plan_leaves_that_plan_to_run(
+    store, sample_settings
+) -> None:
+    """Message 11's plan is shown by one replica; message 10's update reaches the other
+    replica only then (slow to come). It declined the plan of the question asked after it
+    (Run on the plan shown: "replaced by a newer one") and put its own older question's
+    plan in its place. Now the later message's plan keeps Run, and the late one's plan is
+    stored as passed over."""
+    later = _replica(
+        store,
+        sample_settings,
+        turn("ETH.", tool_call("execute_query", query=COUNT_ETH_DAYS)),
+        text("ETH counted."),
+    )
+    late = _replica(
+        store, sample_settings, turn("RTH.", tool_call("execute_query", query=COUNT_DAYS))
+    )
+    eth = await later.ask(ALICE.model_copy(update={"message_id": 11}), "no, ETH days")
+    rth = await late.ask(ALICE.model_copy(update={"message_id": 10}), "how many RTH days?")
+
+    assert (await store.pending.get(rth.pending.id)).status == "declined"
+    ran = await later.press(eth.pending.id, ALICE.user_id, Press.RUN)
+    [proof] = ran.proofs
+    assert ran.text == "ETH counted." and proof.query == {"instrument": "NQ", **COUNT_ETH_DAYS}
+
+
+class _AskedMeanwhile(InlineRunner):
+    """A run that fails on Barb's side (its worker died), while another replica plans the
+    person's next question."""
+
+    def __init__(self, ask_elsewhere) -> None:  # type: ignore[no-untyped-def]
+        super().__init__()
+        self.ask_elsewhere = ask_elsewhere
+
+    async def run(self, job: QueryJob) -> QueryOutcome:
+        await self.ask_elsewhere()
+        return failed_outcome("WorkerDied", "The worker died.", "ref-1")
+
+
+async def test_a_plan_handed_back_after_a_later_question_was_planned_does_not_run(
+    store, sample_settings
+) -> None:
+    """Run on "how many RTH days?"; while it computes, "no, ETH days" is planned by another
+    replica (the RTH plan is running, so not declined); then the run fails on Barb's side
+    and the RTH plan was handed back with Run: two plans with live Run buttons, the older
+    question's runnable after the person moved on. On one replica the chat's lock makes the
+    ETH question wait and decline it. Now it is declined: the plan says "Failed.", its Run
+    says it was replaced, and the ETH plan runs."""
+    later = _replica(
+        store,
+        sample_settings,
+        turn("ETH.", tool_call("execute_query", query=COUNT_ETH_DAYS)),
+        text("ETH counted."),
+    )
+    plans = []
+
+    async def ask_eth() -> None:
+        plans.append(await later.ask(ALICE.model_copy(update={"message_id": 11}), "no, ETH days"))
+
+    first = Assistant(
+        ScriptedProvider([turn("RTH.", tool_call("execute_query", query=COUNT_DAYS))]),
+        store,
+        _AskedMeanwhile(ask_eth),
+        engine_settings=sample_settings,
+    )
+    rth = await first.ask(ALICE.model_copy(update={"message_id": 10}), "how many RTH days?")
+    failed = await first.press(rth.pending.id, ALICE.user_id, Press.RUN)
+
+    assert failed.failed and failed.plan_outcome == "failed"
+    assert (await store.pending.get(rth.pending.id)).status == "declined"
+    again = await first.press(rth.pending.id, ALICE.user_id, Press.RUN)
+    assert (again.text, again.proofs) == (DROPPED, [])
+    [eth] = plans
+    ran = await later.press(eth.pending.id, ALICE.user_id, Press.RUN)
+    assert ran.text == "ETH counted."
+    assert ran.proofs[0].query == {"instrument": "NQ", **COUNT_ETH_DAYS}
+
+
+async def test_a_plan_handed_back_with_no_later_question_waits_for_run_again(
+    store, sample_settings
+) -> None:
+    """The same failure with nothing asked meanwhile: the plan waits for Run again."""
+
+    async def nothing() -> None:
+        return None
+
+    first = Assistant(
+        ScriptedProvider([turn("RTH.", tool_call("execute_query", query=COUNT_DAYS))]),
+        store,
+        _AskedMeanwhile(nothing),
+        engine_settings=sample_settings,
+    )
+    rth = await first.ask(ALICE.model_copy(update={"message_id": 10}), "how many RTH days?")
+    failed = await first.press(rth.pending.id, ALICE.user_id, Press.RUN)
+    assert failed.plan_outcome == "reopened"
+    assert (await store.pending.get(rth.pending.id)).status == "pending"
+
+
+async def test_a_clarification_handed_back_after_a_later_question_was_planned_is_not_answered(
+    store, sample_settings
+) -> None:
+    """ "RTH or ETH range?" answered "RTH" (a press), and the model fails to take it while
+    another replica plans the person's next question, "how many ETH days?": the
+    clarification was offered again next to that plan, and the person's next message,
+    "run it", was taken as its reply. Now it is declined: "run it" is a new message to the
+    model, and the ETH plan, the one open, is what it reads."""
+    later = _replica(
+        store,
+        sample_settings,
+        turn("ETH.", tool_call("execute_query", query=COUNT_ETH_DAYS)),
+        text("Running it."),
+    )
+
+    async def down_while_asked_elsewhere(request):  # type: ignore[no-untyped-def]
+        await later.ask(ALICE.model_copy(update={"message_id": 11}), "how many ETH days?")
+        raise ProviderUnavailable("connection refused", provider="scripted")
+
+    first = _replica(
+        store,
+        sample_settings,
+        tool_call(
+            "ask_user_clarification",
+            question_text="RTH or ETH range?",
+            suggested_replies=["RTH", "ETH"],
+            expected_response_format_hint="TEXT",
+        ),
+        down_while_asked_elsewhere,
+    )
+    asked = await first.ask(ALICE.model_copy(update={"message_id": 10}), "average range")
+    failed = await first.press(asked.pending.id, ALICE.user_id, Press.OPTION, option=0)
+    assert failed.failed
+
+    assert (await store.pending.get(asked.pending.id)).status == "declined"
+    await later.ask(ALICE.model_copy(update={"message_id": 12}), "run it")
+    assert later.provider.requests[-1].messages[-1].text == "run it"

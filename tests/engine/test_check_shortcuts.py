@@ -238,8 +238,8 @@ def test_a_first_with_a_value_finds_no_rows_kept(
         patch.setattr(stages, "picked_caveat", spy)
         assert execute(query, "NQ", settings=engine_settings).ok
     # February's Presidents' Day session makes stock_days_caveat run the stage once more
-    # without it (prev() reads the close before it): that run must not scan either.
-    assert len(seen) == (1 if empty else 2)
+    # without it (prev() reads the close before it), for its numbers alone: no check there.
+    assert len(seen) == 1
     for said, found in seen:
         assert bool(said) is empty and found is empty
 
@@ -397,3 +397,117 @@ def test_a_group_mostly_short_is_found_by_its_counts(key: str) -> None:
             short = rng.random(len(frame)) < share
             shares = pd.Series(short).groupby(frame[key].to_numpy()).mean()
             assert _some_group_mostly(frame, [key], short) == bool((shares > MOSTLY_SHORT).any())
+
+
+def test_distinct_days_are_numpys() -> None:
+    """``unique_days`` (sorted days taken as they are, others sorted) is ``np.unique``."""
+    from barb.caveats.kept_days import unique_days
+
+    rng = np.random.default_rng(5)
+    days = np.arange("2020-01-01", "2020-03-01", dtype="datetime64[D]")
+    for dates in (
+        days,
+        days[::-1],
+        days[rng.integers(0, len(days), 200)],
+        days[:1],
+        days[:0],
+        (days.astype("datetime64[ns]") + np.timedelta64(9, "h"))[::3],
+    ):
+        assert np.array_equal(unique_days(dates), np.unique(dates.astype("datetime64[D]")))
+
+
+@pytest.mark.parametrize(
+    ("query", "instrument"),
+    [
+        (
+            {
+                "session": "RTH",
+                "from": "daily",
+                "map": {
+                    "ret": "(close - prev(close)) / prev(close) * 100",
+                    "vol20": "rolling_std(ret, 20)",
+                },
+                "select": ["mean(vol20)", "max(vol20)"],
+            },
+            "NQ",
+        ),
+        (
+            {
+                "session": "CASH",
+                "from": "daily",
+                "period": "2022:2024",
+                "map": {"r": "close / prev(close) - 1"},
+                "group_by": "year()",
+                "select": ["std(r)", "count()"],
+            },
+            "ES",
+        ),
+    ],
+)
+def test_the_stock_days_run_again_gives_a_full_runs_numbers(
+    sample_settings: EngineSettings, query: dict, instrument: str
+) -> None:
+    """The first stage run again without the holiday sessions (``stock_days_caveat``) for
+    its numbers alone (``checks=False``: none of its own warnings weighed) answers as the
+    stage with every check on does over the same rows; and the rolling volatility's mean
+    over the stock market's days is pandas' over the RTH bars without them."""
+    runs: list[tuple[stages.StageOutput, stages.StageOutput]] = []
+    first_stage = interpreter._StageBars.first_stage
+
+    def spy(self, plan, ctx, frame, *, checks=True):  # type: ignore[no-untyped-def]
+        output = first_stage(self, plan, ctx, frame, checks=checks)
+        if not checks:
+            full = dataclasses.replace(ctx, warnings=[], row_warnings=[], cut_runs={})
+            runs.append((output, first_stage(self, plan, full, frame.copy(deep=False))))
+        return output
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(interpreter._StageBars, "first_stage", spy)
+        result = execute(query, instrument, settings=sample_settings)
+    assert result.ok and len(runs) == 1
+    quick, full = runs[0]
+    assert quick.summary.value == full.summary.value
+    assert quick.summary.values == full.summary.values
+    if full.table is None:
+        assert quick.table is None
+    else:
+        pd.testing.assert_frame_equal(quick.table, full.table)
+    if instrument != "NQ":
+        return
+    bars = pd.read_parquet(data_path("NQ", sample_settings))
+    minutes = bars["timestamp"].dt.hour * 60 + bars["timestamp"].dt.minute
+    rth = bars[(minutes >= 570) & (minutes < 1020)]
+    daily = rth.groupby(rth["timestamp"].dt.normalize())["close"].last()
+    stock = daily[~us_market_closed(daily.index.to_numpy().astype("datetime64[D]"))]
+    vol = (stock.pct_change() * 100).rolling(20).std()
+    assert quick.summary.values is not None
+    assert quick.summary.values["mean_vol20"] == pytest.approx(vol.mean(), rel=1e-9)
+    said = f"mean_vol20 is {vol.mean():.3f}"
+    assert any(said in w for w in result.metadata.warnings)
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["mean(r)", "median(r)", "sum(r)", "min(r)", "max(r)", "MEAN(r)", "median(e)", "max(e)"],
+)
+def test_a_tails_plain_statistic_is_the_engines(text: str) -> None:
+    """The price-level note's statistic of one float column over the last 12 months' rows
+    (``_plain_statistic``) is the number ``evaluate_select`` gives, bit for bit; other
+    expressions (of two columns, of whole numbers, avg) are left to the engine (None)."""
+    from barb.caveats.price_levels import _plain_statistic
+    from barb.script.evaluator import evaluate_select
+    from barb.script.parser import parse_expression
+    from tests.script.script_frames import tiny_context
+
+    rng = np.random.default_rng(3)
+    r = rng.normal(300.0, 90.0, 257)
+    r[rng.integers(0, 257, 20)] = np.nan
+    ctx = tiny_context(r=r, e=np.full(257, np.nan), n=np.arange(257), h=r + 1.0)
+    expr = parse_expression(text)
+    quick = _plain_statistic(expr, ctx.frame)
+    engine = evaluate_select(expr, ctx).value
+    assert quick is not None
+    assert (np.isnan(quick) and np.isnan(engine)) or quick == engine
+    assert type(quick) is type(engine)
+    for other in ("mean(r + h)", "avg(r)", "mean(n)", "count(r)", "std(r)", "mean(x)"):
+        assert _plain_statistic(parse_expression(other), ctx.frame) is None

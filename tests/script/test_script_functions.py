@@ -529,6 +529,42 @@ def test_the_library_is_whole_whatever_was_imported_first() -> None:
     assert set(sizes.values()) == {str(len(library()))}, sizes
 
 
+def test_two_threads_building_the_library_at_once_both_get_it() -> None:
+    """A process's first two queries, each on a worker thread (the bot's inline runner,
+    ``barb eval``), both found the library unbuilt and both registered the patterns: the
+    second failed its query with "function 'inside_day' registered twice". The build is
+    slowed here so that both threads are inside it at once."""
+    import subprocess
+    import sys
+
+    script = """
+import threading, time
+from barb.script import patterns
+from barb.script.library import library
+register = patterns.register_patterns
+def slowly():
+    time.sleep(0.3)
+    register()
+patterns.register_patterns = slowly
+start, sizes, errors = threading.Barrier(2), [], []
+def build():
+    start.wait()
+    try:
+        sizes.append(len(library()))
+    except Exception as error:
+        errors.append(repr(error))
+threads = [threading.Thread(target=build) for _ in range(2)]
+for thread in threads:
+    thread.start()
+for thread in threads:
+    thread.join()
+print(errors, sizes)
+"""
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == f"[] {[len(library())] * 2}"
+
+
 def test_building_the_library_imports_no_scipy() -> None:
     """Every process builds the function table; wma's convolution imported scipy.signal with
     it, seconds of start-up on a loaded machine for a function few queries call. scipy is

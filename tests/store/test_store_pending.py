@@ -8,7 +8,7 @@ from datetime import timedelta
 import pytest
 from store_fixtures import ALICE, BOB, GROUP_CHAT, PRIVATE_CHAT, FakeClock
 
-from bot.store import Claim, Store, UnknownChat
+from bot.store import Claim, Store, UnknownChat, open_store
 from bot.store.records import PENDING_ID_LENGTH
 
 
@@ -116,3 +116,89 @@ async def test_a_stale_button_cannot_run_before_expiry_catches_up(
     stale = await chats.pending.claim(action.id, ALICE, max_age=timedelta(hours=24))
     assert stale.won is False
     assert (await chats.pending.claim(action.id, ALICE, max_age=timedelta(hours=26))).won
+
+
+def _conversation(thread: int | None):  # type: ignore[no-untyped-def]
+    return lambda action: action.payload.get("thread") == thread
+
+
+def _asked(action) -> int | None:  # type: ignore[no-untyped-def]
+    return action.payload.get("asked")
+
+
+async def test_two_replicas_placing_plans_at_once_leave_the_later_questions_open(
+    settings, clock: FakeClock
+) -> None:
+    """Two questions sent quickly, each planned by another replica (HAProxy moved the chat):
+    each replica declined what was open when its question came (nothing yet), then stored
+    its plan, and both plans kept a live Run. Now a plan is placed in one transaction that
+    declines the person's older ones: whichever replica stores last, one plan stays open,
+    the later question's (message 2), and the other is declined."""
+    first = await open_store(settings, clock=clock)
+    second = await open_store(settings, clock=clock)
+    try:
+        await first.chats.ensure(PRIVATE_CHAT, "private")
+        for round_ in range(10):
+            asked = 2 * round_ + 1
+            placed = await asyncio.gather(
+                *(
+                    store.pending.place(
+                        PRIVATE_CHAT,
+                        ALICE,
+                        "confirm",
+                        {"thread": None, "asked": message},
+                        same_conversation=_conversation(None),
+                        asked=_asked,
+                    )
+                    for store, message in ((first, asked), (second, asked + 1))
+                )
+            )
+            open_ = await first.pending.open_for_chat(PRIVATE_CHAT)
+            assert [action.payload["asked"] for action in open_] == [asked + 1], round_
+            earlier, later = (p.action for p in placed)
+            assert later.status == "pending"
+            # Stored declined (placed second), or stored first and replaced by the later one.
+            replaced = [a.id for p in placed for a in p.replaced]
+            assert earlier.status == "declined" or replaced == [earlier.id]
+            assert (await first.pending.claim(earlier.id, ALICE)).won is False
+            assert (await second.pending.claim(later.id, ALICE)).won is True
+            assert await second.pending.resolve(later.id, "done")
+    finally:
+        await first.close()
+        await second.close()
+
+
+async def test_a_placed_plan_leaves_other_people_topics_and_presses_alone(chats: Store) -> None:
+    """Only the person's pending actions in the same conversation are replaced: Bob's plan in
+    the group, Alice's plan in another forum topic and her plan already running stay."""
+
+    def place(user: int, thread: int | None, asked: int):  # type: ignore[no-untyped-def]
+        return chats.pending.place(
+            GROUP_CHAT,
+            user,
+            "confirm",
+            {"thread": thread, "asked": asked},
+            same_conversation=_conversation(thread),
+            asked=_asked,
+        )
+
+    bobs = (await place(BOB, None, 1)).action
+    other_topic = (await place(ALICE, 77, 2)).action
+    running = (await place(ALICE, None, 3)).action
+    assert (await chats.pending.claim(running.id, ALICE)).won
+    waiting = (await place(ALICE, None, 4)).action
+
+    newer = await place(ALICE, None, 5)
+
+    assert [a.id for a in newer.replaced] == [waiting.id]
+    open_ = {a.id: a.status for a in await chats.pending.open_for_chat(GROUP_CHAT)}
+    assert open_ == {
+        bobs.id: "pending",
+        other_topic.id: "pending",
+        running.id: "running",
+        newer.action.id: "pending",
+    }
+    # A question asked before the one whose plan is open (a slow model's): stored declined.
+    late = await place(ALICE, None, 4)
+    assert (late.action.status, late.replaced) == ("declined", [])
+    assert (await chats.pending.claim(late.action.id, ALICE)).won is False
