@@ -114,6 +114,137 @@ def _open_unit(values: Values, lang: str) -> dict[str, str]:
 OPEN_LEFT_OUT = Kind(N_("note.open_left_out"), derived=_open_unit)
 
 
+# A week, month, quarter or year cut by the data's start or end, in words that agree with
+# it: «Неделя … началась раньше данных», «в баре этой недели», «за весь год».
+_GROUP_WORDS = {
+    "week": {
+        "began": N_("note.unit.began.week"),
+        "its_bar": N_("note.unit.its_bar.week"),
+        "its_row": N_("note.unit.its_row.week"),
+        "not_over": N_("note.unit.not_over.week"),
+        "whole": N_("note.unit.whole.week"),
+        "wholes": N_("note.unit.wholes.week"),
+    },
+    "month": {
+        "began": N_("note.unit.began.month"),
+        "its_bar": N_("note.unit.its_bar.month"),
+        "its_row": N_("note.unit.its_row.month"),
+        "not_over": N_("note.unit.not_over.month"),
+        "whole": N_("note.unit.whole.month"),
+        "wholes": N_("note.unit.wholes.month"),
+    },
+    "quarter": {
+        "began": N_("note.unit.began.quarter"),
+        "its_bar": N_("note.unit.its_bar.quarter"),
+        "its_row": N_("note.unit.its_row.quarter"),
+        "not_over": N_("note.unit.not_over.quarter"),
+        "whole": N_("note.unit.whole.quarter"),
+        "wholes": N_("note.unit.wholes.quarter"),
+    },
+    "year": {
+        "began": N_("note.unit.began.year"),
+        "its_bar": N_("note.unit.its_bar.year"),
+        "its_row": N_("note.unit.its_row.year"),
+        "not_over": N_("note.unit.not_over.year"),
+        "whole": N_("note.unit.whole.year"),
+        "wholes": N_("note.unit.wholes.year"),
+    },
+}
+
+
+def _group_unit(values: Values, lang: str) -> dict[str, str]:
+    """The words of the unit a note's week or year is (its label, when it has one, in them)."""
+    keys = _GROUP_WORDS[str(values["unit"])]
+    label = values.get("label")
+    return {part: text("barb", key, lang, label=label) for part, key in keys.items()}
+
+
+# "The week 2007-12-31 began before the data starts: its weekly bar (2008-01-02) holds only
+# 3 of its 4 days. Left out: only whole weeks count." The bar is the unit's own (weekly).
+START_LEFT_OUT = Kind(N_("note.start_left_out"), plural="total", derived=_group_unit)
+# The same week as a group's row: "The week 2008-01-02 began before the data starts: its
+# row counts only 3 of its 4 days."
+START_ROW = Kind(N_("note.start_row"), plural="total", derived=_group_unit)
+# A group of the unfinished week or year: "The week 2026-01-05 is not over: its group holds
+# only the bars up to …", with the days it holds (a part) when they are against its calendar.
+OPEN_GROUP = Kind(N_("note.open_group"), derived=_group_unit)
+# " It holds 3 days, against 5 in the whole week (the exchange's calendar)."
+GROUP_DAYS = Kind(N_("note.open_group.days"), plural="count", derived=_group_unit)
+
+
+# The data's last day, bar, week … in words that agree with it: «последняя неделя в
+# данных», «следующей недели ещё нет», «5 дней».
+_LAST_WORDS = {
+    "day": {
+        "last_one": N_("note.unit.last_one.day"),
+        "none_after": N_("note.unit.none_after.day"),
+        "units": N_("note.unit.units.day"),
+    },
+    "bar": {
+        "last_one": N_("note.unit.last_one.bar"),
+        "none_after": N_("note.unit.none_after.bar"),
+        "units": N_("note.unit.units.bar"),
+    },
+    "week": {
+        "last_one": N_("note.unit.last_one.week"),
+        "none_after": N_("note.unit.none_after.week"),
+        "units": N_("note.unit.units.week"),
+    },
+    "month": {
+        "last_one": N_("note.unit.last_one.month"),
+        "none_after": N_("note.unit.none_after.month"),
+        "units": N_("note.unit.units.month"),
+    },
+    "quarter": {
+        "last_one": N_("note.unit.last_one.quarter"),
+        "none_after": N_("note.unit.none_after.quarter"),
+        "units": N_("note.unit.units.quarter"),
+    },
+    "year": {
+        "last_one": N_("note.unit.last_one.year"),
+        "none_after": N_("note.unit.none_after.year"),
+        "units": N_("note.unit.units.year"),
+    },
+}
+
+
+def _last_unit(values: Values, lang: str) -> dict[str, str]:
+    """The words of the unit of the data's last rows (its count, when they are several)."""
+    keys = _LAST_WORDS[str(values["unit"])]
+    rows = values.get("rows")
+    plural_of = float(rows) if rows is not None else None
+    return {part: text("barb", key, lang, plural_of=plural_of) for part, key in keys.items()}
+
+
+# "2026-01-07, the data's last day, is left out: the where reads next(), and no day follows
+# it yet, …", and of several: "The data's last 3 days (…) are left out: …" (its count as the
+# engine wrote it, ungrouped).
+UNJUDGED_LAST = Kind(N_("note.unjudged_last"), derived=_last_unit)
+UNJUDGED_LAST_ROWS = Kind(N_("note.unjudged_last.rows"), derived=_last_unit)
+
+
+# A size in points (CL's dollars) by year over changed price levels: "mean_range is in points
+# over years whose price level changed 13.7x (mean close 1,372 in 2009, 18,782 in 2025): …".
+# Its ratio as the engine rounded it ("13.7"), said with the language's decimal mark.
+_IN_UNIT = {
+    "points": N_("note.unit.in.points"),
+    "dollars": N_("note.unit.in.dollars"),
+}
+
+
+def _levels(values: Values, lang: str) -> dict[str, str]:
+    """The unit a size is in, and how many times its price level changed."""
+    return {
+        "in_unit": text("barb", _IN_UNIT[str(values["unit"])], lang),
+        "times": decimal(float(str(values["ratio"])), lang, 1),
+    }
+
+
+LEVELS_BY_YEAR = Kind(N_("note.price_levels.by_year"), derived=_levels)
+# A year the rows hold in part: "2026 (2026-01-02 — 2026-01-07 only)".
+PART_YEAR = Kind(N_("note.price_levels.part_year"))
+
+
 # How the holidays among the rows traded, a part of HOLIDAY_ROWS.
 TRADED_SHORT = Kind(N_("note.holidays.traded_short"))
 TRADED_IN_FULL = Kind(N_("note.holidays.traded_in_full"))

@@ -35,6 +35,7 @@ from barb.errors import DataError
 from barb.events import join_events
 from barb.events.rules import RULE_COVERAGE, trading_days
 from barb.frames import Dataset, DayIndex, last_weekday_of_period, period_start, with_range
+from barb.notes import START_ROW, Note
 from barb.planning import JOINED_BAR_COLUMNS, JoinedInstrument, Plan
 from barb.result import UnfinishedBar
 from barb.script.periods import Period
@@ -117,14 +118,11 @@ class StartCut:
     days: int
     calendar_days: int
 
-    def text(self, what: str, days: int | None = None) -> str:
+    def row_note(self, days: int) -> Note:
         """'The week 2007-12-31 began before the data starts: its row counts only 3 of its 4
-        days.' (``what``: how the result holds it; ``days``: of it, when not all the data's)."""
-        held = self.days if days is None else days
-        return (
-            f"The {self.unit} {unit_label(self.begins, self.unit)} began before the data "
-            f"starts: {what} only {held} of its {self.calendar_days} days."
-        )
+        days.' (``days``: the days of it the row counts)."""
+        label = unit_label(self.begins, self.unit)
+        return Note.of(START_ROW, unit=self.unit, label=label, held=days, total=self.calendar_days)
 
 
 def data_start_cut(dataset: Dataset, timeframe: str) -> StartCut | None:

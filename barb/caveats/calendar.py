@@ -921,8 +921,14 @@ def period_cuts(
             )
             days = every[(every >= first_day) & (every <= min(end, last_day))]
             dropped = _where_dropped(plan, inside, days)
-            text = named.text("the data holds" if dropped else "its row counts", len(days))
-            text = text[:-1] + dropped + "."
+            if dropped:  # in English alone: the where's part has no catalog words yet
+                text = (
+                    f"The {unit} {unit_label(named.begins, unit)} began before the data "
+                    f"starts: the data holds only {len(days)} of its {named.calendar_days} "
+                    f"days{dropped}."
+                )
+            else:
+                text = named.row_note(len(days))
             cuts.append(PeriodCut(unit, named.begins, text, "data_start"))
     for edge, day in (("start", max(lo, dates[0])), ("end", min(hi, dates[-1]))):
         # Labelled only near the edge: a year is the longest group.

@@ -52,6 +52,7 @@ from barb.column_units import (
 )
 from barb.frames import Dataset, equality_values
 from barb.lineage import MAX_DEPTH, nodes, through_map
+from barb.notes import LEVELS_BY_YEAR, PART_YEAR, Note
 from barb.planning import HIDDEN, Plan, SelectItem, StagePlan
 from barb.script import ast
 from barb.script.columns_read import columns_read
@@ -138,6 +139,9 @@ def price_level_caveat(plan: Plan, ctx: EvalContext, output: StageOutput) -> lis
     if _by_year(stage):
         # Each group is one year: no group blends levels, the table sets them side by side
         # (2009's range beside 2025's), and the last 12 months are its last group.
+        unit = {units[s.name] or POINTS for s in items}
+        if len(items) == 1 and unit <= {POINTS}:
+            return [years.by_year(items[0].name, price_unit, percent)]
         return [
             f"{said_units} over years whose price level {years.changed()}: each year's value "
             f"grows with its price, so the years compare price levels as much as sizes. For a "
@@ -554,6 +558,30 @@ class Levels:
             f"{self.named(low)}, {self.level[high]:,.0f} in {self.named(high)})"
         )
 
+    def by_year(self, name: str, unit: str, percent: str) -> Note:
+        """The note of one size ``name`` in ``unit`` by year: "mean_range is in points over
+        years whose price level changed 13.7x (…): each year's value grows with its price, …"
+        (the English of ``changed``, said in any language)."""
+        low, high = int(np.argmin(self.level)), int(np.argmax(self.level))
+        return Note.of(
+            LEVELS_BY_YEAR,
+            name=name,
+            unit=unit,
+            ratio=f"{self.ratio:.1f}",
+            low=int(f"{self.level[low]:.0f}"),
+            low_year=self._year(low),
+            high=int(f"{self.level[high]:.0f}"),
+            high_year=self._year(high),
+            percent=percent,
+        )
+
+    def _year(self, at: int) -> str | Note:
+        year = int(self.years[at])
+        if year not in self.partial:
+            return str(year)
+        first, last = self.partial[year]
+        return Note.of(PART_YEAR, year=str(year), first=str(first), last=str(last))
+
     def favoured(self, dates: np.ndarray, listed: np.ndarray, high: bool) -> _Favoured | None:
         """The years of a level at least half the highest (``high``; else at most twice the
         lowest) when the rows ``listed`` (their trading dates) come from them more often
@@ -574,11 +602,7 @@ class Levels:
 
     def named(self, at: int) -> str:
         """ "2025", or "2026 (2026-01-02 — 2026-01-07 only)"."""
-        year = int(self.years[at])
-        if year not in self.partial:
-            return str(year)
-        first, last = self.partial[year]
-        return f"{year} ({first} — {last} only)"
+        return str(self._year(at))
 
 
 @dataclasses.dataclass(frozen=True)

@@ -20,7 +20,15 @@ from barb.caveats.join_ends import join_end_caveat
 from barb.caveats.join_hours import join_hours_caveat
 from barb.frames import masked_values, period_start
 from barb.lineage import through_map
-from barb.notes import OPEN_LEFT_OUT, Note
+from barb.notes import (
+    GROUP_DAYS,
+    OPEN_GROUP,
+    OPEN_LEFT_OUT,
+    START_LEFT_OUT,
+    UNJUDGED_LAST,
+    UNJUDGED_LAST_ROWS,
+    Note,
+)
 from barb.period_rows import CutBar, Scope, Unmatched, calendar_days, still_open
 from barb.planning import Plan
 from barb.script import ast
@@ -70,10 +78,14 @@ def _start_cut_text(plan: Plan, scope: Scope) -> str:
     unit = plan.timeframe.label
     if label is not None and unit == "week":
         cut = dataclasses.replace(cut, begins=np.datetime64(label, "D"))
-    bar = f" ({label})" if label and label != unit_label(cut.begins, unit) else ""
-    return (
-        cut.text(f"its {plan.timeframe.name} bar{bar} holds")
-        + f" Left out: only whole {unit}s count."
+    named = unit_label(cut.begins, unit)
+    return Note.of(
+        START_LEFT_OUT,
+        unit=unit,
+        label=named,
+        bar=f" ({label})" if label and label != named else "",
+        held=cut.days,
+        total=cut.calendar_days,
     )
 
 
@@ -264,14 +276,8 @@ def unjudged_last_caveat(plan: Plan, scope: Scope, rows: int) -> list[str]:
     # "the data's last date" read as a calendar fact: a bar is a day, a week, a bar of 5m.
     unit = {"date": "day", "timestamp": "bar"}.get(plan.timeframe.label, plan.timeframe.label)
     if rows == 1:
-        return [
-            f"{label}, the data's last {unit}, is left out: the where reads next(), and no "
-            f"{unit} follows it yet, so the where has no value there (neither kept nor dropped)."
-        ]
-    return [
-        f"The data's last {rows} {unit}s ({label}) are left out: the where reads next() past "
-        f"the data's end, so it has no value on them (neither kept nor dropped)."
-    ]
+        return [Note.of(UNJUDGED_LAST, unit=unit, label=label)]
+    return [Note.of(UNJUDGED_LAST_ROWS, unit=unit, label=label, rows=str(rows))]
 
 
 def open_group_caveat(
@@ -290,8 +296,13 @@ def open_group_caveat(
     ``cut``: the groups the period's edges or the data's start cut, no whole ones either."""
     if group is None:
         return []
-    text = _open_group_text(group.unit, group.label, pd.Timestamp(plan.dataset.last_date))
-    return [text + _days_held(plan, group, kept, cut) + ranked]
+    held = _days_held(plan, group, kept, cut)
+    last = str(pd.Timestamp(plan.dataset.last_date).date())
+    days = held if isinstance(held, Note) else None
+    note = Note.of(OPEN_GROUP, unit=group.unit, label=group.label, last=last, held=days)
+    if ranked or (held and days is None):
+        return [str(note) + held + ranked]  # parts said only in English: the whole in English
+    return [note]
 
 
 @dataclass(frozen=True)
@@ -407,14 +418,6 @@ def _all_there(plan: Plan, kept: np.ndarray | None, timeframe: str) -> bool:
     return bool(into.max() < reached)
 
 
-def _open_group_text(unit: str, label: str, last: pd.Timestamp) -> str:
-    return (
-        f"The {unit} {label} is not over: its group holds only the bars up to "
-        f"{last.date()}, where the data ends (a period ending before it compares whole "
-        f"{unit}s only)."
-    )
-
-
 def _days_held(
     plan: Plan, group: OpenGroup, kept: pd.DataFrame | None, cut: Sequence[OpenGroup] = ()
 ) -> str:
@@ -441,7 +444,7 @@ def _days_held(
     text = f" It holds {count_text(int(in_open.sum()), noun)}"
     total = _trading_days_in(plan, group)
     if total is not None and total > in_open.sum():
-        return text + f", against {total:,} in the whole {group.unit} (the exchange's calendar)."
+        return Note.of(GROUP_DAYS, count=int(in_open.sum()), total=total, unit=group.unit)
     part = in_open.copy()
     for other in cut:
         if all(column in days.columns for column in other.values):

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -114,6 +114,15 @@ def _column_decimals(values: Sequence[Any]) -> int | None:
     return DECIMALS
 
 
+def _key_number(value: Any, lang: Language, decimals: int | None) -> str:
+    """A group key's whole number as a name, ungrouped (2008, 930); any other key as a
+    number."""
+    whole = isinstance(value, int) or (isinstance(value, float) and value.is_integer())
+    if whole and not isinstance(value, bool):
+        return str(int(value))
+    return _number(value, lang, decimals)
+
+
 def _key_cell(value: Any, said: Mapping[str, str] | None) -> Any:
     """A group key's value as the chart writes it («Пн» for Mon, "Wed" for dayofweek 2)."""
     if not said or value is None or isinstance(value, bool):
@@ -127,17 +136,28 @@ def _table(
     rows: list[list[Any]],
     lang: Language,
     shown: Shown | None = None,
+    keys: Collection[str] = (),
 ) -> list[str]:
     """The rows under their column names, each column as wide as its widest cell, numbers
     right-aligned: a ``<pre>`` block whose columns line up. ``shown``: the columns' units
-    and the keys' words, as the chart writes them."""
+    and the keys' words, as the chart writes them; ``keys``: the group keys, whose numbers
+    are names (a year, an hour, a slot like 930), written as the chart writes them: with
+    no thousands separator (a year read "2,008", «2 008»)."""
     shown = shown or Shown()
     units = [shown.units.get(name) for name in columns]
     rows = [
         [_key_cell(v, shown.key_words.get(columns[i])) for i, v in enumerate(row)] for row in rows
     ]
     decimals = [_column_decimals([row[i] for row in rows]) for i in range(len(columns))]
-    cells = [[_number(v, lang, decimals[i], units[i]) for i, v in enumerate(row)] for row in rows]
+    cells = [
+        [
+            _key_number(v, lang, decimals[i])
+            if columns[i] in keys
+            else _number(v, lang, decimals[i], units[i])
+            for i, v in enumerate(row)
+        ]
+        for row in rows
+    ]
     numeric = [
         any(isinstance(row[i], int | float) and not isinstance(row[i], bool) for row in rows)
         for i in range(len(columns))
@@ -205,7 +225,7 @@ def result_lines(
         head = t("result_rows", lang, **values)
     lines = [plain(head)]
     if columns and rows:
-        lines += _code(_table(columns, rows, lang, shown))
+        lines += _code(_table(columns, rows, lang, shown, summary.get("by") or ()))
     return lines
 
 

@@ -144,6 +144,114 @@ def test_the_unfinished_week_left_out_reads_russian_and_the_model_reads_its_engl
     ]
 
 
+def test_the_weeks_cut_by_the_datas_ends_read_russian(sample_settings: EngineSettings) -> None:
+    """The data's first week began before it (its bar left out) and its last one is not over
+    (its group holds 3 days): both notes were English in a Russian chat. Their days are
+    counted here from the raw bars and the exchange's weekdays."""
+    import pandas as pd
+
+    from barb.data.store import data_path
+
+    dates = pd.read_parquet(data_path("NQ", sample_settings), columns=["trading_date"])
+    days = pd.DatetimeIndex(dates["trading_date"].unique()).normalize()
+    first, last = days.min(), days.max()
+    first_monday = first - pd.Timedelta(days=first.dayofweek)
+    held_first = int((days < first_monday + pd.Timedelta(days=7)).sum())
+    last_monday = last - pd.Timedelta(days=last.dayofweek)
+    held_last = int((days >= last_monday).sum())
+    # The sample begins on Wednesday 2008-01-02: Monday 2007-12-31 traded, 1 January not.
+    assert (first.date().isoformat(), held_first, held_last) == ("2008-01-02", 3, 3)
+
+    said, english = notes({"from": "weekly", "select": "count()"}, sample_settings, "ru")
+    assert english == []
+    assert (
+        f"Неделя {first.date()} началась раньше, чем начинаются данные: в баре этой недели "
+        f"только {held_first} из 4 торговых дней. Он не учтён: в расчёте только полные недели."
+    ) in said
+    # Days counted by week over all the data: the first week's row and the last week's group.
+    said, english = notes(
+        {"from": "daily", "group_by": "week()", "select": "count()"}, sample_settings, "ru"
+    )
+    assert english == []
+    assert (
+        f"Неделя {first.date()} началась раньше, чем начинаются данные: в строке этой недели "
+        f"учтены только {held_first} из 4 торговых дней."
+    ) in said
+    query = {"from": "daily", "period": "2025-12-01:", "group_by": "week()", "select": "count()"}
+    said, english = notes(query, sample_settings, "ru")
+    assert english == []
+    assert (
+        f"Неделя {last_monday.date()} ещё не закончилась: в группе только бары по {last.date()}, "
+        "где кончаются данные (период, который кончается раньше, сравнивает только полные "
+        f"недели). В группе {held_last} торговых дня против 5 за всю неделю по календарю биржи."
+    ) in said
+
+
+def test_the_datas_last_days_a_where_reading_next_cannot_judge_read_russian(
+    sample_settings: EngineSettings,
+) -> None:
+    """ "Days whose next close is higher": the data's last days have no next close. The note
+    that says they are left out was English in a Russian chat; the days are the sample's
+    last RTH dates, read from the raw bars."""
+    import pandas as pd
+
+    from barb.data.store import data_path
+
+    bars = pd.read_parquet(data_path("NQ", sample_settings), columns=["trading_date", "minute"])
+    rth = bars.loc[bars["minute"].between(570, 959), "trading_date"]  # 09:30-16:00
+    days = [str(d.date()) for d in sorted(rth.unique())[-3:]]
+    query = {"from": "daily", "where": "next(close) > close", "select": "count()"}
+    said, english = notes(query, sample_settings, "ru")
+    assert english == []
+    assert (
+        f"{days[-1]} (последний день в данных) выпадает из расчёта: «where» читает «next()», а "
+        "следующего дня ещё нет, так что у условия там нет значения (строка не оставлена и не "
+        "отброшена)."
+    ) in said
+    query = {"from": "daily", "where": "next(close, 3) > close", "select": "count()"}
+    said, english = notes(query, sample_settings, "ru")
+    assert english == []
+    assert (
+        f"Последние 3 дня в данных ({days[0]} — {days[-1]}) выпадают из расчёта: «where» читает "
+        "«next()» за концом данных, так что у условия на них нет значения (строки не оставлены "
+        "и не отброшены)."
+    ) in said
+
+
+def test_a_size_by_year_over_changed_price_levels_reads_russian(
+    sample_settings: EngineSettings,
+) -> None:
+    """ "Average daily range by year": the years' price levels differ 13.7 times, which the
+    note says with the years' mean closes, counted here from the raw bars (RTH's daily close,
+    the last close of 09:30-17:00, over the whole years)."""
+    import pandas as pd
+
+    from barb.data.store import data_path
+
+    bars = pd.read_parquet(
+        data_path("NQ", sample_settings), columns=["trading_date", "minute", "close"]
+    )
+    closes = bars[bars["minute"].between(570, 1019)].groupby("trading_date")["close"].last()
+    years = closes.groupby(closes.index.year).mean()
+    years = years[years.index < closes.index.max().year]  # the last year is not over
+    low, high = years.idxmin(), years.idxmax()
+    ratio = f"{years.max() / years.min():.1f}".replace(".", ",")
+
+    def grouped(value: float) -> str:
+        return f"{value:,.0f}".replace(",", "\u00a0")
+
+    query = {"from": "daily", "group_by": "year()", "select": "mean(range)"}
+    said, english = notes(query, sample_settings, "ru")
+    assert english == []
+    assert (
+        f"mean_range — в пунктах, а уровень цены за эти годы изменился в {ratio} раза "
+        f"(средний close {grouped(years[low])} в {low}, {grouped(years[high])} в {high}): "
+        "значение каждого года растёт вместе с ценой, так что годы сравнивают уровни цены не "
+        "меньше, чем размеры движений. Чтобы размеры были сравнимы между годами, берите "
+        "процент (range / open * 100)."
+    ) in said
+
+
 # What the engine wrote before its notes were values, word for word: the model reads the
 # same English.
 ENGINE_ENGLISH = [
@@ -205,6 +313,85 @@ ENGINE_ENGLISH = [
         "about the stock market's days.",
     ),
     (
+        notes_of.START_LEFT_OUT,
+        {
+            "unit": "week",
+            "label": "2008-01-02",
+            "bar": "",
+            "held": 3,
+            "total": 4,
+        },
+        "The week 2008-01-02 began before the data starts: its weekly bar holds only 3 of its 4 "
+        "days. Left out: only whole weeks count.",
+    ),
+    (
+        notes_of.START_LEFT_OUT,
+        {
+            "unit": "year",
+            "label": "2008",
+            "bar": " (2008-01-02)",
+            "held": 251,
+            "total": 253,
+        },
+        "The year 2008 began before the data starts: its yearly bar (2008-01-02) holds only 251 "
+        "of its 253 days. Left out: only whole years count.",
+    ),
+    (
+        notes_of.START_ROW,
+        {"unit": "week", "label": "2008-01-02", "held": 3, "total": 4},
+        "The week 2008-01-02 began before the data starts: its row counts only 3 of its 4 days.",
+    ),
+    (
+        notes_of.OPEN_GROUP,
+        {"unit": "year", "label": "2026", "last": "2026-01-07", "held": None},
+        "The year 2026 is not over: its group holds only the bars up to 2026-01-07, where the "
+        "data ends (a period ending before it compares whole years only).",
+    ),
+    (
+        notes_of.OPEN_GROUP,
+        {
+            "unit": "week",
+            "label": "2026-01-05",
+            "last": "2026-01-07",
+            "held": Note.of(notes_of.GROUP_DAYS, count=1, total=5, unit="week"),
+        },
+        "The week 2026-01-05 is not over: its group holds only the bars up to 2026-01-07, where "
+        "the data ends (a period ending before it compares whole weeks only). It holds 1 day, "
+        "against 5 in the whole week (the exchange's calendar).",
+    ),
+    (
+        notes_of.UNJUDGED_LAST,
+        {"unit": "day", "label": "2026-01-07"},
+        "2026-01-07, the data's last day, is left out: the where reads next(), and no day "
+        "follows it yet, so the where has no value there (neither kept nor dropped).",
+    ),
+    (
+        notes_of.UNJUDGED_LAST_ROWS,
+        {"unit": "bar", "label": "2026-01-07 15:55 — 2026-01-07 16:55", "rows": "1200"},
+        "The data's last 1200 bars (2026-01-07 15:55 — 2026-01-07 16:55) are left out: the "
+        "where reads next() past the data's end, so it has no value on them (neither kept nor "
+        "dropped).",
+    ),
+    (
+        notes_of.LEVELS_BY_YEAR,
+        {
+            "name": "mean_range",
+            "unit": "points",
+            "ratio": "13.7",
+            "low": 1372,
+            "low_year": "2009",
+            "high": 18782,
+            "high_year": Note.of(
+                notes_of.PART_YEAR, year="2026", first="2026-01-02", last="2026-01-07"
+            ),
+            "percent": "range / open * 100",
+        },
+        "mean_range is in points over years whose price level changed 13.7x (mean close 1,372 "
+        "in 2009, 18,782 in 2026 (2026-01-02 — 2026-01-07 only)): each year's value grows with "
+        "its price, so the years compare price levels as much as sizes. For a size comparable "
+        "across years use percent (range / open * 100).",
+    ),
+    (
         notes_of.OPEN_LEFT_OUT,
         {
             "unit": "year",
@@ -245,6 +432,9 @@ def test_every_kind_of_note_is_written_in_russian() -> None:
     english, russian = messages("barb", "en"), messages("barb", "ru")
     keys = {k for kind in notes_of.KINDS.values() for k in (kind.key, kind.person) if k}
     keys |= {key for words in notes_of._UNIT_WORDS.values() for key in words.values()}
+    keys |= {key for words in notes_of._GROUP_WORDS.values() for key in words.values()}
+    keys |= {key for words in notes_of._LAST_WORDS.values() for key in words.values()}
+    keys |= set(notes_of._IN_UNIT.values())
     keys.add(notes_of._NEXT_EMPTY)
     assert len(notes_of.KINDS) >= 8
     for key in sorted(keys):

@@ -287,6 +287,30 @@ def test_query_says_matched_only_of_rows_a_filter_read(
 
 
 @pytest.mark.parametrize(
+    ("language", "volume"), [("en", "118,065,761"), ("ru", "118\u00a0065\u00a0761")]
+)
+def test_query_writes_a_years_key_as_a_name(language: str, volume: str) -> None:
+    """/query's table wrote a year key "2,008" («2 008»): a key is a name, as the chart and
+    the model's summary write it; a count beside it keeps its thousands separator."""
+    from bot.assistant.result_text import person_text
+
+    meta = {"rows_scanned": 4647, "rows_matched": 4647, "timeframe": "daily", "session": "RTH"}
+    meta |= {"instrument": "NQ", "period_start": "2008-01-02", "period_end": "2026-01-07"}
+    summary = {
+        "type": "grouped",
+        "rows": 2,
+        "columns": ["y", "sum_volume"],
+        "by": ["y"],
+        "shown": ["y", "sum_volume"],
+        "top": [[2008, 118065761], [2009.0, 92569229]],
+    }
+    said = person_text({"summary": summary, "metadata": meta}, language)
+    assert f"2008  {volume}" in said
+    assert "2009   92" in said
+    assert "2,008" not in said and "2 008" not in said and "2009.0" not in said
+
+
+@pytest.mark.parametrize(
     ("key", "values", "count", "expected"),
     [
         ("begun_group_note", {"label": "2008", "size": 3}, 21, "из 21 строки"),
