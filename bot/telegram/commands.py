@@ -218,12 +218,15 @@ async def cancel(ctx: UpdateContext, rest: str) -> None:
         # The plan is "running" until just before its answer goes out, which waits for
         # this lock: a plan read as running here has its answer after the notice.
         running = await _whose_run(ctx)
+        # Read with the run: read after the notice, a run failing meanwhile handed its plan
+        # back, and this /cancel, told "the answer is on its way", dropped that plan too.
+        alone = running is not None and not await _more_to_stop(ctx)
         if running is not None:
             said = t("running_cannot_cancel", ctx.lang)
             if running != ctx.user_id:  # another member's, in a group
                 said = t("running_not_yours", ctx.lang)
             await _say_now(ctx, said)
-    if running is not None and not await _more_to_stop(ctx):
+    if alone:
         return
     # With a run going, a question asked after the Run, or a plan waiting, is stopped or
     # dropped once the run lets go of the chat; its confirmation follows the run's answer.
