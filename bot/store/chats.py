@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Collection
 from typing import Any
 
-from sqlalchemy import delete, func, select, text, update
+from sqlalchemy import delete, func, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
@@ -28,7 +28,7 @@ from bot.store.schema import (
     PendingActionRow,
     PreferenceRow,
 )
-from bot.store.transactions import Clock, Repository, rowcount
+from bot.store.transactions import Clock, Repository, in_line, rowcount
 
 MAX_PREFERENCE_CHARS = 300
 #: The first key of the transaction locks that put one person's preference writes in line
@@ -320,7 +320,5 @@ async def _in_line(session: AsyncSession, user_id: int) -> None:
     lock per person; SQLite's write lock already does it). Without it two replicas storing
     "only RTH" and "only ETH" at once each deleted the earlier one of that kind they could
     see, neither the other's, and both stayed; the limit of ``max_per_user`` was passed the
-    same way. Ids past 31 bits share a lock with others: they only wait for each other."""
-    if session.get_bind().dialect.name == "postgresql":
-        key = {"cls": PREFERENCE_LOCK_CLASS, "key": user_id % 2**31}
-        await session.execute(text("SELECT pg_advisory_xact_lock(:cls, :key)"), key)
+    same way."""
+    await in_line(session, PREFERENCE_LOCK_CLASS, user_id)

@@ -12,7 +12,7 @@ from collections.abc import Callable, Collection, Mapping
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import ColumnElement, select, text, update
+from sqlalchemy import ColumnElement, select, update
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot.store.in_flight import new_row
@@ -29,7 +29,7 @@ from bot.store.records import (
     new_pending_id,
 )
 from bot.store.schema import InFlightRow, PendingActionRow
-from bot.store.transactions import Clock, Repository, rowcount
+from bot.store.transactions import Clock, Repository, in_line, rowcount
 from bot.store.updates import mark_handled
 
 _NO_SYNC = {"synchronize_session": False}
@@ -59,17 +59,7 @@ class PendingRepository(Repository):
         """Store a new pending action; its ``id`` goes into the buttons' callback_data."""
         stored_payload = json_object(payload, "payload")
         async with self._write_for_chat(chat_id) as session:
-            row = PendingActionRow(
-                id=new_pending_id(),
-                chat_id=chat_id,
-                user_id=user_id,
-                kind=kind,
-                payload=stored_payload,
-                status="pending",
-                message_id=message_id,
-                created_at=self._now(),
-                resolved_at=None,
-            )
+            row = _new_row(chat_id, user_id, kind, stored_payload, message_id, self._now())
             session.add(row)
             await session.flush()
             return PendingAction.model_validate(row)
@@ -100,9 +90,7 @@ class PendingRepository(Repository):
         stored_payload = json_object(payload, "payload")
         now = self._now()
         async with self._write_for_chat(chat_id) as session:
-            if session.get_bind().dialect.name == "postgresql":
-                key = {"cls": PLAN_LOCK_CLASS, "key": chat_id % 2**31}
-                await session.execute(text("SELECT pg_advisory_xact_lock(:cls, :key)"), key)
+            await in_line(session, PLAN_LOCK_CLASS, chat_id)
             rows = await session.scalars(
                 select(PendingActionRow)
                 .where(
@@ -113,17 +101,7 @@ class PendingRepository(Repository):
                 .order_by(PendingActionRow.created_at, PendingActionRow.id)
                 .with_for_update()
             )
-            row = PendingActionRow(
-                id=new_pending_id(),
-                chat_id=chat_id,
-                user_id=user_id,
-                kind=kind,
-                payload=stored_payload,
-                status="pending",
-                message_id=None,
-                created_at=now,
-                resolved_at=None,
-            )
+            row = _new_row(chat_id, user_id, kind, stored_payload, None, now)
             new = PendingAction.model_validate(row)
             mine = asked(new)
             replaced: list[PendingAction] = []
@@ -381,3 +359,25 @@ class PendingRepository(Repository):
                 )
                 for row in rows
             ]
+
+
+def _new_row(
+    chat_id: int,
+    user_id: int,
+    kind: PendingKind,
+    payload: dict[str, Any],
+    message_id: int | None,
+    now: datetime,
+) -> PendingActionRow:
+    """A new action's row, waiting for a press."""
+    return PendingActionRow(
+        id=new_pending_id(),
+        chat_id=chat_id,
+        user_id=user_id,
+        kind=kind,
+        payload=payload,
+        status="pending",
+        message_id=message_id,
+        created_at=now,
+        resolved_at=None,
+    )

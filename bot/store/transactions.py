@@ -20,7 +20,7 @@ from contextlib import asynccontextmanager
 from datetime import UTC, datetime
 from typing import Any, cast
 
-from sqlalchemy import CursorResult, Result
+from sqlalchemy import CursorResult, Result, text
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
@@ -44,6 +44,16 @@ def utc_now() -> datetime:
 def rowcount(result: Result[Any]) -> int:
     """Rows matched by an UPDATE or DELETE (``Session.execute`` types them as plain Results)."""
     return cast(CursorResult[Any], result).rowcount
+
+
+async def in_line(session: AsyncSession, lock_class: int, key: int) -> None:
+    """Wait for the other transactions holding ``key`` of ``lock_class`` to commit
+    (PostgreSQL: a transaction-level advisory lock; SQLite's write lock already puts every
+    writer in line). Keys past 31 bits share a lock with others: they only wait for each
+    other."""
+    if session.get_bind().dialect.name == "postgresql":
+        held = {"cls": lock_class, "key": key % 2**31}
+        await session.execute(text("SELECT pg_advisory_xact_lock(:cls, :key)"), held)
 
 
 class Repository:
